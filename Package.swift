@@ -1,0 +1,93 @@
+// swift-tools-version:6.0
+// Parley: a self-hosted voice and video platform and its Swift SDK.
+// Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
+//   0 system libraries   COpenSSL CSRTP COpus CSQLite
+//   1 core / pure wire    ParleyCore HTTPWire WebSocketWire
+//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus AccessToken
+//   3 networking, storage ParleyNet ParleyStore
+//   4 server              ParleyServer
+//   5 executables         parley-server parley parley-bench parley-fuzz
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Parley",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "parley-server", targets: ["ParleyServerMain"]),
+        .executable(name: "parley", targets: ["ParleyCLI"]),
+        .executable(name: "parley-bench", targets: ["ParleyBench"]),
+        .executable(name: "parley-fuzz", targets: ["ParleyFuzz"]),
+        .library(name: "ParleyCore", targets: ["ParleyCore"]),
+        .library(name: "AccessToken", targets: ["AccessToken"]),
+    ],
+    targets: [
+        // Layer 0: C libraries from the system (pkg-config), each wrapped by exactly one Swift target.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2",
+                       providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
+        .systemLibrary(name: "COpus", pkgConfig: "opus",
+                       providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+
+        // Layer 1: core types and pure wire formats (bytes in, values out; no I/O).
+        .target(name: "ParleyCore", swiftSettings: strict),
+        .target(name: "HTTPWire", swiftSettings: strict),
+        .target(name: "WebSocketWire", swiftSettings: strict),
+
+        // Layer 2: crypto and media.
+        .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
+        .target(name: "ParleySRTP", dependencies: ["CSRTP", "ParleyCore"], swiftSettings: strict),
+        .target(name: "ParleyOpus", dependencies: ["COpus", "ParleyCore"], swiftSettings: strict),
+        .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto"], swiftSettings: strict),
+
+        // Layer 3: networking and storage.
+        .target(name: "ParleyNet",
+                dependencies: ["ParleyCore", "ParleyCrypto", "HTTPWire", "WebSocketWire"],
+                swiftSettings: strict),
+        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore", "ParleyCrypto"],
+                swiftSettings: strict),
+
+        // Layer 4: the server as a library (tests drive it in-process).
+        .target(name: "ParleyServer",
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
+                               "ParleySRTP", "ParleyOpus"],
+                swiftSettings: strict),
+
+        // Layer 5: executables.
+        .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer"], swiftSettings: strict),
+        .executableTarget(name: "ParleyCLI",
+                          dependencies: ["ParleyCore", "ParleyStore", "AccessToken", "ParleyServer"],
+                          swiftSettings: strict),
+        .executableTarget(name: "ParleyBench",
+                          dependencies: ["ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
+                                         "ParleyServer", "ParleyStore"],
+                          swiftSettings: strict),
+        .executableTarget(name: "ParleyFuzz",
+                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken"],
+                          swiftSettings: strict),
+
+        // Tests.
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
+        .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
+        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus"],
+                    swiftSettings: strict),
+        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"], swiftSettings: strict),
+        .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyCrypto", "HTTPWire", "WebSocketWire"],
+                    swiftSettings: strict),
+        .testTarget(name: "ParleyServerTests",
+                    dependencies: ["ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire"],
+                    swiftSettings: strict),
+        .testTarget(name: "InteropTests",
+                    dependencies: ["ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto"],
+                    swiftSettings: strict),
+    ]
+)

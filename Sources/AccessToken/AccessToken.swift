@@ -1,0 +1,1 @@
+// AccessToken: see docs/ARCHITECTURE.md

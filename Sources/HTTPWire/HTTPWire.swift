@@ -1,0 +1,1 @@
+// HTTPWire: see docs/ARCHITECTURE.md

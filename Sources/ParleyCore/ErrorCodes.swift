@@ -1,0 +1,191 @@
+// Generated from ../shared/seeds/000 (the Voice SDK error table); numbers and names are the seed's.
+// Regenerate rather than edit by hand when the seed grows.
+
+extension ParleyError.Code {
+    /// 20101: Parley was unable to validate your Access Token
+    public static let accessTokenInvalid = ParleyError.Code(rawValue: 20101)
+    /// 20102: Invalid Access Token header
+    public static let accessTokenHeaderInvalid = ParleyError.Code(rawValue: 20102)
+    /// 20103: Invalid Access Token issuer or subject
+    public static let accessTokenIssuerInvalid = ParleyError.Code(rawValue: 20103)
+    /// 20104: Access Token has expired or expiration date is invalid
+    public static let accessTokenExpired = ParleyError.Code(rawValue: 20104)
+    /// 20105: Access Token not yet valid
+    public static let accessTokenNotYetValid = ParleyError.Code(rawValue: 20105)
+    /// 20106: Invalid Access Token grants
+    public static let accessTokenGrantsInvalid = ParleyError.Code(rawValue: 20106)
+    /// 20151: Parley failed to authenticate the client
+    public static let authFailureCode = ParleyError.Code(rawValue: 20151)
+    /// 20157: Expiration Time in the Access Token Exceeds Maximum Time Allowed
+    public static let expirationTimeExceedsMaxTimeAllowed = ParleyError.Code(rawValue: 20157)
+    /// 20403: Forbidden. The account lacks permission to access the Parley API
+    public static let accessForbidden = ParleyError.Code(rawValue: 20403)
+    /// 21218: Invalid ApplicationSid
+    public static let applicationNotFound = ParleyError.Code(rawValue: 21218)
+    /// 31005: Connection error
+    public static let connection = ParleyError.Code(rawValue: 31005)
+    /// 31008: Call Cancelled
+    public static let callCancelled = ParleyError.Code(rawValue: 31008)
+    /// 31009: Transport error
+    public static let transport = ParleyError.Code(rawValue: 31009)
+    /// 31100: Malformed request
+    public static let malformedRequest = ParleyError.Code(rawValue: 31100)
+    /// 31201: Authorization error
+    public static let authorization = ParleyError.Code(rawValue: 31201)
+    /// 31301: Registration failed. Look at [error localizedFailureReason] for details
+    public static let registration = ParleyError.Code(rawValue: 31301)
+    /// 31400: Bad Request. The request could not be understood due to malformed syntax
+    public static let badRequest = ParleyError.Code(rawValue: 31400)
+    /// 31403: Forbidden. The server understood the request, but is refusing to fulfill it
+    public static let forbidden = ParleyError.Code(rawValue: 31403)
+    /// 31404: Not Found. The server has not found anything matching the request
+    public static let notFound = ParleyError.Code(rawValue: 31404)
+    /// 31408: Request Timeout. A request timeout occurred
+    public static let requestTimeout = ParleyError.Code(rawValue: 31408)
+    /// 31409: Conflict. The request could not be processed because of a conflict in the current state of the resource. Another request may be in progress
+    public static let conflict = ParleyError.Code(rawValue: 31409)
+    /// 31426: Upgrade Required. This error is raised when an HTTP 426 response is received. The reason for this is most likely because of an incompatible TLS version. To mitigate this, you may need to upgrade the OS or download a more recent version of the SDK.
+    public static let upgradeRequired = ParleyError.Code(rawValue: 31426)
+    /// 31429: Too Many Requests. Too many requests were sent in a given amount of time
+    public static let tooManyRequests = ParleyError.Code(rawValue: 31429)
+    /// 31480: Temporarily Unavailable
+    public static let temporarilyUnavailable = ParleyError.Code(rawValue: 31480)
+    /// 31481: Call/Transaction Does Not Exist
+    public static let callDoesNotExist = ParleyError.Code(rawValue: 31481)
+    /// 31484: The phone number is malformed
+    public static let addressIncomplete = ParleyError.Code(rawValue: 31484)
+    /// 31486: Busy Here
+    public static let busyHere = ParleyError.Code(rawValue: 31486)
+    /// 31487: Request Terminated
+    public static let requestTerminated = ParleyError.Code(rawValue: 31487)
+    /// 31500: Internal Server Error. The server could not fulfill the request due to some unexpected condition
+    public static let internalServer = ParleyError.Code(rawValue: 31500)
+    /// 31502: Bad Gateway. The server is acting as a gateway or proxy, and received an invalid response from a downstream server while attempting to fulfill the request
+    public static let badGateway = ParleyError.Code(rawValue: 31502)
+    /// 31503: Service Unavailable. The server is currently unable to handle the request due to a temporary overloading or maintenance of the server
+    public static let serviceUnavailable = ParleyError.Code(rawValue: 31503)
+    /// 31504: Gateway Timeout. The server, while acting as a gateway or proxy, did not receive a timely response from an upstream server
+    public static let gatewayTimeout = ParleyError.Code(rawValue: 31504)
+    /// 31530: DNS Resolution Error
+    public static let dnsResolution = ParleyError.Code(rawValue: 31530)
+    /// 31603: Decline
+    public static let decline = ParleyError.Code(rawValue: 31603)
+    /// 31604: Does Not Exist Anywhere
+    public static let doesNotExistAnywhere = ParleyError.Code(rawValue: 31604)
+    /// 51007: Token authentication is rejected by authentication service
+    public static let tokenAuthenticationRejected = ParleyError.Code(rawValue: 51007)
+    /// 53001: Signaling connection disconnected
+    public static let signalingConnectionDisconnected = ParleyError.Code(rawValue: 53001)
+    /// 53400: Client is unable to create or apply a local media description
+    public static let mediaClientLocalDescFailed = ParleyError.Code(rawValue: 53400)
+    /// 53401: Server is unable to create or apply a local media description
+    public static let mediaServerLocalDescFailed = ParleyError.Code(rawValue: 53401)
+    /// 53402: Client is unable to apply a remote media description
+    public static let mediaClientRemoteDescFailed = ParleyError.Code(rawValue: 53402)
+    /// 53403: Server is unable to apply a remote media description
+    public static let mediaServerRemoteDescFailed = ParleyError.Code(rawValue: 53403)
+    /// 53404: No supported codec
+    public static let mediaNoSupportedCodec = ParleyError.Code(rawValue: 53404)
+    /// 53405: Media connection failed
+    public static let mediaConnection = ParleyError.Code(rawValue: 53405)
+    /// 53407: Media connection failed due to DTLS handshake failure
+    public static let mediaDtlsTransportFailed = ParleyError.Code(rawValue: 53407)
+
+    /// Every code in the seed, in numeric order.
+    public static let all: [ParleyError.Code] = [
+        .accessTokenInvalid,
+        .accessTokenHeaderInvalid,
+        .accessTokenIssuerInvalid,
+        .accessTokenExpired,
+        .accessTokenNotYetValid,
+        .accessTokenGrantsInvalid,
+        .authFailureCode,
+        .expirationTimeExceedsMaxTimeAllowed,
+        .accessForbidden,
+        .applicationNotFound,
+        .connection,
+        .callCancelled,
+        .transport,
+        .malformedRequest,
+        .authorization,
+        .registration,
+        .badRequest,
+        .forbidden,
+        .notFound,
+        .requestTimeout,
+        .conflict,
+        .upgradeRequired,
+        .tooManyRequests,
+        .temporarilyUnavailable,
+        .callDoesNotExist,
+        .addressIncomplete,
+        .busyHere,
+        .requestTerminated,
+        .internalServer,
+        .badGateway,
+        .serviceUnavailable,
+        .gatewayTimeout,
+        .dnsResolution,
+        .decline,
+        .doesNotExistAnywhere,
+        .tokenAuthenticationRejected,
+        .signalingConnectionDisconnected,
+        .mediaClientLocalDescFailed,
+        .mediaServerLocalDescFailed,
+        .mediaClientRemoteDescFailed,
+        .mediaServerRemoteDescFailed,
+        .mediaNoSupportedCodec,
+        .mediaConnection,
+        .mediaDtlsTransportFailed,
+    ]
+}
+
+extension ParleyError {
+    /// Name and description of each seed code.
+    static let catalog: [Int: (name: String, description: String)] = [
+        20101: ("AccessTokenInvalidError", "Parley was unable to validate your Access Token"),
+        20102: ("AccessTokenHeaderInvalidError", "Invalid Access Token header"),
+        20103: ("AccessTokenIssuerInvalidError", "Invalid Access Token issuer or subject"),
+        20104: ("AccessTokenExpiredError", "Access Token has expired or expiration date is invalid"),
+        20105: ("AccessTokenNotYetValidError", "Access Token not yet valid"),
+        20106: ("AccessTokenGrantsInvalidError", "Invalid Access Token grants"),
+        20151: ("AuthFailureCodeError", "Parley failed to authenticate the client"),
+        20157: ("ExpirationTimeExceedsMaxTimeAllowedError", "Expiration Time in the Access Token Exceeds Maximum Time Allowed"),
+        20403: ("AccessForbiddenError", "Forbidden. The account lacks permission to access the Parley API"),
+        21218: ("ApplicationNotFoundError", "Invalid ApplicationSid"),
+        31005: ("ConnectionError", "Connection error"),
+        31008: ("CallCancelledError", "Call Cancelled"),
+        31009: ("TransportError", "Transport error"),
+        31100: ("MalformedRequestError", "Malformed request"),
+        31201: ("AuthorizationError", "Authorization error"),
+        31301: ("RegistrationError", "Registration failed. Look at [error localizedFailureReason] for details"),
+        31400: ("BadRequestError", "Bad Request. The request could not be understood due to malformed syntax"),
+        31403: ("ForbiddenError", "Forbidden. The server understood the request, but is refusing to fulfill it"),
+        31404: ("NotFoundError", "Not Found. The server has not found anything matching the request"),
+        31408: ("RequestTimeoutError", "Request Timeout. A request timeout occurred"),
+        31409: ("ConflictError", "Conflict. The request could not be processed because of a conflict in the current state of the resource. Another request may be in progress"),
+        31426: ("UpgradeRequiredError", "Upgrade Required. This error is raised when an HTTP 426 response is received. The reason for this is most likely because of an incompatible TLS version. To mitigate this, you may need to upgrade the OS or download a more recent version of the SDK."),
+        31429: ("TooManyRequestsError", "Too Many Requests. Too many requests were sent in a given amount of time"),
+        31480: ("TemporarilyUnavailableError", "Temporarily Unavailable"),
+        31481: ("CallDoesNotExistError", "Call/Transaction Does Not Exist"),
+        31484: ("AddressIncompleteError", "The phone number is malformed"),
+        31486: ("BusyHereError", "Busy Here"),
+        31487: ("RequestTerminatedError", "Request Terminated"),
+        31500: ("InternalServerError", "Internal Server Error. The server could not fulfill the request due to some unexpected condition"),
+        31502: ("BadGatewayError", "Bad Gateway. The server is acting as a gateway or proxy, and received an invalid response from a downstream server while attempting to fulfill the request"),
+        31503: ("ServiceUnavailableError", "Service Unavailable. The server is currently unable to handle the request due to a temporary overloading or maintenance of the server"),
+        31504: ("GatewayTimeoutError", "Gateway Timeout. The server, while acting as a gateway or proxy, did not receive a timely response from an upstream server"),
+        31530: ("DNSResolutionError", "DNS Resolution Error"),
+        31603: ("DeclineError", "Decline"),
+        31604: ("DoesNotExistAnywhereError", "Does Not Exist Anywhere"),
+        51007: ("TokenAuthenticationRejected", "Token authentication is rejected by authentication service"),
+        53001: ("SignalingConnectionDisconnectedError", "Signaling connection disconnected"),
+        53400: ("MediaClientLocalDescFailedError", "Client is unable to create or apply a local media description"),
+        53401: ("MediaServerLocalDescFailedError", "Server is unable to create or apply a local media description"),
+        53402: ("MediaClientRemoteDescFailedError", "Client is unable to apply a remote media description"),
+        53403: ("MediaServerRemoteDescFailedError", "Server is unable to apply a remote media description"),
+        53404: ("MediaNoSupportedCodecError", "No supported codec"),
+        53405: ("MediaConnectionError", "Media connection failed"),
+        53407: ("MediaDtlsTransportFailedError", "Media connection failed due to DTLS handshake failure"),
+    ]
+}

@@ -1,0 +1,1 @@
+// ParleyCrypto: see docs/ARCHITECTURE.md

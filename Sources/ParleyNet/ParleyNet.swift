@@ -1,0 +1,1 @@
+// ParleyNet: see docs/ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// ParleyOpus: see docs/ARCHITECTURE.md

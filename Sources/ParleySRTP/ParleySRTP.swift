@@ -1,0 +1,1 @@
+// ParleySRTP: see docs/ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// ParleyServer: see docs/ARCHITECTURE.md

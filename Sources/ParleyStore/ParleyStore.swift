@@ -1,0 +1,1 @@
+// ParleyStore: see docs/ARCHITECTURE.md

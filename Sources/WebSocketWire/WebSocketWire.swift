@@ -1,0 +1,1 @@
+// WebSocketWire: see docs/ARCHITECTURE.md

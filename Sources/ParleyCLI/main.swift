@@ -1,1 +1,32 @@
-print("todo")
+import Foundation
+import ParleyStore
+
+/// Entry point of the `parley` command line: dispatch, error reporting, exit status.
+func runCLI(_ arguments: [String], environment: [String: String]) -> Int32 {
+    guard let command = arguments.first, !["-h", "--help", "help"].contains(command) else {
+        print(usage)
+        return arguments.isEmpty ? 2 : 0
+    }
+    if arguments.contains("--help") || arguments.contains("-h") {
+        print(usage)
+        return 0
+    }
+    do {
+        switch command {
+        case "keys": return try KeysCommand.run(Array(arguments.dropFirst()))
+        case "token": return try TokenCommand.run(Array(arguments.dropFirst()), environment: environment)
+        default: throw UsageError("unknown command \(command)")
+        }
+    } catch let error as UsageError {
+        Output.error("parley: \(error.description)\nRun `parley --help` for usage.")
+        return 2
+    } catch let error as StoreError {
+        Output.error("parley: \(error.description)")
+        return 1
+    } catch {
+        Output.error("parley: \(error)")
+        return 1
+    }
+}
+
+exit(runCLI(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

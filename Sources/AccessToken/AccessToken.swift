@@ -1,1 +1,0 @@
-// AccessToken: see docs/ARCHITECTURE.md

@@ -1,0 +1,203 @@
+/// Why a JSON text was rejected, with the byte offset where parsing stopped.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let reason: String
+    public let offset: Int
+    public var description: String { "\(reason) at byte \(offset)" }
+}
+
+extension JSONValue {
+    /// Parses one JSON text (RFC 8259) strictly: UTF-8 only, no trailing data, no duplicate member
+    /// names (RFC 7515 §5.2 lets a JWS parser reject them, and we do), no lone surrogates, nesting at
+    /// most `maxDepth`. Never traps on any input; suitable for fuzzing.
+    public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 32) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: Array(bytes), maxDepth: maxDepth)
+        parser.skipWhitespace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.error("trailing data") }
+        return value
+    }
+}
+
+/// A recursive-descent parser over bytes. Recursion depth is bounded by `maxDepth`.
+struct JSONParser {
+    let bytes: [UInt8]
+    let maxDepth: Int
+    var index = 0
+
+    init(bytes: [UInt8], maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    func error(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
+
+    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func skipWhitespace() {
+        while let c = peek, c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { index += 1 }
+    }
+
+    mutating func expect(_ literal: String) throws(JSONParseError) {
+        for c in literal.utf8 {
+            guard peek == c else { throw error("invalid literal") }
+            index += 1
+        }
+    }
+
+    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard let c = peek else { throw error("unexpected end of input") }
+        switch c {
+        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
+        case UInt8(ascii: "["): return .array(try parseArray(depth: depth + 1))
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character")
+        }
+    }
+
+    mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONObject {
+        guard depth <= maxDepth else { throw error("nesting too deep") }
+        index += 1  // {
+        var object = JSONObject()
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") { index += 1; return object }
+        while true {
+            skipWhitespace()
+            guard peek == UInt8(ascii: "\"") else { throw error("expected member name") }
+            let key = try parseString()
+            guard object[key] == nil else { throw error("duplicate member name") }
+            skipWhitespace()
+            guard peek == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            object[key] = try parseValue(depth: depth)
+            skipWhitespace()
+            switch peek {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return object
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(JSONParseError) -> [JSONValue] {
+        guard depth <= maxDepth else { throw error("nesting too deep") }
+        index += 1  // [
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if peek == UInt8(ascii: "]") { index += 1; return items }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue(depth: depth))
+            skipWhitespace()
+            switch peek {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return items
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    /// RFC 8259 §7: escapes, no raw control characters, valid UTF-8, paired surrogates.
+    mutating func parseString() throws(JSONParseError) -> String {
+        index += 1  // opening quote
+        var out: [UInt8] = []
+        while true {
+            guard let c = peek else { throw error("unterminated string") }
+            index += 1
+            switch c {
+            case UInt8(ascii: "\""):
+                let s = String(decoding: out, as: UTF8.self)
+                // String(decoding:) repairs bad UTF-8 with U+FFFD; a changed byte count means it was invalid.
+                guard s.utf8.elementsEqual(out) else { throw error("invalid UTF-8 in string") }
+                return s
+            case UInt8(ascii: "\\"):
+                try parseEscape(into: &out)
+            case 0x00..<0x20:
+                throw error("control character in string")
+            default:
+                out.append(c)
+            }
+        }
+    }
+
+    mutating func parseEscape(into out: inout [UInt8]) throws(JSONParseError) {
+        guard let e = peek else { throw error("unterminated escape") }
+        index += 1
+        switch e {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try parseHex4())
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard peek == UInt8(ascii: "\\") else { throw error("lone high surrogate") }
+                index += 1
+                guard peek == UInt8(ascii: "u") else { throw error("lone high surrogate") }
+                index += 1
+                let low = UInt32(try parseHex4())
+                guard (0xDC00...0xDFFF).contains(low) else { throw error("bad low surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw error("lone low surrogate")
+            }
+            guard let u = Unicode.Scalar(scalar) else { throw error("invalid scalar") }
+            out.append(contentsOf: Array(String(Character(u)).utf8))
+        default:
+            throw error("invalid escape")
+        }
+    }
+
+    mutating func parseHex4() throws(JSONParseError) -> UInt16 {
+        var v: UInt16 = 0
+        for _ in 0..<4 {
+            guard let c = peek else { throw error("short \\u escape") }
+            let d: UInt16
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt16(c - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt16(c - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt16(c - UInt8(ascii: "A") + 10)
+            default: throw error("bad hex digit")
+            }
+            v = v << 4 | d
+            index += 1
+        }
+        return v
+    }
+
+    /// RFC 8259 §6 grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = index
+        var isInteger = true
+        if peek == UInt8(ascii: "-") { index += 1 }
+        guard let first = peek, isDigit(first) else { throw error("bad number") }
+        index += 1
+        if first != UInt8(ascii: "0") { while let c = peek, isDigit(c) { index += 1 } }
+        if peek == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard let c = peek, isDigit(c) else { throw error("bad fraction") }
+            while let c = peek, isDigit(c) { index += 1 }
+        }
+        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
+            guard let c = peek, isDigit(c) else { throw error("bad exponent") }
+            while let c = peek, isDigit(c) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if isInteger, let n = Int64(text) { return .integer(n) }
+        guard let d = Double(text), d.isFinite else { throw error("number out of range") }
+        return .double(d)
+    }
+
+    func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+}

@@ -1,1 +1,0 @@
-// HTTPWire: see docs/ARCHITECTURE.md

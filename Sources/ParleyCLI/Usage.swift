@@ -1,0 +1,27 @@
+/// `parley --help`.
+let usage = """
+USAGE: parley <command> [options]
+
+Keys (stored in a SQLite file, mode 0600; --db PATH, default ./parley.db):
+  parley keys create [--name NAME] [--db PATH]
+      Create an API key under the default account (created on first use) and print the
+      account SID, API key SID and secret. The secret is printed only here.
+  parley keys list [--db PATH]
+  parley keys revoke SK... [--db PATH]
+
+Access tokens (HS256, Twilio format; printed to standard output):
+  parley token voice --identity ID [--ttl SECONDS] [--outgoing-app AP...] [--param KEY=VALUE]...
+                     [--incoming] [--push-credential CR...] [--endpoint-id ID] [--region REGION]
+  parley token video --identity ID [--room NAME] [--ttl SECONDS] [--region REGION]
+  parley token verify JWT [--leeway SECONDS]
+      Print the claims as JSON and exit 0, or print the error (e.g. `20104 AccessTokenExpiredError: ...`)
+      and exit 1.
+
+Credentials for token commands, first match wins:
+  --account-sid AC... --api-key SK... --api-secret SECRET
+  PARLEY_ACCOUNT_SID, PARLEY_API_KEY, PARLEY_API_SECRET in the environment
+  the first active key in --db (verify accepts any active key there)
+
+Identities are 1 to 121 characters: letters, digits and underscore. --ttl is at most 86400.
+Exit status: 0 success, 1 failure, 2 usage error.
+"""

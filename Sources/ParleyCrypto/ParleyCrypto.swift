@@ -1,1 +1,0 @@
-// ParleyCrypto: see docs/ARCHITECTURE.md

@@ -1,0 +1,177 @@
+import Glibc
+import HTTPWire
+import ParleyCore
+import ParleyCrypto
+import Synchronization
+
+/// TLS settings, re-exported so server code needs only `import ParleyNet`.
+public typealias TLSConfiguration = ParleyCrypto.TLSConfiguration
+
+/// An HTTP/1.1 server (RFC 9112) with keep-alive, chunked request bodies, size limits, timeouts,
+/// TLS, WebSocket upgrades, and graceful shutdown. Handlers run as Swift tasks; the event loops
+/// never wait for them.
+public final class HTTPServer: Sendable {
+    /// Server settings. Limits answer 431 (headers) and 413 (body); a head not complete within
+    /// `headerTimeout`, or a body stalled for `idleTimeout`, gets 408. A keep-alive connection with no
+    /// request for `idleTimeout` is closed silently (RFC 9112 §9.8).
+    public struct Configuration: Sendable {
+        public var host: String
+        /// 0 picks an ephemeral port; read `localPort` after `start()`.
+        public var port: Int
+        public var maxHeaderBytes: Int
+        public var maxBodyBytes: Int
+        public var idleTimeout: Duration
+        public var headerTimeout: Duration
+        /// Serve HTTPS when set (certificate and key PEM paths).
+        public var tls: TLSConfiguration?
+        public var webSocketMaxMessageBytes: Int
+        /// Event-loop threads.
+        public var threads: Int
+        /// How long `shutdown()` waits for in-flight requests before closing connections.
+        public var shutdownGracePeriod: Duration
+
+        public init(host: String = "127.0.0.1", port: Int = 0, maxHeaderBytes: Int = 16 * 1024,
+                    maxBodyBytes: Int = 8 * 1024 * 1024, idleTimeout: Duration = .seconds(60),
+                    headerTimeout: Duration = .seconds(10), tls: TLSConfiguration? = nil,
+                    webSocketMaxMessageBytes: Int = 1 << 20, threads: Int = 1,
+                    shutdownGracePeriod: Duration = .seconds(10)) {
+            self.host = host
+            self.port = port
+            self.maxHeaderBytes = maxHeaderBytes
+            self.maxBodyBytes = maxBodyBytes
+            self.idleTimeout = idleTimeout
+            self.headerTimeout = headerTimeout
+            self.tls = tls
+            self.webSocketMaxMessageBytes = webSocketMaxMessageBytes
+            self.threads = threads
+            self.shutdownGracePeriod = shutdownGracePeriod
+        }
+
+        var limits: HTTPLimits { HTTPLimits(maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) }
+    }
+
+    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// Runs after a successful upgrade; when it returns, the socket is closed with 1000 if still open.
+    public typealias WebSocketHandler = @Sendable (HTTPRequest, WebSocket) async -> Void
+
+    public let configuration: Configuration
+    let handler: Handler
+    private let state = Mutex(State())
+
+    private struct State {
+        var routes: [String: WebSocketHandler] = [:]
+        var group: EventLoopGroup?
+        var listener: TCPListener?
+        var tlsContext: TLSContext?
+        var port = 0
+        var connections: [Int: HTTPServerConnection] = [:]
+        var nextID = 0
+        var shuttingDown = false
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    public init(configuration: Configuration, handler: @escaping Handler) {
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    /// Upgrades `GET path` requests carrying a valid WebSocket handshake (RFC 6455 §4.2) and runs
+    /// `handler` with the socket. Requests for other paths, or without upgrade headers, go to the
+    /// HTTP handler. Paths match exactly, without the query.
+    public func addWebSocketRoute(_ path: String, _ handler: @escaping WebSocketHandler) {
+        state.withLock { $0.routes[path] = handler }
+    }
+
+    func webSocketRoute(_ path: String) -> WebSocketHandler? { state.withLock { $0.routes[path] } }
+
+    /// Binds and starts serving. After it returns, `localPort` is valid.
+    public func start() throws {
+        var tlsContext: TLSContext?
+        if let config = configuration.tls {
+            do { tlsContext = try TLSContext(configuration: config, isServer: true) } catch { throw NetError.tls(error.message) }
+        }
+        let fd = try Socket.listen(host: configuration.host, port: configuration.port)
+        let port = SocketAddress.local(of: fd)?.port ?? 0
+        let group: EventLoopGroup
+        do { group = try EventLoopGroup(threads: configuration.threads, name: "http") } catch { Glibc.close(fd); throw error }
+        let acceptLoop = group.loops[0]
+        let listener = TCPListener(loop: acceptLoop, fd: fd) { [self] client in
+            let loop = group.next()
+            loop.execute { [self] in self.accepted(client, on: loop) }
+        }
+        state.withLock {
+            $0.group = group
+            $0.listener = listener
+            $0.tlsContext = tlsContext
+            $0.port = port
+        }
+        acceptLoop.execute {
+            do { try acceptLoop.register(fd, handler: listener) } catch { Log.error(.core, "listener: \(error)") }
+        }
+        Log.info(.core, "HTTP server listening on \(configuration.host):\(port)\(tlsContext == nil ? "" : " (TLS)")")
+    }
+
+    /// The bound port (valid after `start()`).
+    public var localPort: Int { state.withLock { $0.port } }
+
+    /// Stops accepting, lets in-flight requests finish (closing their connections after the response),
+    /// closes idle connections and WebSockets (1001), and returns when all are closed or the grace
+    /// period has passed.
+    public func shutdown() async {
+        let (listener, connections, group) = state.withLock { s in
+            s.shuttingDown = true
+            return (s.listener, Array(s.connections.values), s.group)
+        }
+        guard let group else { return }
+        if let listener { listener.loop.execute { listener.close() } }
+        for connection in connections { connection.loop.execute { connection.beginShutdown() } }
+        let grace = configuration.shutdownGracePeriod
+        let forceClose = Task { [self] in
+            try await Task.sleep(for: grace)
+            let remaining = state.withLock { Array($0.connections.values) }
+            for connection in remaining { connection.loop.execute { connection.forceClose() } }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let drained = state.withLock { s in
+                if s.connections.isEmpty { return true }
+                s.drainWaiters.append(continuation)
+                return false
+            }
+            if drained { continuation.resume() }
+        }
+        forceClose.cancel()
+        state.withLock { $0.group = nil; $0.listener = nil }
+        group.shutdown()
+    }
+
+    // MARK: Connections (called on loops)
+
+    private func accepted(_ fd: Int32, on loop: EventLoop) {
+        let (id, tlsContext, shuttingDown) = state.withLock { s in
+            s.nextID += 1
+            return (s.nextID, s.tlsContext, s.shuttingDown)
+        }
+        if shuttingDown { Glibc.close(fd); return }
+        var session: TLSSession?
+        if let tlsContext {
+            do { session = try TLSSession(context: tlsContext) } catch { Glibc.close(fd); return }
+        }
+        let channel = TCPChannel(loop: loop, fd: fd, tls: session, connecting: false)
+        let connection = HTTPServerConnection(server: self, channel: channel, id: id)
+        state.withLock { $0.connections[id] = connection }
+        channel.delegate = connection
+        connection.start()
+    }
+
+    func connectionClosed(_ id: Int) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.connections[id] = nil
+            guard s.connections.isEmpty && s.shuttingDown else { return [] }
+            defer { s.drainWaiters.removeAll() }
+            return s.drainWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
+}

@@ -1,1 +1,0 @@
-// ParleyNet: see docs/ARCHITECTURE.md

@@ -1,0 +1,123 @@
+import Glibc
+
+/// An IPv4 or IPv6 socket address.
+public struct SocketAddress: Sendable, CustomStringConvertible {
+    var storage: sockaddr_storage
+    var length: socklen_t
+
+    init(storage: sockaddr_storage, length: socklen_t) {
+        self.storage = storage
+        self.length = length
+    }
+
+    /// Resolves `host` (a name or literal) with getaddrinfo; prefers the first result. This may block
+    /// on DNS, so call it from a task, never on an event loop.
+    public static func resolve(host: String, port: Int) throws(NetError) -> SocketAddress {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result,
+              let addr = first.pointee.ai_addr else {
+            throw .resolve(host)
+        }
+        defer { freeaddrinfo(result) }
+        var storage = sockaddr_storage()
+        let length = first.pointee.ai_addrlen
+        withUnsafeMutableBytes(of: &storage) { dst in
+            dst.copyMemory(from: UnsafeRawBufferPointer(start: addr, count: Int(length)))
+        }
+        return SocketAddress(storage: storage, length: length)
+    }
+
+    var family: Int32 { Int32(storage.ss_family) }
+
+    /// The port in host byte order.
+    public var port: Int {
+        withUnsafeBytes(of: storage) { raw in
+            // sin_port and sin6_port share offset 2 in network order.
+            Int(UInt16(raw[2]) << 8 | UInt16(raw[3]))
+        }
+    }
+
+    public var description: String {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        withUnsafeBytes(of: storage) { raw in
+            let offset = family == AF_INET6 ? 8 : 4
+            _ = inet_ntop(family, raw.baseAddress! + offset, &buffer, socklen_t(buffer.count))
+        }
+        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self), length) }
+    }
+
+    /// The local address of a bound socket.
+    static func local(of fd: Int32) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutableBytes(of: &storage) {
+            getsockname(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length)
+        }
+        return rc == 0 ? SocketAddress(storage: storage, length: length) : nil
+    }
+}
+
+/// Thin POSIX socket helpers; every socket is nonblocking and close-on-exec.
+enum Socket {
+    static func make(family: Int32, type: Int32) throws(NetError) -> Int32 {
+        let fd = socket(family, type | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .system("socket", errno) }
+        return fd
+    }
+
+    /// A listening TCP socket bound to `host:port` (port 0 picks an ephemeral port).
+    static func listen(host: String, port: Int, backlog: Int32 = 511) throws(NetError) -> Int32 {
+        let address = try SocketAddress.resolve(host: host, port: port)
+        let fd = try make(family: address.family, type: Int32(SOCK_STREAM.rawValue))
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = address.withSockaddr { bind(fd, $0, $1) }
+        guard bound == 0 else { let e = errno; close(fd); throw .system("bind \(address)", e) }
+        guard Glibc.listen(fd, backlog) == 0 else { let e = errno; close(fd); throw .system("listen", e) }
+        return fd
+    }
+
+    /// Starts a nonblocking connect; completion is signalled by writability.
+    static func connect(to address: SocketAddress) throws(NetError) -> Int32 {
+        let fd = try make(family: address.family, type: Int32(SOCK_STREAM.rawValue))
+        let rc = address.withSockaddr { Glibc.connect(fd, $0, $1) }
+        if rc != 0 && errno != EINPROGRESS { let e = errno; close(fd); throw .system("connect \(address)", e) }
+        setNoDelay(fd)
+        return fd
+    }
+
+    /// Accepts one pending connection as a nonblocking socket; nil when none is pending.
+    static func accept(_ listener: Int32) throws(NetError) -> Int32? {
+        let fd = Glibc.accept(listener, nil, nil)
+        if fd < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED { return nil }
+            throw .system("accept", errno)
+        }
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        setNoDelay(fd)
+        return fd
+    }
+
+    static func setNoDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// The pending error of a socket (after a nonblocking connect).
+    static func pendingError(_ fd: Int32) -> Int32 {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+        return error
+    }
+}

@@ -1,0 +1,301 @@
+import Glibc
+import ParleyCore
+import ParleyCrypto
+
+/// Callbacks from a channel to the protocol on top of it; all run on the channel's loop thread.
+protocol ChannelDelegate: AnyObject {
+    /// Connected, and the TLS handshake (if any) is complete.
+    func channelActive(_ channel: TCPChannel)
+    /// Plaintext arrived. The slice is only valid during the call.
+    func channelRead(_ channel: TCPChannel, _ bytes: ArraySlice<UInt8>)
+    /// The peer closed its sending side (or sent close_notify).
+    func channelReadEOF(_ channel: TCPChannel)
+    /// The channel closed; `error` is nil for an orderly close.
+    func channelClosed(_ channel: TCPChannel, error: (any Error)?)
+}
+
+/// A nonblocking TCP connection, optionally wrapped in TLS, owned by one event loop.
+///
+/// Buffers are reused: the read buffer is fixed, and the outbound and plaintext buffers keep their
+/// capacity, so a connection in steady state does not allocate per read.
+/// `@unchecked Sendable`: loop-confined; other threads only reach it through `loop.execute`.
+final class TCPChannel: EventHandler, @unchecked Sendable {
+    enum State { case connecting, handshaking, active, lingering, closed }
+
+    let loop: EventLoop
+    let fd: Int32
+    var delegate: (any ChannelDelegate)?
+    private(set) var state: State
+    private let tls: TLSSession?
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var plaintext: [UInt8] = []
+    private var pendingPlaintext: [UInt8] = []
+    private var outbound: [UInt8] = []
+    private var outboundStart = 0
+    private var closeWhenFlushed = false
+    private var lingerWhenFlushed = false
+    private var writeInterest: Bool
+    private var lingerTimer: TimerQueue.ID?
+
+    /// Wraps `fd`; `connecting` for a client socket whose connect is in progress.
+    init(loop: EventLoop, fd: Int32, tls: TLSSession?, connecting: Bool) {
+        self.loop = loop
+        self.fd = fd
+        self.tls = tls
+        state = connecting ? .connecting : (tls == nil ? .active : .handshaking)
+        writeInterest = connecting
+    }
+
+    /// Registers with the loop and, for accepted plain sockets, reports the channel active.
+    func start() {
+        loop.assertInLoop()
+        do {
+            try loop.register(fd, handler: self, writable: writeInterest)
+        } catch {
+            Glibc.close(fd)
+            state = .closed
+            delegate?.channelClosed(self, error: error)
+            delegate = nil
+            return
+        }
+        if state == .active { delegate?.channelActive(self) }
+    }
+
+    var isOpen: Bool { state != .closed && state != .lingering }
+
+    // MARK: Events
+
+    func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+        if state == .connecting {
+            guard writable || hangup else { return }
+            let error = Socket.pendingError(fd)
+            guard error == 0 else { return fail(NetError.system("connect", error)) }
+            connected()
+        }
+        if writable && state != .closed { flush() }
+        if readable && state != .closed { readAvailable() }
+    }
+
+    func loopStopping() { close() }
+
+    private func connected() {
+        if tls != nil {
+            state = .handshaking
+            advanceHandshake()
+        } else {
+            state = .active
+            updateWriteInterest()
+            delegate?.channelActive(self)
+        }
+    }
+
+    private func readAvailable() {
+        for _ in 0..<4 {
+            let n = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                received(n)
+                if n < readBuffer.count || state == .closed { return }
+            } else if n == 0 {
+                return receivedEOF()
+            } else {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+                return fail(NetError.system("recv", errno))
+            }
+        }
+    }
+
+    private func received(_ count: Int) {
+        if state == .lingering { return }  // draining after our close: discard
+        guard let tls else {
+            delegate?.channelRead(self, readBuffer[0..<count])
+            return
+        }
+        readBuffer.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        if state == .handshaking { advanceHandshake() }
+        guard state == .active else { return }
+        plaintext.removeAll(keepingCapacity: true)
+        let status: TLSSession.ReadStatus
+        do {
+            status = try tls.read(into: &plaintext)
+        } catch {
+            return fail(NetError.tls(error.message))
+        }
+        tls.drainCiphertext(into: &outbound)
+        if !plaintext.isEmpty { delegate?.channelRead(self, plaintext[...]) }
+        if status == .closed && state == .active { receivedEOF() }
+        if state != .closed { flush() }
+    }
+
+    private func receivedEOF() {
+        if state == .lingering { return close() }
+        if let delegate { delegate.channelReadEOF(self) } else { close() }
+    }
+
+    private func advanceHandshake() {
+        guard let tls else { return }
+        do {
+            let done = try tls.handshake()
+            tls.drainCiphertext(into: &outbound)
+            if done {
+                state = .active
+                if !pendingPlaintext.isEmpty {
+                    let queued = pendingPlaintext
+                    pendingPlaintext = []
+                    write(queued)
+                }
+                flush()
+                delegate?.channelActive(self)
+            } else {
+                flush()
+            }
+        } catch {
+            tls.drainCiphertext(into: &outbound)
+            flush()
+            fail(NetError.tls(error.message))
+        }
+    }
+
+    // MARK: Writing
+
+    /// Queues plaintext and writes as much as the socket takes now.
+    func write(_ bytes: [UInt8]) {
+        switch state {
+        case .connecting, .handshaking:
+            pendingPlaintext.append(contentsOf: bytes)
+            return
+        case .lingering, .closed:
+            return
+        case .active:
+            break
+        }
+        if let tls {
+            do {
+                try bytes.withUnsafeBytes { try tls.write($0) }
+            } catch {
+                return fail(NetError.tls("\(error)"))
+            }
+            tls.drainCiphertext(into: &outbound)
+        } else {
+            outbound.append(contentsOf: bytes)
+        }
+        flush()
+    }
+
+    /// Bytes queued but not yet accepted by the kernel.
+    var pendingWriteCount: Int { outbound.count - outboundStart }
+
+    private func flush() {
+        while outboundStart < outbound.count {
+            let n = outbound.withUnsafeBytes {
+                send(fd, $0.baseAddress! + outboundStart, $0.count - outboundStart, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                outboundStart += n
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                break
+            } else {
+                return fail(NetError.system("send", errno))
+            }
+        }
+        if outboundStart == outbound.count {
+            outbound.removeAll(keepingCapacity: true)
+            outboundStart = 0
+            if closeWhenFlushed && state != .lingering { finishClose() }
+        }
+        updateWriteInterest()
+    }
+
+    private func updateWriteInterest() {
+        guard state != .closed else { return }
+        let wanted = state == .connecting || outboundStart < outbound.count
+        if wanted != writeInterest {
+            writeInterest = wanted
+            loop.setWritableInterest(fd, wanted)
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes once queued bytes are written. With `linger`, the write side is shut and input is
+    /// drained for up to two seconds first, so the peer reads our last response instead of a reset.
+    func closeAfterFlush(linger: Bool = false) {
+        guard isOpen else { return }
+        if let tls, state == .active {
+            tls.shutdown()
+            tls.drainCiphertext(into: &outbound)
+        }
+        closeWhenFlushed = true
+        lingerWhenFlushed = linger
+        flush()
+    }
+
+    private func finishClose() {
+        guard lingerWhenFlushed else { return close() }
+        state = .lingering
+        shutdown(fd, Int32(SHUT_WR))
+        lingerTimer = loop.scheduleTimer(after: .seconds(2)) { [weak self] in self?.close() }
+    }
+
+    /// Closes now, dropping unwritten bytes.
+    func close() { close(error: nil) }
+
+    private func fail(_ error: any Error) {
+        Log.debug(.core, "channel fd \(fd): \(error)")
+        close(error: error)
+    }
+
+    private func close(error: (any Error)?) {
+        guard state != .closed else { return }
+        if let tls, state == .active, !closeWhenFlushed {
+            tls.shutdown()
+            tls.drainCiphertext(into: &outbound)
+            if outboundStart < outbound.count {
+                _ = outbound.withUnsafeBytes {
+                    send(fd, $0.baseAddress! + outboundStart, $0.count - outboundStart, Int32(MSG_NOSIGNAL))
+                }
+            }
+        }
+        state = .closed
+        loop.cancelTimer(lingerTimer)
+        loop.deregister(fd)
+        Glibc.close(fd)
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.channelClosed(self, error: error)
+    }
+}
+
+/// A listening socket; hands each accepted descriptor to `onAccept` on the loop thread.
+final class TCPListener: EventHandler, @unchecked Sendable {
+    let loop: EventLoop
+    let fd: Int32
+    private let onAccept: (Int32) -> Void
+    private var closed = false
+
+    init(loop: EventLoop, fd: Int32, onAccept: @escaping (Int32) -> Void) {
+        self.loop = loop
+        self.fd = fd
+        self.onAccept = onAccept
+    }
+
+    func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+        for _ in 0..<64 {
+            do {
+                guard let client = try Socket.accept(fd) else { return }
+                onAccept(client)
+            } catch {
+                Log.warning(.core, "accept: \(error)")
+                return
+            }
+        }
+    }
+
+    func loopStopping() { close() }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        loop.deregister(fd)
+        Glibc.close(fd)
+    }
+}

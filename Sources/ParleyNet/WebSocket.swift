@@ -1,0 +1,77 @@
+import HTTPWire
+import WebSocketWire
+
+/// A WebSocket connection (RFC 6455), server- or client-side. Thread-safe: send from any task;
+/// read with `receive()` or by iterating `messages` (from one task at a time).
+///
+/// Pings from the peer are answered automatically. Messages above the size limit close the
+/// connection with 1009; invalid UTF-8 text with 1007; other protocol errors with 1002.
+public final class WebSocket: Sendable {
+    let connection: WebSocketConnection
+    /// Incoming data messages; finishes when the connection closes.
+    public let messages: AsyncStream<WebSocketMessage>
+    /// The upgrade request (server side) or the request that was sent (client side).
+    public let request: HTTPRequest
+
+    init(channel: TCPChannel, role: WebSocketFrameParser.Role, maxMessageBytes: Int, request: HTTPRequest) {
+        let (stream, continuation) = AsyncStream<WebSocketMessage>.makeStream(bufferingPolicy: .unbounded)
+        messages = stream
+        self.request = request
+        connection = WebSocketConnection(channel: channel, role: role, maxMessageBytes: maxMessageBytes,
+                                         messages: continuation)
+    }
+
+    /// The next message, or nil once the connection has closed.
+    public func receive() async -> WebSocketMessage? {
+        var iterator = messages.makeAsyncIterator()
+        return await iterator.next()
+    }
+
+    /// Sends a text message. Throws `NetError.connectionClosed` after the close handshake began.
+    public func send(text: String) async throws {
+        try await send(.text(text))
+    }
+
+    /// Sends a binary message.
+    public func send(binary: [UInt8]) async throws {
+        try await send(.binary(binary))
+    }
+
+    /// Sends a message, fragmented into frames of at most `fragmentSize` bytes if given (§5.4).
+    public func send(_ message: WebSocketMessage, fragmentSize: Int? = nil) async throws {
+        let connection = connection
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            connection.channel.loop.execute {
+                do {
+                    try connection.send(message, fragmentSize: fragmentSize)
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// Sends a ping and waits for the matching pong (§5.5.2, §5.5.3).
+    public func ping(_ payload: [UInt8] = []) async throws {
+        let connection = connection
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            connection.channel.loop.execute { connection.ping(payload, continuation: continuation) }
+        }
+    }
+
+    /// Runs the close handshake (§7.1.2) and returns once the connection is closed (at most ~5 s).
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+        let connection = connection
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            connection.channel.loop.execute { connection.close(code: code, reason: reason, continuation: continuation) }
+        }
+    }
+
+    /// The peer's close code once closed: its close frame's code, 1005 for an empty close frame,
+    /// 1006 if the connection dropped, or the code we failed the connection with (1002/1007/1009).
+    public var closeCode: WebSocketCloseCode? { connection.closeStatus.withLock { $0?.code } }
+
+    /// The peer's close reason, if any.
+    public var closeReason: String? { connection.closeStatus.withLock { $0?.reason } }
+}

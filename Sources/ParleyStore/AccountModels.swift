@@ -1,0 +1,77 @@
+import ParleyCrypto
+
+/// A Parley account: `AC` followed by 32 lowercase hex digits.
+public struct Account: Sendable, Equatable {
+    public let sid: String
+    public let friendlyName: String
+    /// Seconds since the epoch.
+    public let createdAt: Int64
+
+    public init(sid: String, friendlyName: String, createdAt: Int64) {
+        self.sid = sid
+        self.friendlyName = friendlyName
+        self.createdAt = createdAt
+    }
+}
+
+/// An API key (`SK` + 32 hex) and its secret, used to sign access tokens.
+///
+/// `description` leaves the secret out, so a key can be logged safely.
+public struct APIKey: Sendable, Equatable, CustomStringConvertible {
+    public let sid: String
+    public let accountSid: String
+    public let friendlyName: String
+    /// The signing secret (32 alphanumeric characters); its UTF-8 bytes are the HMAC key.
+    public let secret: String
+    /// Seconds since the epoch.
+    public let createdAt: Int64
+    public let revoked: Bool
+
+    public init(sid: String, accountSid: String, friendlyName: String, secret: String, createdAt: Int64,
+                revoked: Bool) {
+        self.sid = sid
+        self.accountSid = accountSid
+        self.friendlyName = friendlyName
+        self.secret = secret
+        self.createdAt = createdAt
+        self.revoked = revoked
+    }
+
+    public var description: String {
+        "APIKey(\(sid), account \(accountSid), \"\(friendlyName)\"\(revoked ? ", revoked" : ""))"
+    }
+}
+
+/// What `ensureDefaultAccount()` returns.
+public struct DefaultCredentials: Sendable, Equatable {
+    public let account: Account
+    public let apiKey: APIKey
+    /// True if this call created the account or the key.
+    public let created: Bool
+
+    public init(account: Account, apiKey: APIKey, created: Bool) {
+        self.account = account
+        self.apiKey = apiKey
+        self.created = created
+    }
+}
+
+/// Twilio-style resource identifiers: a two-letter prefix and 32 lowercase hex digits.
+public enum SID {
+    /// A new random SID with `prefix` (`AC`, `SK`, …): 128 random bits.
+    public static func make(_ prefix: String) -> String {
+        prefix + SecureRandom.hex(byteCount: 16)
+    }
+
+    /// True if `sid` is `prefix` followed by exactly 32 lowercase hex digits.
+    public static func isValid(_ sid: String, prefix: String) -> Bool {
+        guard sid.hasPrefix(prefix) else { return false }
+        let rest = sid.utf8.dropFirst(prefix.utf8.count)
+        return rest.count == 32 && rest.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+
+    /// A new API key secret: 32 characters from `[A-Za-z0-9]`, about 190 bits.
+    public static func makeSecret() -> String {
+        SecureRandom.alphanumeric(32)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// An `AccountStore` in memory, for tests and ephemeral servers.
+public final class InMemoryAccountStore: AccountStore {
+    private struct State {
+        var accounts: [Account] = []
+        var keys: [APIKey] = []
+        var defaultAccountSid: String?
+    }
+
+    private let state = Mutex(State())
+    private let now: @Sendable () -> Int64
+
+    public init(now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+        self.now = now
+    }
+
+    public func createAccount(friendlyName: String) throws(StoreError) -> Account {
+        let account = Account(sid: SID.make("AC"), friendlyName: friendlyName, createdAt: now())
+        state.withLock { $0.accounts.append(account) }
+        return account
+    }
+
+    public func account(sid: String) throws(StoreError) -> Account? {
+        state.withLock { s in s.accounts.first { $0.sid == sid } }
+    }
+
+    public func accounts() throws(StoreError) -> [Account] {
+        state.withLock { $0.accounts }
+    }
+
+    public func createAPIKey(accountSid: String, friendlyName: String) throws(StoreError) -> APIKey {
+        let created = now()
+        return try state.withLock { (s: inout State) throws(StoreError) -> APIKey in
+            try Self.createKey(in: &s, accountSid: accountSid, friendlyName: friendlyName, at: created)
+        }
+    }
+
+    public func apiKey(sid: String) throws(StoreError) -> APIKey? {
+        state.withLock { s in s.keys.first { $0.sid == sid } }
+    }
+
+    public func apiKeys(accountSid: String?) throws(StoreError) -> [APIKey] {
+        state.withLock { s in s.keys.filter { accountSid == nil || $0.accountSid == accountSid } }
+    }
+
+    public func revokeAPIKey(sid: String) throws(StoreError) {
+        try state.withLock { (s: inout State) throws(StoreError) in
+            guard let i = s.keys.firstIndex(where: { $0.sid == sid }) else { throw .notFound("API key \(sid)") }
+            let k = s.keys[i]
+            s.keys[i] = APIKey(sid: k.sid, accountSid: k.accountSid, friendlyName: k.friendlyName, secret: k.secret,
+                               createdAt: k.createdAt, revoked: true)
+        }
+    }
+
+    public func ensureDefaultAccount() throws(StoreError) -> DefaultCredentials {
+        let time = now()
+        return try state.withLock { (s: inout State) throws(StoreError) -> DefaultCredentials in
+            var created = false
+            let account: Account
+            if let sid = s.defaultAccountSid, let existing = s.accounts.first(where: { $0.sid == sid }) {
+                account = existing
+            } else {
+                account = Account(sid: SID.make("AC"), friendlyName: defaultAccountName, createdAt: time)
+                s.accounts.append(account)
+                s.defaultAccountSid = account.sid
+                created = true
+            }
+            if let key = s.keys.first(where: { $0.accountSid == account.sid && !$0.revoked }) {
+                return DefaultCredentials(account: account, apiKey: key, created: created)
+            }
+            let key = try Self.createKey(in: &s, accountSid: account.sid, friendlyName: defaultKeyName, at: time)
+            return DefaultCredentials(account: account, apiKey: key, created: true)
+        }
+    }
+
+    private static func createKey(in s: inout State, accountSid: String, friendlyName: String,
+                                  at time: Int64) throws(StoreError) -> APIKey {
+        guard s.accounts.contains(where: { $0.sid == accountSid }) else { throw .notFound("account \(accountSid)") }
+        let key = APIKey(sid: SID.make("SK"), accountSid: accountSid, friendlyName: friendlyName,
+                         secret: SID.makeSecret(), createdAt: time, revoked: false)
+        s.keys.append(key)
+        return key
+    }
+}

@@ -1,1 +1,0 @@
-// ParleyStore: see docs/ARCHITECTURE.md

@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+
+/// An `AccountStore` in a SQLite file (created mode 0600; WAL journal).
+public final class SQLiteAccountStore: AccountStore {
+    private let db: Mutex<SQLiteDatabase>
+    private let now: @Sendable () -> Int64
+
+    /// Opens or creates the database at `path` and migrates it to the current schema.
+    public init(path: String, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) })
+        throws(StoreError) {
+        let database = try SQLiteDatabase(path: path)
+        try Migrations.migrate(database)
+        db = Mutex(database)
+        self.now = now
+    }
+
+    /// The schema version of the open database.
+    public var schemaVersion: Int32 {
+        get throws(StoreError) { try db.withLock { (d) throws(StoreError) -> Int32 in try d.userVersion } }
+    }
+
+    public func createAccount(friendlyName: String) throws(StoreError) -> Account {
+        let account = Account(sid: SID.make("AC"), friendlyName: friendlyName, createdAt: now())
+        try db.withLock { (d) throws(StoreError) in try Self.insert(account, isDefault: false, into: d) }
+        return account
+    }
+
+    public func account(sid: String) throws(StoreError) -> Account? {
+        try db.withLock { (d) throws(StoreError) -> Account? in
+            try d.query("SELECT sid, friendly_name, created_at FROM accounts WHERE sid = ?1", [.text(sid)])
+                .first.map(Self.account(row:))
+        }
+    }
+
+    public func accounts() throws(StoreError) -> [Account] {
+        try db.withLock { (d) throws(StoreError) -> [Account] in
+            try d.query("SELECT sid, friendly_name, created_at FROM accounts ORDER BY created_at, rowid")
+                .map(Self.account(row:))
+        }
+    }
+
+    public func createAPIKey(accountSid: String, friendlyName: String) throws(StoreError) -> APIKey {
+        let time = now()
+        return try db.withLock { (d) throws(StoreError) -> APIKey in
+            try d.transaction { (d) throws(StoreError) -> APIKey in
+                try Self.createKey(in: d, accountSid: accountSid, friendlyName: friendlyName, at: time)
+            }
+        }
+    }
+
+    public func apiKey(sid: String) throws(StoreError) -> APIKey? {
+        try db.withLock { (d) throws(StoreError) -> APIKey? in
+            try d.query("\(Self.keyColumns) WHERE sid = ?1", [.text(sid)]).first.map(Self.key(row:))
+        }
+    }
+
+    public func apiKeys(accountSid: String?) throws(StoreError) -> [APIKey] {
+        try db.withLock { (d) throws(StoreError) -> [APIKey] in
+            let rows = if let accountSid {
+                try d.query("\(Self.keyColumns) WHERE account_sid = ?1 ORDER BY created_at, rowid", [.text(accountSid)])
+            } else {
+                try d.query("\(Self.keyColumns) ORDER BY created_at, rowid")
+            }
+            return rows.map(Self.key(row:))
+        }
+    }
+
+    public func revokeAPIKey(sid: String) throws(StoreError) {
+        try db.withLock { (d) throws(StoreError) in
+            try d.execute("UPDATE api_keys SET revoked = 1 WHERE sid = ?1", [.text(sid)])
+            guard d.changes == 1 else { throw .notFound("API key \(sid)") }
+        }
+    }
+
+    public func ensureDefaultAccount() throws(StoreError) -> DefaultCredentials {
+        let time = now()
+        return try db.withLock { (d) throws(StoreError) -> DefaultCredentials in
+            try d.transaction { (d) throws(StoreError) -> DefaultCredentials in
+                var created = false
+                let account: Account
+                if let row = try d.query("SELECT sid, friendly_name, created_at FROM accounts WHERE is_default = 1 LIMIT 1").first {
+                    account = Self.account(row: row)
+                } else {
+                    account = Account(sid: SID.make("AC"), friendlyName: defaultAccountName, createdAt: time)
+                    try Self.insert(account, isDefault: true, into: d)
+                    created = true
+                }
+                let active = try d.query("\(Self.keyColumns) WHERE account_sid = ?1 AND revoked = 0 ORDER BY created_at, rowid LIMIT 1",
+                                         [.text(account.sid)])
+                if let row = active.first {
+                    return DefaultCredentials(account: account, apiKey: Self.key(row: row), created: created)
+                }
+                let key = try Self.createKey(in: d, accountSid: account.sid, friendlyName: defaultKeyName, at: time)
+                return DefaultCredentials(account: account, apiKey: key, created: true)
+            }
+        }
+    }
+
+    // MARK: Rows
+
+    private static let keyColumns = "SELECT sid, account_sid, friendly_name, secret, created_at, revoked FROM api_keys"
+
+    private static func insert(_ account: Account, isDefault: Bool, into d: SQLiteDatabase) throws(StoreError) {
+        try d.execute("INSERT INTO accounts (sid, friendly_name, created_at, is_default) VALUES (?1, ?2, ?3, ?4)",
+                      [.text(account.sid), .text(account.friendlyName), .integer(account.createdAt),
+                       .integer(isDefault ? 1 : 0)])
+    }
+
+    private static func createKey(in d: SQLiteDatabase, accountSid: String, friendlyName: String,
+                                  at time: Int64) throws(StoreError) -> APIKey {
+        guard try d.query("SELECT 1 FROM accounts WHERE sid = ?1", [.text(accountSid)]).first != nil else {
+            throw .notFound("account \(accountSid)")
+        }
+        let key = APIKey(sid: SID.make("SK"), accountSid: accountSid, friendlyName: friendlyName,
+                         secret: SID.makeSecret(), createdAt: time, revoked: false)
+        try d.execute("INSERT INTO api_keys (sid, account_sid, friendly_name, secret, created_at, revoked) VALUES (?1, ?2, ?3, ?4, ?5, 0)",
+                      [.text(key.sid), .text(key.accountSid), .text(key.friendlyName), .text(key.secret), .integer(time)])
+        return key
+    }
+
+    private static func account(row: [SQLValue]) -> Account {
+        Account(sid: row[0].string ?? "", friendlyName: row[1].string ?? "", createdAt: row[2].int64 ?? 0)
+    }
+
+    private static func key(row: [SQLValue]) -> APIKey {
+        APIKey(sid: row[0].string ?? "", accountSid: row[1].string ?? "", friendlyName: row[2].string ?? "",
+               secret: row[3].string ?? "", createdAt: row[4].int64 ?? 0, revoked: (row[5].int64 ?? 0) != 0)
+    }
+}

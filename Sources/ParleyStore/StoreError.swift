@@ -1,0 +1,24 @@
+/// Errors from Parley's stores. Messages never contain secrets.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// SQLite returned `code` (a primary or extended result code).
+    case sqlite(code: Int32, message: String)
+    /// The database file could not be created or opened; `errno` from open(2).
+    case cannotOpen(path: String, errno: Int32)
+    /// The database was written by a newer Parley (`PRAGMA user_version` above what we know).
+    case schemaTooNew(found: Int32, supported: Int32)
+    /// No such record.
+    case notFound(String)
+    /// An argument was rejected (e.g. a malformed SID).
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let code, let message): return "SQLite error \(code): \(message)"
+        case .cannotOpen(let path, let errno): return "cannot open \(path) (errno \(errno))"
+        case .schemaTooNew(let found, let supported):
+            return "database schema version \(found) is newer than this build supports (\(supported))"
+        case .notFound(let what): return "not found: \(what)"
+        case .invalidArgument(let what): return "invalid argument: \(what)"
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// WebSocketWire: see docs/ARCHITECTURE.md

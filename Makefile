@@ -1,0 +1,33 @@
+# Parley: the two commands a fresh Debian machine needs are `make demo` and `make test`.
+SWIFT ?= swift
+.PHONY: deps build test demo bench fuzz clean
+
+deps:
+	@./scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+# Every saved fuzz crash and seed replayed through its parser, then the unit, interop and server
+# tests (real peers: curl, openssl s_client, Python twilio/PyJWT/websockets).
+test: deps
+	$(SWIFT) build --build-tests
+	@for t in http websocket jwt; do \
+	  .build/debug/parley-fuzz replay $$t fuzz/regressions/$$t fuzz/corpus/$$t || exit 1; \
+	done
+	$(SWIFT) test
+
+# Starts parley-server on loopback, creates the default account and key, mints a token for alice
+# and shows the server answering. DEMO_EXIT=1 stops it afterwards.
+demo: deps
+	./scripts/demo
+
+bench: deps
+	$(SWIFT) run -c release parley-bench all
+
+# make fuzz TARGET=http SECONDS=600
+fuzz: deps
+	./scripts/fuzz $(TARGET) $(SECONDS)
+
+clean:
+	rm -rf .build

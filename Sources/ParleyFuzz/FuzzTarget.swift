@@ -1,0 +1,25 @@
+import AccessToken
+import HTTPWire
+import WebSocketWire
+
+/// The pure parsers under fuzzing. Each entry feeds arbitrary bytes to one parser; a parser may
+/// throw its documented error but must never trap, leak or read out of bounds.
+enum FuzzTarget: String, CaseIterable {
+    case http, websocket, jwt
+
+    func run(_ data: UnsafeRawBufferPointer) {
+        switch self {
+        case .http: HTTPFuzz.run(data)
+        case .websocket: WebSocketFuzz.run(data)
+        case .jwt: JWTFuzz.run(data)
+        }
+    }
+}
+
+enum JWTFuzz {
+    static func run(_ data: UnsafeRawBufferPointer) {
+        let token = String(decoding: data, as: UTF8.self)
+        guard let parsed = try? JWT.parse(token) else { return }
+        _ = try? AccessTokenClaims(json: parsed.claims)
+    }
+}

@@ -1,1 +1,0 @@
-// ParleyOpus: see docs/ARCHITECTURE.md

@@ -1,1 +1,0 @@
-// ParleySRTP: see docs/ARCHITECTURE.md

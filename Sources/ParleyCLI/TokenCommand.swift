@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import ParleyCore
+import ParleyServer
 
 /// `parley token voice|video|verify`.
 enum TokenCommand {

@@ -6,7 +6,18 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable, CustomStringConve
     case off = 0, fatal, error, warning, info, debug, trace, all
 
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
-    public var description: String { String(describing: self).uppercased() }
+    public var description: String {
+        switch self {
+        case .off: "OFF"
+        case .fatal: "FATAL"
+        case .error: "ERROR"
+        case .warning: "WARNING"
+        case .info: "INFO"
+        case .debug: "DEBUG"
+        case .trace: "TRACE"
+        case .all: "ALL"
+        }
+    }
 
     /// Parses `off`, `fatal`, `error`, `warning`/`warn`, `info`, `debug`, `trace`, `all` (any case).
     public init?(name: String) {

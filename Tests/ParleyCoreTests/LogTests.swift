@@ -30,5 +30,6 @@ private final class CapturingLogger: Logger {
         #expect(LogLevel(name: "all") == .all)
         #expect(LogLevel(name: "loud") == nil)
         #expect(LogLevel.off < LogLevel.fatal && LogLevel.trace < LogLevel.all)
+        #expect("\(LogLevel.warning)" == "WARNING")
     }
 }

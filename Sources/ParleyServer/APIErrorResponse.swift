@@ -1,0 +1,25 @@
+import AccessToken
+import HTTPWire
+import ParleyCore
+
+/// Error bodies in the shape of Twilio's REST API (`code`, `message`, `more_info`, `status`), so
+/// clients written for it read Parley's errors unchanged.
+enum APIErrorResponse {
+    static func make(_ error: ParleyError, status: Int) -> HTTPResponse {
+        var body: JSONObject = [
+            "code": .integer(Int64(error.code.rawValue)),
+            "message": .string(error.code.text),
+            "name": .string(error.code.name),
+            "status": .integer(Int64(status)),
+            // The codes are the vendor's, so its page for each code applies.
+            "more_info": .string("https://www.twilio.com/docs/errors/\(error.code.rawValue)"),
+        ]
+        if let reason = error.failureReason { body["reason"] = .string(reason) }
+        return .json(JSONValue.object(body).serialized(), status: status)
+    }
+
+    /// The HTTP status for a token failure: 401 for every 201xx access-token code, 403 for 20403.
+    static func status(forTokenError error: ParleyError) -> Int {
+        error.code == .accessForbidden ? 403 : 401
+    }
+}

@@ -1,1 +1,0 @@
-// ParleyServer: see docs/ARCHITECTURE.md

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Runs the package's own executables (`parley-server`, `parley`) as real processes.
+enum Executables {
+    /// The directory holding the built products: beside the test bundle.
+    static let binDirectory: URL = {
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // Swift Testing on Linux runs `<bin>/ParleyPackageTests.xctest`.
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("parley-server").path),
+              dir.path != "/" {
+            dir.deleteLastPathComponent()
+        }
+        return dir
+    }()
+
+    static func url(_ name: String) throws -> URL {
+        let url = binDirectory.appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            throw TestFailure("\(name) is not built beside the tests (looked in \(binDirectory.path)); run `swift build --build-tests`")
+        }
+        return url
+    }
+
+    /// Runs `name args…` to completion; returns exit status, stdout and stderr.
+    @discardableResult
+    static func run(_ name: String, _ arguments: [String], environment: [String: String]? = nil) throws
+        -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = try url(name)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A fresh temporary directory, removed by the caller.
+func temporaryDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}

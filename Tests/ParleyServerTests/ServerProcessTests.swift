@@ -1,0 +1,104 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `parley-server` as a real process: start, answer, survive garbage, stop gracefully on SIGTERM.
+@Suite struct ServerProcessTests {
+    final class ServerProcess {
+        let process = Process()
+        let output = Pipe()
+        var port = 0
+
+        init(db: String, extra: [String] = []) throws {
+            process.executableURL = try Executables.url("parley-server")
+            process.arguments = ["--http", "127.0.0.1:0", "--db", db] + extra
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The first stdout line names the bound address.
+            var line = Data()
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                let byte = output.fileHandleForReading.readData(ofLength: 1)
+                if byte.isEmpty || byte == Data([0x0A]) { break }
+                line.append(byte)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+                  let port = Int(text[range].split(separator: ":").last!) else {
+                process.terminate()
+                throw TestFailure("parley-server did not report its address: \(text)")
+            }
+            self.port = port
+        }
+    }
+
+    /// Opens a TCP connection to the server, writes `bytes`, and reads until the server closes or 5 s pass.
+    static func exchange(port: Int, _ bytes: [UInt8]) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestFailure("socket") }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw TestFailure("connect: \(errno)") }
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    @Test func answersSurvivesGarbageAndStopsOnSIGTERM() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("parley.db").path
+        let server = try ServerProcess(db: db)
+
+        let health = try Self.exchange(port: server.port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(health.hasPrefix("HTTP/1.1 200"))
+
+        // Garbage bytes: a clear 400, then the connection is closed.
+        var garbage = [UInt8](repeating: 0, count: 2048)
+        for i in garbage.indices { garbage[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 7) }
+        let answer = try Self.exchange(port: server.port, garbage)
+        #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(80))")
+
+        // An unterminated 1 MB header line: refused (431), not buffered.
+        let long = Array("GET /".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
+        let refused = try Self.exchange(port: server.port, long)
+        #expect(refused.hasPrefix("HTTP/1.1 431") || refused.hasPrefix("HTTP/1.1 414") || refused.hasPrefix("HTTP/1.1 400"),
+                "\(refused.prefix(80))")
+
+        // Still serving.
+        let again = try Self.exchange(port: server.port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(again.hasPrefix("HTTP/1.1 200"))
+
+        // The store holds secrets: owner-only.
+        let mode = try FileManager.default.attributesOfItem(atPath: db)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        // Graceful stop.
+        kill(server.process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while server.process.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(!server.process.isRunning)
+        #expect(server.process.terminationStatus == 0)
+    }
+
+    @Test func rejectsBadArguments() throws {
+        let result = try Executables.run("parley-server", ["--http", "nonsense"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("HOST:PORT"))
+    }
+}

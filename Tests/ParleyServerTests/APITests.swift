@@ -36,9 +36,13 @@ import Testing
         let cases: [(String, Int)] = [
             ("not-a-jwt", 20101),
             (String(good.dropLast(2)) + "AA", 20101),                                 // bad signature
-            (try s.token(now: now - 7200, ttl: 3600), 20104),                        // expired
-            (try s.token(ttl: 90_000), 20157),                                       // lifetime over 24 h
-            (try s.token(identity: "bob smith"), 20106),                             // identity rule
+            (try s.token(ttl: 3600, now: now - 7200), 20104),                        // expired
+            (try s.forged { $0["exp"] = .integer(now + 90_000) }, 20157),             // lifetime over 24 h
+            (try s.forged { claims in                                                 // identity rule
+                var grants = claims["grants"]!.objectValue!
+                grants["identity"] = .string("bob smith")
+                claims["grants"] = .object(grants)
+            }, 20106),
         ]
         for (token, code) in cases {
             let response = try await s.me(token: token)

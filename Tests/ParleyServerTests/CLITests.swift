@@ -31,7 +31,10 @@ import Testing
         // The secret never appears in what the CLI prints after creation.
         #expect(!listed.stdout.contains(created.stdout.split(separator: "\n").last.map(String.init) ?? "§"))
 
-        let revoked = try Executables.run("parley", ["keys", "revoke", keySid, "--db", db])
+        // Revoke the key that signed the token (the store's first active key).
+        let issuer = try #require(verified.stdout.firstMatch(of: /"iss":"(SK[0-9a-f]{32})"/)).output.1
+        #expect(listed.stdout.contains(issuer))
+        let revoked = try Executables.run("parley", ["keys", "revoke", String(issuer), "--db", db])
         #expect(revoked.status == 0)
         let rejected = try Executables.run("parley", ["token", "verify", token, "--db", db])
         #expect(rejected.status != 0)

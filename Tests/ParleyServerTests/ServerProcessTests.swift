@@ -68,9 +68,10 @@ import Testing
         let health = try Self.exchange(port: server.port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         #expect(health.hasPrefix("HTTP/1.1 200"))
 
-        // Garbage bytes: a clear 400, then the connection is closed.
+        // Garbage bytes ending a "head": a clear 400, then the connection is closed.
         var garbage = [UInt8](repeating: 0, count: 2048)
         for i in garbage.indices { garbage[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 7) }
+        garbage += Array("\r\n\r\n".utf8)
         let answer = try Self.exchange(port: server.port, garbage)
         #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(80))")
 

@@ -34,6 +34,15 @@ struct RunningServer {
                                            grants: grants, now: now)
     }
 
+    /// A token signed with the server's default key whose claims `edit` changed after minting.
+    func forged(_ edit: (inout JSONObject) -> Void) throws -> String {
+        let parsed = try JWT.parse(try token())
+        var claims = parsed.claims
+        edit(&claims)
+        return JWS.signHS256(header: parsed.header.json, claims: claims,
+                             key: Array(server.defaultCredentials.apiKey.secret.utf8))
+    }
+
     func get(_ path: String, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
         try await client.send(HTTPRequest(method: "GET", target: path, headers: headers), to: base + path)
     }

@@ -1,1 +1,71 @@
-print("todo")
+import Foundation
+
+// parley-bench: Parley's benchmarks. Figures are printed, never asserted (see docs/PERFORMANCE.md).
+//   parley-bench parsers                      in-process parser and token throughput
+//   parley-bench http URL [--connections N] [--seconds S]   keep-alive HTTP load against a server
+//   parley-bench all                          parsers, then HTTP against an in-process server
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "parsers":
+    ParserBench.runAll()
+case "http":
+    guard arguments.count >= 2 else { usage() }
+    let options = BenchOptions(arguments.dropFirst(2))
+    HTTPLoad(url: arguments[1], connections: options.int("--connections", 8), seconds: options.double("--seconds", 10)).run()
+case "all":
+    ParserBench.runAll()
+    try InProcessHTTPBench.run(seconds: 5)
+default:
+    usage()
+}
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("""
+        usage: parley-bench parsers
+               parley-bench http URL [--connections N] [--seconds S]
+               parley-bench all
+
+        """.utf8))
+    exit(2)
+}
+
+/// `--name value` options.
+struct BenchOptions {
+    var values: [String: String] = [:]
+    init(_ args: ArraySlice<String>) {
+        var rest = args
+        while let flag = rest.popFirst(), let value = rest.popFirst() { values[flag] = value }
+    }
+    func int(_ name: String, _ fallback: Int) -> Int { values[name].flatMap(Int.init) ?? fallback }
+    func double(_ name: String, _ fallback: Double) -> Double { values[name].flatMap(Double.init) ?? fallback }
+}
+
+/// Runs `body` repeatedly for about `seconds` and reports operations per second.
+func measure(_ name: String, seconds: Double = 1.5, unitBytes: Int = 0, _ body: () -> Void) {
+    for _ in 0..<100 { body() }   // warm up
+    let clock = ContinuousClock()
+    var iterations = 0
+    let start = clock.now
+    var elapsed = Duration.zero
+    while elapsed < .milliseconds(Int64(seconds * 1000)) {
+        for _ in 0..<256 { body() }
+        iterations += 256
+        elapsed = clock.now - start
+    }
+    let secondsTaken = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let rate = Double(iterations) / secondsTaken
+    var line = "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(format(rate)) ops/s"
+    line += "  \(String(format: "%.0f", 1e9 / rate)) ns/op"
+    if unitBytes > 0 { line += "  \(String(format: "%.0f", rate * Double(unitBytes) / 1e6)) MB/s" }
+    print(line)
+}
+
+func format(_ value: Double) -> String {
+    let s = String(Int(value.rounded()))
+    var out = ""
+    for (i, c) in s.reversed().enumerated() {
+        if i > 0 && i % 3 == 0 { out.append(",") }
+        out.append(c)
+    }
+    return String(out.reversed())
+}

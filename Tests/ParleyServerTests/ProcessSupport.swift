@@ -26,8 +26,19 @@ enum Executables {
     @discardableResult
     static func run(_ name: String, _ arguments: [String], environment: [String: String]? = nil) throws
         -> (status: Int32, stdout: String, stderr: String) {
+        try Tool.run(try url(name).path, arguments, environment: environment)
+    }
+}
+
+/// Runs a program from the system (curl, openssl) to completion.
+enum Tool {
+    static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws
+        -> (status: Int32, stdout: String, stderr: String) {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw TestFailure("\(path) is missing: run scripts/install-deps")
+        }
         let process = Process()
-        process.executableURL = try url(name)
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()

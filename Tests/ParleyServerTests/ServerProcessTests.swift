@@ -97,6 +97,27 @@ import Testing
         #expect(server.process.terminationStatus == 0)
     }
 
+    /// `--tls-cert/--tls-key`: curl reaches /healthz over HTTPS, trusting only that certificate.
+    @Test func servesHTTPSWithTheGivenCertificate() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cert = dir.appendingPathComponent("cert.pem").path, key = dir.appendingPathComponent("key.pem").path
+        let openssl = try Tool.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                                                       "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                                                       "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+        #expect(openssl.status == 0, "\(openssl.stderr)")
+        let server = try ServerProcess(db: dir.appendingPathComponent("tls.db").path, extra: ["--tls-cert", cert, "--tls-key", key])
+        defer { server.process.terminate() }
+        let curl = try Tool.run("/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", cert, "https://127.0.0.1:\(server.port)/healthz"])
+        #expect(curl.status == 0, "\(curl.stderr)")
+        #expect(curl.stdout.contains(#""status":"ok""#))
+        // Plain HTTP on the TLS port is refused, and the server keeps serving.
+        let plain = try Tool.run("/usr/bin/curl", ["-sS", "--max-time", "5", "http://127.0.0.1:\(server.port)/healthz"])
+        #expect(plain.status != 0 || !plain.stdout.contains("ok"))
+        let again = try Tool.run("/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", cert, "https://127.0.0.1:\(server.port)/healthz"])
+        #expect(again.stdout.contains(#""status":"ok""#))
+    }
+
     @Test func rejectsBadArguments() throws {
         let result = try Executables.run("parley-server", ["--http", "nonsense"])
         #expect(result.status == 2)

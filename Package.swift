@@ -2,7 +2,7 @@
 // Parley: a self-hosted voice and video platform and its Swift SDK.
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
 //   0 system libraries   COpenSSL CSRTP COpus CSQLite
-//   1 core / pure wire    ParleyCore HTTPWire WebSocketWire
+//   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus AccessToken
 //   3 networking, storage ParleyNet ParleyStore
 //   4 server              ParleyServer
@@ -40,6 +40,11 @@ let package = Package(
         .target(name: "ParleyCore", swiftSettings: strict),
         .target(name: "HTTPWire", swiftSettings: strict),
         .target(name: "WebSocketWire", swiftSettings: strict),
+        .target(name: "WireKit", swiftSettings: strict),
+        .target(name: "STUN", dependencies: ["WireKit"], swiftSettings: strict),
+        .target(name: "RTP", dependencies: ["WireKit"], swiftSettings: strict),
+        .target(name: "RTCP", dependencies: ["WireKit"], swiftSettings: strict),
+        .target(name: "SDP", swiftSettings: strict),
 
         // Layer 2: crypto and media.
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
@@ -70,13 +75,18 @@ let package = Package(
                                          "ParleyServer", "ParleyStore"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
-                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken"],
+                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "SDP"],
                           swiftSettings: strict),
 
         // Tests.
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
+        .testTarget(name: "WireKitTests", dependencies: ["WireKit"], swiftSettings: strict),
+        .testTarget(name: "STUNTests", dependencies: ["STUN", "WireKit"], swiftSettings: strict),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "WireKit"], swiftSettings: strict),
+        .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
+        .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus"],
                     swiftSettings: strict),
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore"], swiftSettings: strict),

@@ -1,0 +1,1 @@
+// RTCP: see docs/ARCHITECTURE.md

@@ -1,0 +1,1 @@
+// RTP: see docs/ARCHITECTURE.md

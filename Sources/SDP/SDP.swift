@@ -1,0 +1,1 @@
+// SDP: see docs/ARCHITECTURE.md

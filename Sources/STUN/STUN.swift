@@ -1,0 +1,1 @@
+// STUN: see docs/ARCHITECTURE.md

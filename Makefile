@@ -1,5 +1,6 @@
 # Parley: the two commands a fresh Debian machine needs are `make demo` and `make test`.
 SWIFT ?= swift
+FUZZ_TARGETS = http websocket jwt stun sdp
 .PHONY: deps build test demo bench fuzz clean
 
 deps:
@@ -12,7 +13,7 @@ build: deps
 # tests (real peers: curl, openssl s_client, Python twilio/PyJWT/websockets).
 test: deps
 	$(SWIFT) build --build-tests
-	@for t in http websocket jwt; do \
+	@for t in $(FUZZ_TARGETS); do \
 	  .build/debug/parley-fuzz replay $$t fuzz/regressions/$$t fuzz/corpus/$$t || exit 1; \
 	done
 	$(SWIFT) test

@@ -9,7 +9,7 @@ import Foundation
 private let selectedTarget: FuzzTarget = {
     let name = ProcessInfo.processInfo.environment["PARLEY_FUZZ_TARGET"] ?? ""
     guard let target = FuzzTarget(rawValue: name) else {
-        FileHandle.standardError.write(Data("set PARLEY_FUZZ_TARGET to one of http, websocket, jwt\n".utf8))
+        FileHandle.standardError.write(Data("set PARLEY_FUZZ_TARGET to one of \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
         exit(2)
     }
     return target
@@ -28,7 +28,7 @@ struct ParleyFuzzReplay {
     static func main() {
         let args = CommandLine.arguments.dropFirst()
         guard args.count >= 2, args.first == "replay", let target = FuzzTarget(rawValue: args.dropFirst().first!) else {
-            FileHandle.standardError.write(Data("usage: parley-fuzz replay http|websocket|jwt FILE|DIR…\n".utf8))
+            FileHandle.standardError.write(Data("usage: parley-fuzz replay \(FuzzTarget.allCases.map(\.rawValue).joined(separator: "|")) FILE|DIR…\n".utf8))
             exit(2)
         }
         var count = 0

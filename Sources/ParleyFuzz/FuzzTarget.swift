@@ -5,13 +5,15 @@ import WebSocketWire
 /// The pure parsers under fuzzing. Each entry feeds arbitrary bytes to one parser; a parser may
 /// throw its documented error but must never trap, leak or read out of bounds.
 enum FuzzTarget: String, CaseIterable {
-    case http, websocket, jwt
+    case http, websocket, jwt, stun, sdp
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
         case .http: HTTPFuzz.run(data)
         case .websocket: WebSocketFuzz.run(data)
         case .jwt: JWTFuzz.run(data)
+        case .stun: STUNFuzz.run(data)
+        case .sdp: SDPFuzz.run(data)
         }
     }
 }

@@ -1,1 +1,0 @@
-// SDP: see docs/ARCHITECTURE.md

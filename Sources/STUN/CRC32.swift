@@ -1,0 +1,15 @@
+/// CRC-32 as used by FINGERPRINT (RFC 8489 §14.7, citing ITU-T V.42 / ISO 3309): the reflected
+/// polynomial 0xEDB88320, initial value and final XOR 0xFFFFFFFF. Byte-at-a-time, table-driven.
+enum CRC32 {
+    static let table: [UInt32] = (0..<256).map { (n: UInt32) in
+        var c = n
+        for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for b in bytes { crc = table[Int((crc ^ UInt32(b)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+}

@@ -1,1 +1,0 @@
-// STUN: see docs/ARCHITECTURE.md

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// The real-world SDP captures in `shared/fixtures/sdp/`, which sits beside the package root
+/// (`<root>/../shared`) both in the workspace and in CI.
+enum SDPFixtures {
+    static let names = [
+        "chromium-156-audio-offer.sdp",
+        "chromium-156-av-data-offer.sdp",
+        "chromium-156-av-data-answer.sdp",
+        "aiortc-1.16-av-data-offer.sdp",
+        "aiortc-1.16-av-data-answer.sdp",
+    ]
+
+    static let directory: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Tests/SDPTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // package root
+        .deletingLastPathComponent()  // its parent, which holds shared/
+        .appendingPathComponent("shared/fixtures/sdp")
+
+    /// The fixture's bytes; records a clear failure (not a skip) when the file is missing.
+    static func bytes(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
+        let path = directory.appendingPathComponent(name).path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            Issue.record("SDP fixture missing: \(path) (expected shared/fixtures beside the package root)",
+                         sourceLocation: sourceLocation)
+            throw FixtureMissing(path: path)
+        }
+        return Array(data)
+    }
+
+    /// The fixture as text.
+    static func text(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        String(decoding: try bytes(name, sourceLocation: sourceLocation), as: UTF8.self)
+    }
+
+    struct FixtureMissing: Error { var path: String }
+}
+
+/// `text` with CRLF turned into LF, for comparisons modulo line endings.
+func normalizedLineEndings(_ text: String) -> String {
+    text.replacingOccurrences(of: "\r\n", with: "\n")
+}

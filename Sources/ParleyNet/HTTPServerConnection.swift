@@ -42,7 +42,13 @@ final class HTTPServerConnection: ChannelDelegate, @unchecked Sendable {
     func channelRead(_ channel: TCPChannel, _ bytes: ArraySlice<UInt8>) {
         guard !closing else { return }
         lastActivity = monotonicNanos()
-        if requestStart == nil && !inFlight { requestStart = lastActivity }
+        if requestStart == nil && !inFlight {
+            // A new request began: its header deadline is usually earlier than the idle one.
+            requestStart = lastActivity
+            loop.cancelTimer(timer)
+            timer = nil
+            armTimer()
+        }
         parser.append(bytes)
         processBuffered()
     }

@@ -26,32 +26,62 @@ struct ProcessResult {
     var stderr: String
 }
 
+/// A child process whose output is collected on separate threads.
+final class RunningProcess: Sendable {
+    let process: Process
+    let description: String
+    private let outReader: Task<Data, Never>
+    private let errReader: Task<Data, Never>
+
+    init(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil) async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        self.process = process
+        description = "\(executable) \(arguments)"
+        // Blocking reads run on their own threads: the cooperative pool has only as many threads as
+        // cores, and the server under test needs them.
+        outReader = Task { await onThread { out.fileHandleForReading.readDataToEndOfFile() } }
+        errReader = Task { await onThread { err.fileHandleForReading.readDataToEndOfFile() } }
+        let writer = input.fileHandleForWriting
+        await onThread {
+            if let stdin { writer.write(Data(stdin)) }
+            try? writer.close()
+        }
+    }
+
+    /// Waits for exit (killing the process after `timeout`) and returns its output.
+    func finish(timeout: Duration) async throws -> ProcessResult {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                throw TestFailure("\(description) timed out; stderr: \(String(decoding: await errReader.value, as: UTF8.self))")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let stdout = String(decoding: await outReader.value, as: UTF8.self)
+        let stderr = String(decoding: await errReader.value, as: UTF8.self)
+        return ProcessResult(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+}
+
 /// Runs a program to completion (killed after `timeout`), feeding `stdin` and collecting output.
 func runProcess(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
                 timeout: Duration = .seconds(30)) async throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    try process.run()
-    let outReader = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }
-    let errReader = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }
-    if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
-    try? input.fileHandleForWriting.close()
-    let deadline = ContinuousClock.now + timeout
-    while process.isRunning {
-        if ContinuousClock.now > deadline {
-            process.terminate()
-            throw TestFailure("\(executable) \(arguments) timed out")
-        }
-        try await Task.sleep(for: .milliseconds(20))
+    try await RunningProcess(executable, arguments, stdin: stdin).finish(timeout: timeout)
+}
+
+/// Runs blocking work on a fresh thread instead of the cooperative pool.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
     }
-    let stdout = String(decoding: await outReader.value, as: UTF8.self)
-    let stderr = String(decoding: await errReader.value, as: UTF8.self)
-    return ProcessResult(status: process.terminationStatus, stdout: stdout, stderr: stderr)
 }
 
 /// A temporary directory removed by the caller.
@@ -75,7 +105,7 @@ func makeSelfSignedCertificate(in directory: URL) async throws -> (cert: String,
 }
 
 /// A blocking raw TCP client to 127.0.0.1 for sending arbitrary bytes, with a receive timeout.
-final class RawClient {
+final class RawClient: @unchecked Sendable {
     let fd: Int32
 
     init(port: Int, receiveTimeout: Duration = .seconds(5)) throws {
@@ -100,8 +130,12 @@ final class RawClient {
 
     func send(_ text: String) { send(Array(text.utf8)) }
 
-    /// Reads until EOF, timeout, or `until` appears in the data.
-    func receive(until marker: String? = nil) -> String {
+    /// Reads (on a separate thread) until EOF, timeout, or `marker` appears in the data.
+    func receive(until marker: String? = nil) async -> String {
+        await onThread { self.receiveBlocking(until: marker) }
+    }
+
+    private func receiveBlocking(until marker: String?) -> String {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -5,7 +5,7 @@ import WebSocketWire
 /// The pure parsers under fuzzing. Each entry feeds arbitrary bytes to one parser; a parser may
 /// throw its documented error but must never trap, leak or read out of bounds.
 enum FuzzTarget: String, CaseIterable {
-    case http, websocket, jwt, stun, sdp
+    case http, websocket, jwt, stun, sdp, rtp, rtcp
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -14,6 +14,8 @@ enum FuzzTarget: String, CaseIterable {
         case .jwt: JWTFuzz.run(data)
         case .stun: STUNFuzz.run(data)
         case .sdp: SDPFuzz.run(data)
+        case .rtp: RTPFuzz.run(data)
+        case .rtcp: RTCPFuzz.run(data)
         }
     }
 }

@@ -1,1 +1,0 @@
-// RTCP: see docs/ARCHITECTURE.md

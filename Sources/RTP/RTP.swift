@@ -1,1 +1,0 @@
-// RTP: see docs/ARCHITECTURE.md

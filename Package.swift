@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // Parley: a self-hosted voice and video platform and its Swift SDK.
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
-//   0 system libraries   COpenSSL CSRTP COpus CSQLite
+//   0 C                  COpenSSL CSRTP COpus CSQLite (system libraries), CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus AccessToken
 //   3 networking, storage ParleyNet ParleyStore
@@ -35,6 +35,7 @@ let package = Package(
                        providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .target(name: "CParleyLinux"),
 
         // Layer 1: core types and pure wire formats (bytes in, values out; no I/O).
         .target(name: "ParleyCore", swiftSettings: strict),
@@ -54,7 +55,7 @@ let package = Package(
 
         // Layer 3: networking and storage.
         .target(name: "ParleyNet",
-                dependencies: ["ParleyCore", "ParleyCrypto", "HTTPWire", "WebSocketWire"],
+                dependencies: ["CParleyLinux", "ParleyCore", "ParleyCrypto", "HTTPWire", "WebSocketWire"],
                 swiftSettings: strict),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore", "ParleyCrypto"],
                 swiftSettings: strict),
@@ -89,6 +90,7 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus"],
                     swiftSettings: strict),
+        .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"], swiftSettings: strict),
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"], swiftSettings: strict),
         .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyCrypto", "HTTPWire", "WebSocketWire"],

@@ -1,3 +1,4 @@
+import CParleyLinux
 import Foundation
 import Glibc
 import ParleyCore
@@ -27,16 +28,16 @@ public final class EventLoop: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var handlers: [Int32: any EventHandler] = [:]
     private var timers = TimerQueue()
-    private var eventBuffer: [UInt8]
+    private var eventBuffer: [parley_epoll_ready]
     private static let maxEvents = 128
 
     /// Creates the loop and starts its thread, named `name`.
     public init(name: String = "parley-loop") throws {
-        epfd = LinuxSyscalls.epollCreate1(LinuxSyscalls.EPOLL_CLOEXEC)
+        epfd = LinuxSyscalls.epollCreate()
         guard epfd >= 0 else { throw NetError.system("epoll_create1", errno) }
-        wakeFD = LinuxSyscalls.eventfd(0, LinuxSyscalls.EFD_NONBLOCK | LinuxSyscalls.EFD_CLOEXEC)
+        wakeFD = LinuxSyscalls.eventFD()
         guard wakeFD >= 0 else { close(epfd); throw NetError.system("eventfd", errno) }
-        eventBuffer = [UInt8](repeating: 0, count: Self.maxEvents * LinuxSyscalls.epollEventSize)
+        eventBuffer = [parley_epoll_ready](repeating: parley_epoll_ready(), count: Self.maxEvents)
         _ = LinuxSyscalls.epollControl(epfd, LinuxSyscalls.EPOLL_CTL_ADD, wakeFD, events: LinuxSyscalls.EPOLLIN)
         let thread = Thread { [self] in run() }
         thread.name = name
@@ -116,16 +117,13 @@ public final class EventLoop: @unchecked Sendable {
         threadID.store(UInt(pthread_self()), ordering: .releasing)
         while !stopped.load(ordering: .acquiring) {
             let timeout = timers.timeoutMillis(now: monotonicNanos())
-            let n = eventBuffer.withUnsafeMutableBytes {
-                LinuxSyscalls.epollWait(epfd, $0.baseAddress, Int32(Self.maxEvents), timeout)
+            let n = eventBuffer.withUnsafeMutableBufferPointer {
+                LinuxSyscalls.epollWait(epfd, into: $0, timeoutMillis: timeout)
             }
             if n < 0 && errno != EINTR { Log.error(.core, "epoll_wait: errno \(errno)") }
             for i in 0..<Int(max(n, 0)) {
-                let (events, fd) = eventBuffer.withUnsafeBytes { raw in
-                    let base = i * LinuxSyscalls.epollEventSize
-                    return (raw.loadUnaligned(fromByteOffset: base, as: UInt32.self),
-                            Int32(truncatingIfNeeded: raw.loadUnaligned(fromByteOffset: base + LinuxSyscalls.epollDataOffset, as: UInt64.self)))
-                }
+                let events = eventBuffer[i].events
+                let fd = eventBuffer[i].fd
                 if fd == wakeFD {
                     var value: UInt64 = 0
                     _ = read(wakeFD, &value, 8)

@@ -1,64 +1,51 @@
+import CParleyLinux
 import Glibc
 
-/// epoll(7) and eventfd(2), which Swift's Glibc module does not import. They are resolved once with
-/// `dlsym` and called through C function pointers, so no extra C target is needed.
+/// epoll(7), eventfd(2) and recvmmsg/sendmmsg(2), which Swift's Glibc module does not import.
+/// They come from the `CParleyLinux` C target, whose functions take and return plain values
+/// (no `struct epoll_event` or `struct mmsghdr` crosses into Swift), so nothing here depends on
+/// kernel struct layouts.
 enum LinuxSyscalls {
-    typealias EpollCreate1 = @convention(c) (Int32) -> Int32
-    typealias EpollCtl = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
-    typealias EpollWait = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
-    typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
-    typealias MMsg = @convention(c) (Int32, UnsafeMutableRawPointer?, UInt32, Int32, UnsafeMutableRawPointer?) -> Int32
+    static let EPOLLIN = UInt32(PARLEY_EPOLLIN)
+    static let EPOLLOUT = UInt32(PARLEY_EPOLLOUT)
+    static let EPOLLERR = UInt32(PARLEY_EPOLLERR)
+    static let EPOLLHUP = UInt32(PARLEY_EPOLLHUP)
+    static let EPOLLRDHUP = UInt32(PARLEY_EPOLLRDHUP)
+    static let EPOLL_CTL_ADD = Int32(PARLEY_EPOLL_CTL_ADD)
+    static let EPOLL_CTL_DEL = Int32(PARLEY_EPOLL_CTL_DEL)
+    static let EPOLL_CTL_MOD = Int32(PARLEY_EPOLL_CTL_MOD)
+    /// The most events one `epollWait` returns, and the most datagrams one `recvmmsg`/`sendmmsg` moves.
+    static let epollMaxEvents = Int(PARLEY_EPOLL_MAX_EVENTS)
+    static let mmsgMax = Int(PARLEY_MMSG_MAX)
 
-    nonisolated(unsafe) static let epollCreate1: EpollCreate1 = symbol("epoll_create1")
-    nonisolated(unsafe) static let epollCtl: EpollCtl = symbol("epoll_ctl")
-    nonisolated(unsafe) static let epollWait: EpollWait = symbol("epoll_wait")
-    nonisolated(unsafe) static let eventfd: EventFD = symbol("eventfd")
-    /// recvmmsg(2); the last argument is a `struct timespec *`.
-    nonisolated(unsafe) static let recvmmsg: MMsg = symbol("recvmmsg")
-    /// sendmmsg(2) has no timeout argument; the fifth parameter is ignored by passing nil.
-    typealias SendMMsg = @convention(c) (Int32, UnsafeMutableRawPointer?, UInt32, Int32) -> Int32
-    nonisolated(unsafe) static let sendmmsg: SendMMsg = symbol("sendmmsg")
+    /// epoll_create1(EPOLL_CLOEXEC).
+    static func epollCreate() -> Int32 { parley_epoll_create() }
 
-    // <sys/epoll.h> and <sys/eventfd.h> constants (identical on all Linux architectures).
-    static let EPOLLIN: UInt32 = 0x001
-    static let EPOLLOUT: UInt32 = 0x004
-    static let EPOLLERR: UInt32 = 0x008
-    static let EPOLLHUP: UInt32 = 0x010
-    static let EPOLLRDHUP: UInt32 = 0x2000
-    static let EPOLL_CTL_ADD: Int32 = 1
-    static let EPOLL_CTL_DEL: Int32 = 2
-    static let EPOLL_CTL_MOD: Int32 = 3
-    static let EPOLL_CLOEXEC = Int32(O_CLOEXEC)
-    static let EFD_NONBLOCK = Int32(O_NONBLOCK)
-    static let EFD_CLOEXEC = Int32(O_CLOEXEC)
+    /// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC).
+    static func eventFD() -> Int32 { parley_eventfd() }
 
-    /// `struct epoll_event`: packed (12 bytes) on x86-64, naturally aligned (16 bytes) elsewhere.
-    #if arch(x86_64)
-    static let epollEventSize = 12
-    static let epollDataOffset = 4
-    #else
-    static let epollEventSize = 16
-    static let epollDataOffset = 8
-    #endif
-
-    /// `struct mmsghdr`: a `msghdr` then `unsigned int msg_len`, padded to pointer alignment.
-    static let mmsghdrSize = (MemoryLayout<msghdr>.size + 4 + 7) & ~7
-    static let mmsgLenOffset = MemoryLayout<msghdr>.size
-
-    private static func symbol<F>(_ name: String) -> F {
-        guard let handle = dlopen(nil, RTLD_NOW), let pointer = dlsym(handle, name) else {
-            fatalError("libc lacks \(name)")
-        }
-        return unsafeBitCast(pointer, to: F.self)
+    /// epoll_ctl with `data.fd = fd`; allocation-free.
+    static func epollControl(_ epfd: Int32, _ op: Int32, _ fd: Int32, events: UInt32) -> Int32 {
+        parley_epoll_ctl(epfd, op, fd, events)
     }
 
-    static func epollControl(_ epfd: Int32, _ op: Int32, _ fd: Int32, events: UInt32) -> Int32 {
-        var raw = [UInt8](repeating: 0, count: 16)
-        return raw.withUnsafeMutableBytes { buffer in
-            buffer.storeBytes(of: events, toByteOffset: 0, as: UInt32.self)
-            buffer.storeBytes(of: UInt64(UInt32(bitPattern: fd)), toByteOffset: epollDataOffset, as: UInt64.self)
-            return epollCtl(epfd, op, fd, buffer.baseAddress)
-        }
+    /// epoll_wait into `events` (up to its count, capped at `epollMaxEvents`); returns the number ready.
+    static func epollWait(_ epfd: Int32, into events: UnsafeMutableBufferPointer<parley_epoll_ready>,
+                          timeoutMillis: Int32) -> Int32 {
+        guard let base = events.baseAddress, !events.isEmpty else { return 0 }
+        return parley_epoll_wait(epfd, base, Int32(min(events.count, epollMaxEvents)), timeoutMillis)
+    }
+
+    /// recvmmsg(2) over `count` headers; `lengths[i]` receives each datagram's size and received
+    /// headers are updated in place (`msg_namelen`, `msg_flags`). Returns the number received.
+    static func recvmmsg(_ fd: Int32, _ headers: UnsafeMutablePointer<msghdr>, lengths: UnsafeMutablePointer<UInt32>,
+                         count: Int, flags: Int32) -> Int32 {
+        parley_recvmmsg(fd, headers, lengths, UInt32(min(count, mmsgMax)), flags)
+    }
+
+    /// sendmmsg(2) over `count` headers (at most `mmsgMax` per call); returns the number sent.
+    static func sendmmsg(_ fd: Int32, _ headers: UnsafeMutablePointer<msghdr>, count: Int, flags: Int32) -> Int32 {
+        parley_sendmmsg(fd, headers, nil, UInt32(min(count, mmsgMax)), flags)
     }
 }
 

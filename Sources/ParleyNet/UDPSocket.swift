@@ -80,12 +80,12 @@ public final class UDPSocket: EventHandler, @unchecked Sendable {
         var addresses = datagrams.map(\.address.storage)
         let count = datagrams.count
         let total = datagrams.reduce(0) { $0 + $1.bytes.count }
-        let headers = UnsafeMutableRawPointer.allocate(byteCount: count * LinuxSyscalls.mmsghdrSize, alignment: 8)
+        let headers = UnsafeMutablePointer<msghdr>.allocate(capacity: count)
         let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: count)
         let payloads = UnsafeMutableRawPointer.allocate(byteCount: max(total, 1), alignment: 8)
         defer { headers.deallocate(); iovecs.deallocate(); payloads.deallocate() }
         var offset = 0
-        headers.initializeMemory(as: UInt8.self, repeating: 0, count: count * LinuxSyscalls.mmsghdrSize)
+        headers.initialize(repeating: msghdr(), count: count)
         addresses.withUnsafeMutableBufferPointer { addressBuffer in
             for i in 0..<count {
                 let bytes = datagrams[i].bytes
@@ -97,12 +97,11 @@ public final class UDPSocket: EventHandler, @unchecked Sendable {
                 header.msg_namelen = datagrams[i].address.length
                 header.msg_iov = iovecs + i
                 header.msg_iovlen = 1
-                headers.storeBytes(of: header, toByteOffset: i * LinuxSyscalls.mmsghdrSize, as: msghdr.self)
+                headers[i] = header
             }
             var sent = 0
             while sent < count {
-                let n = LinuxSyscalls.sendmmsg(fd, headers + sent * LinuxSyscalls.mmsghdrSize,
-                                               UInt32(count - sent), Int32(MSG_NOSIGNAL))
+                let n = LinuxSyscalls.sendmmsg(fd, headers + sent, count: count - sent, flags: Int32(MSG_NOSIGNAL))
                 if n <= 0 { Log.debug(.core, "sendmmsg: errno \(errno)"); break }
                 sent += Int(n)
             }
@@ -110,26 +109,31 @@ public final class UDPSocket: EventHandler, @unchecked Sendable {
     }
 }
 
-/// Preallocated `recvmmsg` buffers: one `mmsghdr`, `iovec`, address and payload slot per datagram.
+/// Preallocated `recvmmsg` buffers: one `msghdr`, length, `iovec`, address and payload slot per datagram.
 private final class RecvBatch {
     let count: Int
     let size: Int
-    private let headers: UnsafeMutableRawPointer
+    private let headers: UnsafeMutablePointer<msghdr>
+    private let lengths: UnsafeMutablePointer<UInt32>
     private let iovecs: UnsafeMutablePointer<iovec>
     private let addresses: UnsafeMutablePointer<sockaddr_storage>
     private let payloads: UnsafeMutableRawPointer
 
     init(count: Int, size: Int) {
-        self.count = count
+        self.count = min(count, LinuxSyscalls.mmsgMax)
         self.size = size
-        headers = .allocate(byteCount: count * LinuxSyscalls.mmsghdrSize, alignment: 8)
-        iovecs = .allocate(capacity: count)
-        addresses = .allocate(capacity: count)
-        payloads = .allocate(byteCount: count * size, alignment: 8)
+        headers = .allocate(capacity: self.count)
+        headers.initialize(repeating: msghdr(), count: self.count)
+        lengths = .allocate(capacity: self.count)
+        lengths.initialize(repeating: 0, count: self.count)
+        iovecs = .allocate(capacity: self.count)
+        addresses = .allocate(capacity: self.count)
+        payloads = .allocate(byteCount: self.count * size, alignment: 8)
     }
 
     deinit {
         headers.deallocate()
+        lengths.deallocate()
         iovecs.deallocate()
         addresses.deallocate()
         payloads.deallocate()
@@ -137,7 +141,6 @@ private final class RecvBatch {
 
     /// Receives up to `count` datagrams without blocking; returns how many.
     func receive(_ fd: Int32) -> Int {
-        headers.initializeMemory(as: UInt8.self, repeating: 0, count: count * LinuxSyscalls.mmsghdrSize)
         for i in 0..<count {
             iovecs[i] = iovec(iov_base: payloads + i * size, iov_len: size)
             var header = msghdr()
@@ -145,17 +148,17 @@ private final class RecvBatch {
             header.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
             header.msg_iov = iovecs + i
             header.msg_iovlen = 1
-            headers.storeBytes(of: header, toByteOffset: i * LinuxSyscalls.mmsghdrSize, as: msghdr.self)
+            headers[i] = header
+            lengths[i] = 0
         }
-        let n = LinuxSyscalls.recvmmsg(fd, headers, UInt32(count), Int32(MSG_DONTWAIT), nil)
+        let n = LinuxSyscalls.recvmmsg(fd, headers, lengths: lengths, count: count, flags: Int32(MSG_DONTWAIT))
         return Int(max(n, 0))
     }
 
     func datagrams(_ n: Int) -> [Datagram] {
         (0..<n).map { i in
-            let base = i * LinuxSyscalls.mmsghdrSize
-            let length = headers.load(fromByteOffset: base + LinuxSyscalls.mmsgLenOffset, as: UInt32.self)
-            let header = headers.load(fromByteOffset: base, as: msghdr.self)
+            let length = lengths[i]
+            let header = headers[i]
             let bytes = Array(UnsafeRawBufferPointer(start: payloads + i * size, count: min(Int(length), size)))
             return Datagram(address: SocketAddress(storage: addresses[i], length: header.msg_namelen), bytes: bytes)
         }

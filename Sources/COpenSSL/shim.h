@@ -22,4 +22,9 @@ static inline long parley_SSL_set_tlsext_host_name(SSL *s, const char *name) { r
 static inline long parley_SSL_CTX_set_min_proto_version(SSL_CTX *c, int v) { return SSL_CTX_set_min_proto_version(c, v); }
 static inline long parley_DTLS_get_timeout(SSL *s, struct timeval *tv) { return DTLSv1_get_timeout(s, tv); }
 static inline long parley_DTLS_handle_timeout(SSL *s) { return DTLSv1_handle_timeout(s); }
+/* DTLS-SRTP (DTLSSession, CertificateIdentity). */
+static inline long parley_SSL_set_mtu(SSL *s, long mtu) { return SSL_set_mtu(s, mtu); }
+static inline void parley_SSL_set_no_query_mtu(SSL *s) { SSL_set_options(s, SSL_OP_NO_QUERY_MTU); }
+static inline int parley_BIO_reset(BIO *b) { return (int)BIO_reset(b); }
+static inline EVP_PKEY *parley_EVP_EC_gen_P256(void) { return EVP_EC_gen("P-256"); }
 #endif

@@ -3,7 +3,7 @@
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
 //   0 C                  COpenSSL CSRTP COpus CSQLite (system libraries), CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP
-//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus AccessToken
+//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus AccessToken ICE
 //   3 networking, storage ParleyNet ParleyStore
 //   4 server              ParleyServer
 //   5 executables         parley-server parley parley-bench parley-fuzz
@@ -52,6 +52,7 @@ let package = Package(
         .target(name: "ParleySRTP", dependencies: ["CSRTP", "ParleyCore"], swiftSettings: strict),
         .target(name: "ParleyOpus", dependencies: ["COpus", "ParleyCore"], swiftSettings: strict),
         .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto"], swiftSettings: strict),
+        .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),
 
         // Layer 3: networking and storage.
         .target(name: "ParleyNet",
@@ -88,6 +89,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto"], swiftSettings: strict),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"], swiftSettings: strict),

@@ -4,7 +4,7 @@
 //   0 C                  COpenSSL CSRTP COpus CSQLite (system libraries), CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus AccessToken ICE
-//   3 networking, storage ParleyNet ParleyStore
+//   3 networking, storage ParleyNet ParleyStore WebRTC
 //   4 server              ParleyServer
 //   5 executables         parley-server parley parley-bench parley-fuzz
 import PackageDescription
@@ -60,11 +60,16 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore", "ParleyCrypto"],
                 swiftSettings: strict),
+        // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket.
+        .target(name: "WebRTC",
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ICE", "STUN", "RTP", "RTCP",
+                               "SDP", "WireKit"],
+                swiftSettings: strict),
 
         // Layer 4: the server as a library (tests drive it in-process).
         .target(name: "ParleyServer",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
-                               "ParleySRTP", "ParleyOpus"],
+                               "ParleySRTP", "ParleyOpus", "WebRTC", "SDP"],
                 swiftSettings: strict),
 
         // Layer 5: executables.
@@ -100,8 +105,12 @@ let package = Package(
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire"],
                     swiftSettings: strict),
+        .testTarget(name: "WebRTCTests",
+                    dependencies: ["WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet"],
+                    swiftSettings: strict),
         .testTarget(name: "InteropTests",
-                    dependencies: ["ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto"],
+                    dependencies: ["ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
+                                   "HTTPWire"],
                     swiftSettings: strict),
     ]
 )

@@ -2,6 +2,7 @@ import Foundation
 import AccessToken
 import HTTPWire
 import ParleyCore
+import WebRTC
 
 /// Routes the platform's HTTP API. Pure request → response (no sockets), so tests call it directly.
 ///
@@ -9,19 +10,25 @@ import ParleyCore
 /// - `GET /metrics`: counters (Prometheus text), no auth; bind the server to loopback or firewall it.
 /// - `GET /v1/me`: the caller's verified access token (identity, account, grants). Auth: `Authorization:
 ///   Bearer <JWT>` or `X-Twilio-Token: <JWT>`. Failures answer 401 with the token error code.
+/// - `POST /v1/echo`, `DELETE /v1/echo/<id>`, `OPTIONS`: WHIP-style audio echo (`EchoEndpoint`).
 public struct APIRouter: Sendable {
     let verifier: AccessTokenVerifier
     let metrics: ServerMetrics
     let version: String
+    /// `/v1/echo` (see `EchoEndpoint`); nil when the server runs without media.
+    let echo: EchoEndpoint?
 
-    public init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String = ParleyVersion.current) {
+    public init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String = ParleyVersion.current,
+                media: MediaTransportServer? = nil) {
         self.verifier = verifier
         self.metrics = metrics
         self.version = version
+        echo = media.map(EchoEndpoint.init(media:))
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         metrics.countRequest()
+        if let echo, EchoEndpoint.matches(request.path) { return await echo.handle(request, router: self) }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             let body: JSONObject = ["status": .string("ok"), "version": .string(version)]

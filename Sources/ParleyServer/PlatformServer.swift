@@ -2,6 +2,7 @@ import AccessToken
 import ParleyCore
 import ParleyNet
 import ParleyStore
+import WebRTC
 
 /// `parley-server` as a library: the store, the token verifier, the API router and the HTTP
 /// listener, wired together. Tests start it in-process on port 0; `parley-server` runs it until a
@@ -12,6 +13,8 @@ public final class PlatformServer: Sendable {
     public let metrics = ServerMetrics()
     /// The account and API key created on first start (or found on later ones).
     public let defaultCredentials: DefaultCredentials
+    /// The shared WebRTC media socket (`--media`), bound in `init`.
+    public let media: MediaTransportServer
     private let http: HTTPServer
 
     /// Opens (or creates, mode 0600) the store, ensures the default account and key exist, and
@@ -22,7 +25,8 @@ public final class PlatformServer: Sendable {
         self.store = store
         defaultCredentials = try store.ensureDefaultAccount()
         let verifier = AccessTokenVerifier(resolver: StoreKeyResolver(store: store), leeway: configuration.tokenLeeway)
-        let router = APIRouter(verifier: verifier, metrics: metrics)
+        media = try MediaTransportServer(configuration: .init(host: configuration.mediaHost, port: configuration.mediaPort))
+        let router = APIRouter(verifier: verifier, metrics: metrics, media: media)
         var http = HTTPServer.Configuration(host: configuration.host, port: configuration.port,
                                             threads: configuration.threads)
         if let cert = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
@@ -35,7 +39,7 @@ public final class PlatformServer: Sendable {
     public func start() throws {
         try http.start()
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
-        Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort)")
+        Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(media.candidate)")
         if defaultCredentials.created {
             Log.info(.platform, "created default account \(defaultCredentials.account.sid) and API key \(defaultCredentials.apiKey.sid)")
         }
@@ -47,6 +51,7 @@ public final class PlatformServer: Sendable {
     /// Stops accepting, lets in-flight requests finish, then closes.
     public func shutdown() async {
         await http.shutdown()
+        await media.shutdown()
         Log.info(.platform, "stopped")
     }
 }

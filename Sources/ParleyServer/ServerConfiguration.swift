@@ -12,13 +12,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var threads = 1
     /// Clock leeway for token `exp`/`nbf` checks, in seconds.
     public var tokenLeeway: Int64 = 60
+    /// The WebRTC media UDP socket (`--media`); port 0 picks an ephemeral one.
+    public var mediaHost = "127.0.0.1"
+    public var mediaPort = 0
 
     public init() {}
 
     public static let usage = """
-        usage: parley-server [--http HOST:PORT] [--db PATH] [--log-level LEVEL]
+        usage: parley-server [--http HOST:PORT] [--media HOST:PORT] [--db PATH] [--log-level LEVEL]
                              [--tls-cert PEM --tls-key PEM] [--threads N] [--token-leeway SECONDS]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
+          --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port)
           --db           SQLite store (default ./parley.db, created with mode 0600)
           --log-level    off|fatal|error|warning|info|debug|trace|all (default error)
           --tls-cert/--tls-key  serve HTTPS with this certificate and key
@@ -32,15 +36,20 @@ public struct ServerConfiguration: Sendable, Equatable {
             if flag == "--help" || flag == "-h" { throw ConfigurationError(message: usage, isHelp: true) }
             guard let value = rest.popFirst() else { throw ConfigurationError(message: "\(flag) needs a value") }
             switch flag {
-            case "--http":
+            case "--http", "--media":
                 guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
                       (0...65535).contains(port) else {
-                    throw ConfigurationError(message: "--http wants HOST:PORT, got \(value)")
+                    throw ConfigurationError(message: "\(flag) wants HOST:PORT, got \(value)")
                 }
                 var host = String(value[..<colon])
                 if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-                config.host = host.isEmpty ? "0.0.0.0" : host
-                config.port = port
+                if flag == "--http" {
+                    config.host = host.isEmpty ? "0.0.0.0" : host
+                    config.port = port
+                } else {
+                    config.mediaHost = host.isEmpty ? "0.0.0.0" : host
+                    config.mediaPort = port
+                }
             case "--db": config.databasePath = value
             case "--log-level":
                 guard let level = LogLevel(name: value) else { throw ConfigurationError(message: "unknown log level \(value)") }

@@ -1,0 +1,197 @@
+import ICE
+import ParleyCore
+import ParleyCrypto
+import ParleyNet
+import SDP
+
+/// The loop-confined half of `MediaTransportServer`: registry, demultiplexer and timers. Only
+/// ever used on `loop`'s thread (reached through `LoopBound`).
+final class MediaTransportCore {
+    let configuration: MediaTransportServer.Configuration
+    let certificate: CertificateIdentity
+    let loop: EventLoop
+    var socket: UDPSocket?
+    var candidates: [ICETransportAddress] = []
+    var stats = MediaTransportStatistics()
+    private var sessions: [String: PeerSession] = [:]
+    private var byUfrag: [String: PeerSession] = [:]
+    private var byAddress: [ICETransportAddress: PeerSession] = [:]
+    /// Outgoing datagrams of the current batch, sent together (sendmmsg) and reused.
+    private var outbox: [Datagram] = []
+    private let epoch = ContinuousClock.now
+    private var housekeeping = true
+    static let tickInterval: Duration = .milliseconds(100)
+
+    init(configuration: MediaTransportServer.Configuration, certificate: CertificateIdentity, loop: EventLoop) {
+        self.configuration = configuration
+        self.certificate = certificate
+        self.loop = loop
+        outbox.reserveCapacity(64)
+    }
+
+    var now: Double { (ContinuousClock.now - epoch).seconds }
+
+    // MARK: - Sessions
+
+    func createSession(_ offer: AudioOffer) -> Result<PeerSessionAnswer, ParleyError> {
+        guard sessions.count < configuration.maxSessions else {
+            return .failure(ParleyError(.mediaServerLocalDescFailed, reason: "media server is full (\(sessions.count) sessions)"))
+        }
+        var random = SystemRandomNumberGenerator()
+        var credentials = ICECredentials.random(using: &random)
+        while byUfrag[credentials.ufrag] != nil { credentials = ICECredentials.random(using: &random) }
+        let id = SecureRandom.hex(byteCount: 12)
+        let ssrc = UInt32.random(in: 1...UInt32.max, using: &random)
+        let parameters = AnswerParameters(localCredentials: credentials, fingerprint: certificate.fingerprint,
+                                          candidates: candidates, ssrc: ssrc, cname: "parley-\(id.prefix(8))",
+                                          sessionID: UInt64.random(in: 1...(1 << 62), using: &random))
+        let answer = EchoAnswerBuilder.answer(to: offer, parameters: parameters).serialized()
+        var sessionConfig = PeerSession.Configuration()
+        sessionConfig.maxDuration = configuration.maxSessionDuration
+        sessionConfig.connectTimeout = configuration.connectTimeout
+        sessionConfig.rtcpInterval = configuration.rtcpInterval
+        sessionConfig.ice.consentTimeout = configuration.consentTimeout
+        do {
+            let session = try PeerSession(id: id, offer: offer, answer: answer, localCredentials: credentials,
+                                          localSSRC: ssrc, certificate: certificate, configuration: sessionConfig,
+                                          now: now)
+            sessions[id] = session
+            byUfrag[credentials.ufrag] = session
+            stats.sessionsCreated += 1
+            stats.sessions = sessions.count
+            Log.info(.webrtc, "session \(id) created: \(offer.codec) PT \(offer.payloadType), DTLS \(offer.localDTLSRole)")
+            return .success(PeerSessionAnswer(id: id, sdp: answer))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func closeSession(id: String, reason: String) -> Bool {
+        guard let session = sessions[id] else { return false }
+        session.close(now: now, out: &outbox)
+        Log.info(.webrtc, "session \(id) \(reason)")
+        remove(session)
+        flush()
+        return true
+    }
+
+    func closeAll() {
+        for id in Array(sessions.keys) { _ = closeSession(id: id, reason: "closed at shutdown") }
+        housekeeping = false
+    }
+
+    func snapshot(id: String) -> PeerSessionSnapshot? { sessions[id]?.snapshot(now: now) }
+
+    func snapshots() -> [PeerSessionSnapshot] { sessions.values.map { $0.snapshot(now: now) } }
+
+    private func remove(_ session: PeerSession) {
+        guard sessions.removeValue(forKey: session.id) != nil else { return }
+        if session.state == .failed { stats.sessionsFailed += 1 }
+        byUfrag[session.localUfrag] = nil
+        for address in session.socketAddresses.keys where byAddress[address] === session { byAddress[address] = nil }
+        stats.sessions = sessions.count
+    }
+
+    // MARK: - Packet path
+
+    /// One `recvmmsg` batch from the socket.
+    func receive(_ datagrams: [Datagram]) {
+        let now = self.now
+        for datagram in datagrams {
+            stats.datagramsReceived += 1
+            datagram.bytes.withUnsafeBytes { bytes in dispatch(bytes, from: datagram.address, now: now) }
+        }
+        flush()
+    }
+
+    private func dispatch(_ bytes: UnsafeRawBufferPointer, from socketAddress: SocketAddress, now: Double) {
+        let kind = MediaPacketClass.classify(bytes)
+        guard kind != .unknown, let source = ICETransportAddress(socketAddress) else {
+            stats.unknownDropped += 1
+            Log.debug(.webrtc, "dropped \(bytes.count)-byte datagram from \(socketAddress): not STUN/DTLS/RTP/RTCP")
+            return
+        }
+        switch kind {
+        case .stun:
+            stats.stun += 1
+            let session = ICELiteAgent.localUfrag(ofBindingRequest: bytes).flatMap { byUfrag[$0] } ?? byAddress[source]
+            guard let session else { return unrouted(kind, source) }
+            session.receiveSTUN(bytes, from: source, socket: socketAddress, now: now, out: &outbox)
+            if session.ice.peerAddresses[source] != nil, byAddress[source] !== session {
+                if let previous = byAddress[source], previous !== session {
+                    Log.debug(.webrtc, "address \(source) moved from session \(previous.id) to \(session.id)")
+                }
+                byAddress[source] = session
+            }
+            after(session)
+        case .dtls:
+            stats.dtls += 1
+            guard let session = byAddress[source] else { return unrouted(kind, source) }
+            session.receiveDTLS(bytes, from: source, socket: socketAddress, now: now, out: &outbox)
+            armDTLSTimer(session)
+            after(session)
+        case .rtp:
+            stats.rtp += 1
+            guard let session = byAddress[source] else { return unrouted(kind, source) }
+            session.receiveRTP(bytes, from: source, socket: socketAddress, now: now, out: &outbox)
+            after(session)
+        case .rtcp:
+            stats.rtcp += 1
+            guard let session = byAddress[source] else { return unrouted(kind, source) }
+            session.receiveRTCP(bytes, from: source, socket: socketAddress, now: now, out: &outbox)
+            after(session)
+        case .unknown:
+            break
+        }
+    }
+
+    private func unrouted(_ kind: MediaPacketClass, _ source: ICETransportAddress) {
+        stats.unroutedDropped += 1
+        Log.debug(.webrtc, "dropped \(kind) from \(source): no session")
+    }
+
+    /// Removes a session that reached a terminal state.
+    private func after(_ session: PeerSession) {
+        if session.state.isTerminal { remove(session) }
+    }
+
+    private func flush() {
+        guard !outbox.isEmpty else { return }
+        stats.datagramsSent += outbox.count
+        socket?.send(outbox)
+        outbox.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - Timers
+
+    /// One DTLS retransmission timer per session at a time, from `DTLSSession.nextTimeout`
+    /// (OpenSSL keeps its own deadline, so an early `handleTimeout()` is harmless).
+    private func armDTLSTimer(_ session: PeerSession) {
+        guard !session.dtlsTimerPending, !session.state.isTerminal, let timeout = session.dtls.nextTimeout else { return }
+        session.dtlsTimerPending = true
+        let bound = LoopBound(self, loop: loop)
+        loop.schedule(after: max(timeout, .milliseconds(1))) { [id = session.id] in
+            let core = bound.value
+            guard let session = core.sessions[id] else { return }
+            session.dtlsTimerFired(now: core.now, out: &core.outbox)
+            core.armDTLSTimer(session)
+            core.after(session)
+            core.flush()
+        }
+    }
+
+    /// Every 100 ms: ICE consent and timeouts, maximum duration, RTCP reports.
+    func startHousekeeping(_ bound: LoopBound<MediaTransportCore>) {
+        loop.schedule(after: Self.tickInterval) {
+            let core = bound.value
+            guard core.housekeeping else { return }
+            let now = core.now
+            for session in Array(core.sessions.values) {
+                session.tick(now: now, out: &core.outbox)
+                core.after(session)
+            }
+            core.flush()
+            core.startHousekeeping(bound)
+        }
+    }
+}

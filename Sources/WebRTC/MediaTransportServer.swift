@@ -1,0 +1,139 @@
+import ICE
+import ParleyCore
+import ParleyCrypto
+import ParleyNet
+import SDP
+
+/// One UDP socket shared by every `PeerSession`, with RFC 7983 demultiplexing (STUN by the
+/// USERNAME's local ufrag, everything else by source address) and the session registry.
+///
+/// Threading: the socket, the registry and every session belong to one `EventLoop` thread (the
+/// socket's). Other threads — HTTP handlers, tests — call the `async` methods, which hand the
+/// work over with `loop.execute` and await the result through a continuation. The packet path
+/// never leaves the loop and takes no locks.
+public final class MediaTransportServer: Sendable {
+    public struct Configuration: Sendable {
+        /// Where the socket binds; port 0 picks an ephemeral port.
+        public var host: String
+        public var port: Int
+        /// The address put in `a=candidate` (default: `host`, or 127.0.0.1 when `host` is a wildcard).
+        public var advertisedHost: String?
+        public var maxSessions = 256
+        /// Sessions close after this long even if the peer is still there.
+        public var maxSessionDuration: Duration = .seconds(3600)
+        /// ICE and DTLS must be connected this soon after the offer, else 53405/53407.
+        public var connectTimeout: Duration = .seconds(30)
+        public var rtcpInterval: Duration = .seconds(1)
+        /// ICE consent (RFC 7675): failure after this long without a check.
+        public var consentTimeout: Duration = .seconds(30)
+
+        public init(host: String = "127.0.0.1", port: Int = 0, advertisedHost: String? = nil) {
+            self.host = host
+            self.port = port
+            self.advertisedHost = advertisedHost
+        }
+    }
+
+    public let configuration: Configuration
+    public let loop: EventLoop
+    private let socket: UDPSocket
+    private let core: LoopBound<MediaTransportCore>
+    private let ownsLoop: Bool
+    /// The host candidate every answer carries.
+    public let candidate: ICETransportAddress
+    /// Our DTLS certificate's fingerprint, as in every answer.
+    public var fingerprint: DTLSFingerprint { certificate.fingerprint }
+    let certificate: CertificateIdentity
+
+    /// Binds the socket and starts housekeeping. Pass `loop` to share one; otherwise the server
+    /// runs its own (`parley-media`) and stops it in `shutdown()`.
+    public init(configuration: Configuration = Configuration(), loop: EventLoop? = nil) throws {
+        self.configuration = configuration
+        ownsLoop = loop == nil
+        let loop = try loop ?? EventLoop(name: "parley-media")
+        self.loop = loop
+        let core: MediaTransportCore
+        do {
+            certificate = try CertificateIdentity(commonName: "parley-media")
+            core = MediaTransportCore(configuration: configuration, certificate: certificate, loop: loop)
+            let bound = LoopBound(core, loop: loop)
+            socket = try UDPSocket(host: configuration.host, port: configuration.port, loop: loop, batchSize: 32,
+                                   maxDatagramBytes: 2048) { datagrams in bound.value.receive(datagrams) }
+        } catch {
+            if ownsLoop { loop.stop() }
+            throw error
+        }
+        let bound = LoopBound(core, loop: loop)
+        self.core = bound
+        let wildcard = ["0.0.0.0", "::", "[::]", ""].contains(configuration.host)
+        let host = configuration.advertisedHost ?? (wildcard ? "127.0.0.1" : configuration.host)
+        guard let candidate = ICETransportAddress(host, port: UInt16(clamping: socket.localPort)) else {
+            socket.close()
+            if ownsLoop { loop.stop() }
+            throw ParleyError(.mediaServerLocalDescFailed, reason: "media host \(host) is not an IP address")
+        }
+        self.candidate = candidate
+        let socket = socket
+        loop.execute {
+            bound.value.socket = socket
+            bound.value.candidates = [candidate]
+            bound.value.startHousekeeping(bound)
+        }
+    }
+
+    /// The bound UDP port.
+    public var localPort: Int { socket.localPort }
+
+    /// Creates an echo session from an SDP offer and returns its id and SDP answer.
+    /// - Throws: `ParleyError` 53403 (unusable offer), 53404 (no supported audio codec),
+    ///   53401 (too many sessions or local setup failed).
+    public func createEchoSession(offer: String) async throws(ParleyError) -> PeerSessionAnswer {
+        let parsed = try AudioOffer(offer: offer)
+        let core = self.core
+        let result: Result<PeerSessionAnswer, ParleyError> = await onLoop { core.value.createSession(parsed) }
+        return try result.get()
+    }
+
+    /// Closes a session (close_notify to the peer). False if the id is unknown.
+    public func closeSession(id: String) async -> Bool {
+        let core = self.core
+        return await onLoop { core.value.closeSession(id: id, reason: "closed by request") }
+    }
+
+    /// A snapshot of one session, or nil if unknown (or already ended and removed).
+    public func session(id: String) async -> PeerSessionSnapshot? {
+        let core = self.core
+        return await onLoop { core.value.snapshot(id: id) }
+    }
+
+    /// Snapshots of all open sessions.
+    public func sessions() async -> [PeerSessionSnapshot] {
+        let core = self.core
+        return await onLoop { core.value.snapshots() }
+    }
+
+    public func statistics() async -> MediaTransportStatistics {
+        let core = self.core
+        return await onLoop { core.value.stats }
+    }
+
+    /// Closes every session and the socket, and stops the loop if the server created it.
+    public func shutdown() async {
+        let core = self.core
+        _ = await onLoop { core.value.closeAll() }
+        socket.close()
+        if ownsLoop {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                loop.execute { done.resume() }
+            }
+            loop.stop()
+        }
+    }
+
+    /// Runs `body` on the loop thread and returns its result.
+    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            loop.execute { continuation.resume(returning: body()) }
+        }
+    }
+}

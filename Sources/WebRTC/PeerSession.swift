@@ -1,0 +1,243 @@
+import ICE
+import ParleyCore
+import ParleyCrypto
+import ParleyNet
+import ParleySRTP
+import STUN
+
+/// The server side of one WebRTC audio session: an ICE-lite agent answering the peer's checks,
+/// a DTLS session (server for `a=setup:actpass`), SRTP keyed from it, and the echo media path.
+///
+/// Threading: every instance is owned by the `MediaTransportServer`'s event loop and only touched
+/// on that loop's thread (the server reaches it through `LoopBound`); nothing here locks. Each
+/// entry point appends the datagrams to send to `out`, which the server sends as one batch.
+final class PeerSession {
+    struct Configuration {
+        var maxDuration: Duration = .seconds(3600)
+        /// No ICE selection and DTLS within this time fails the session (53405).
+        var connectTimeout: Duration = .seconds(30)
+        var rtcpInterval: Duration = .seconds(1)
+        var ice = ICELiteAgent.Configuration()
+    }
+
+    let id: String
+    let offer: AudioOffer
+    let configuration: Configuration
+    let answer: String
+    let localSSRC: UInt32
+    var ice: ICELiteAgent
+    let dtls: DTLSSession
+    var srtp: SRTPContext?
+    private(set) var state: PeerConnectionState = .new
+    private(set) var failure: ParleyError?
+    /// Session start on the server's clock (seconds since its epoch).
+    let createdAt: Double
+    var iceConnectedAt: Double?
+    var dtlsConnectedAt: Double?
+    var connectedAt: Double?
+    /// Socket addresses of peer transport addresses that passed a check, for sending.
+    var socketAddresses: [ICETransportAddress: SocketAddress] = [:]
+    var counters = PeerSessionCounters()
+    var reception = ReceptionStatistics()
+    /// Echo rewriting: our sequence number and timestamp are the peer's shifted by these.
+    let sequenceShift: UInt16
+    let timestampShift: UInt32
+    var sentPackets: UInt32 = 0
+    var sentOctets: UInt32 = 0
+    var lastSentTimestamp: UInt32?
+    var lastSentAt: Double = 0
+    var nextRTCPAt: Double = 0
+    /// A DTLS retransmission timer is pending on the loop.
+    var dtlsTimerPending = false
+    /// One reusable packet buffer: SRTP works in place and needs trailer room.
+    var scratch = [UInt8](repeating: 0, count: 2048 + SRTPContext.maxRTCPTrailerLength)
+
+    init(id: String, offer: AudioOffer, answer: String, localCredentials: ICECredentials, localSSRC: UInt32,
+         certificate: CertificateIdentity, configuration: Configuration, now: Double) throws(ParleyError) {
+        self.id = id
+        self.offer = offer
+        self.answer = answer
+        self.localSSRC = localSSRC
+        self.configuration = configuration
+        createdAt = now
+        ice = ICELiteAgent(localCredentials: localCredentials, remoteCredentials: offer.remoteCredentials,
+                           configuration: configuration.ice, hmac: { HMAC.sha1(key: $0, message: $1) })
+        dtls = try DTLSSession(role: offer.localDTLSRole, certificate: certificate,
+                               remoteFingerprints: offer.remoteFingerprints)
+        var random = SystemRandomNumberGenerator()
+        sequenceShift = UInt16.random(in: 0...UInt16.max, using: &random)
+        timestampShift = UInt32.random(in: 0...UInt32.max, using: &random)
+    }
+
+    var localUfrag: String { ice.localCredentials.ufrag }
+    var selectedAddress: ICETransportAddress? { ice.selectedAddress }
+    var selectedSocketAddress: SocketAddress? { ice.selectedAddress.flatMap { socketAddresses[$0] } }
+
+    // MARK: - Inbound
+
+    /// A STUN datagram routed to this session (by ufrag or by address).
+    func receiveSTUN(_ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: SocketAddress,
+                     now: Double, out: inout [Datagram]) {
+        counters.stunReceived += 1
+        let actions = ice.receive(bytes, from: source, now: Self.instant(now))
+        if ice.peerAddresses[source] != nil, socketAddresses[source] == nil {
+            if socketAddresses.count >= 32 { socketAddresses = socketAddresses.filter { ice.peerAddresses[$0.key] != nil } }
+            socketAddresses[source] = socket
+        }
+        apply(actions, fallback: socket, now: now, out: &out)
+    }
+
+    /// A DTLS record from a known peer address.
+    func receiveDTLS(_ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: SocketAddress,
+                     now: Double, out: inout [Datagram]) {
+        counters.dtlsReceived += 1
+        apply(ice.noteTraffic(from: source, now: Self.instant(now)), fallback: socket, now: now, out: &out)
+        if state == .new { setState(.checking) }
+        let output = dtls.receive(bytes: bytes)
+        handleDTLS(output, to: socket, now: now, out: &out)
+    }
+
+    /// The DTLS retransmission timer fired.
+    func dtlsTimerFired(now: Double, out: inout [Datagram]) {
+        dtlsTimerPending = false
+        guard !state.isTerminal, let socket = selectedSocketAddress ?? socketAddresses.values.first else { return }
+        handleDTLS(dtls.handleTimeout(), to: socket, now: now, out: &out)
+    }
+
+    func handleDTLS(_ output: DTLSOutput, to socket: SocketAddress, now: Double, out: inout [Datagram]) {
+        for datagram in output.datagrams { out.append(Datagram(address: socket, bytes: datagram)) }
+        guard let change = output.stateChange else { return }
+        switch change {
+        case .connected:
+            dtlsConnectedAt = now
+            do {
+                srtp = try Self.makeSRTP(dtls)
+            } catch {
+                return fail(error)
+            }
+            Log.debug(.webrtc, "session \(id): DTLS connected, SRTP \(srtp.map { "\($0.profile)" } ?? "-")")
+            updateConnected(now: now)
+        case .failed(let error):
+            fail(ParleyError(.mediaDtlsTransportFailed, reason: error.failureReason ?? "DTLS failed"))
+        case .closed:
+            close(now: now, out: &out)
+        case .new, .handshaking:
+            break
+        }
+    }
+
+    static func makeSRTP(_ dtls: DTLSSession) throws(ParleyError) -> SRTPContext {
+        guard let m = dtls.srtpKeyingMaterial, let profile = SRTPProfile(protectionProfileID: m.profile.rawValue) else {
+            throw ParleyError(.mediaDtlsTransportFailed, reason: "DTLS negotiated no SRTP profile (use_srtp)")
+        }
+        let keys = SRTPKeyingMaterial(profile: profile, localKey: m.localKey, localSalt: m.localSalt,
+                                      remoteKey: m.remoteKey, remoteSalt: m.remoteSalt)
+        return try SRTPContext(keyingMaterial: keys)
+    }
+
+    // MARK: - ICE actions and state
+
+    func apply(_ actions: [ICEAction], fallback: SocketAddress, now: Double, out: inout [Datagram]) {
+        for action in actions {
+            switch action {
+            case .send(let bytes, let to):
+                out.append(Datagram(address: socketAddresses[to] ?? fallback, bytes: bytes))
+            case .selected(let address):
+                Log.debug(.webrtc, "session \(id): ICE selected \(address)")
+                if offer.localDTLSRole == .client, dtls.state == .new, let socket = socketAddresses[address] {
+                    for datagram in dtls.start() { out.append(Datagram(address: socket, bytes: datagram)) }
+                }
+            case .stateChanged(let iceState):
+                switch iceState {
+                case .checking:
+                    if state == .new { setState(.checking) }
+                case .connected, .completed:
+                    if iceConnectedAt == nil { iceConnectedAt = now }
+                    updateConnected(now: now)
+                case .failed:
+                    fail(ice.failure ?? ParleyError(.mediaConnection, reason: "ICE failed"))
+                case .disconnected, .new, .closed:
+                    break
+                }
+            }
+        }
+    }
+
+    func updateConnected(now: Double) {
+        guard !state.isTerminal, state != .connected, iceConnectedAt != nil, srtp != nil else { return }
+        connectedAt = now
+        setState(.connected)
+        nextRTCPAt = now
+    }
+
+    func setState(_ new: PeerConnectionState) {
+        guard new != state, !state.isTerminal else { return }
+        Log.debug(.webrtc, "session \(id): \(state) → \(new)")
+        state = new
+    }
+
+    func fail(_ error: ParleyError) {
+        guard !state.isTerminal else { return }
+        Log.info(.webrtc, "session \(id) failed: \(error)")
+        failure = error
+        setState(.failed)
+        _ = ice.close()
+    }
+
+    /// Ends the session: close_notify to the peer, ICE closed.
+    func close(now: Double, out: inout [Datagram]) {
+        guard !state.isTerminal else { return }
+        if let socket = selectedSocketAddress {
+            for datagram in dtls.close() { out.append(Datagram(address: socket, bytes: datagram)) }
+        }
+        _ = ice.close()
+        setState(.closed)
+    }
+
+    /// Timers: ICE consent, connect timeout, maximum duration, periodic RTCP.
+    func tick(now: Double, out: inout [Datagram]) {
+        guard !state.isTerminal else { return }
+        let instant = Self.instant(now)
+        if let deadline = ice.nextDeadline, deadline <= instant {
+            apply(ice.tick(now: instant), fallback: selectedSocketAddress ?? Self.placeholder, now: now, out: &out)
+        }
+        if state != .connected, now - createdAt >= configuration.connectTimeout.seconds {
+            let what = iceConnectedAt == nil ? "ICE" : "DTLS"
+            let code: ParleyError.Code = iceConnectedAt == nil ? .mediaConnection : .mediaDtlsTransportFailed
+            return fail(ParleyError(code, reason: "\(what) did not connect within \(configuration.connectTimeout)"))
+        }
+        if now - createdAt >= configuration.maxDuration.seconds {
+            Log.info(.webrtc, "session \(id): maximum duration \(configuration.maxDuration) reached")
+            return close(now: now, out: &out)
+        }
+        if state == .connected, now >= nextRTCPAt {
+            nextRTCPAt = now + configuration.rtcpInterval.seconds
+            sendReports(now: now, out: &out)
+        }
+    }
+
+    static let placeholder = try! SocketAddress.resolve(host: "127.0.0.1", port: 9)
+
+    static func instant(_ seconds: Double) -> ICEInstant {
+        ICEInstant(nanoseconds: UInt64(max(0, seconds) * 1e9))
+    }
+
+    func snapshot(now: Double) -> PeerSessionSnapshot {
+        func after(_ t: Double?) -> Duration? { t.map { .nanoseconds(Int64(($0 - createdAt) * 1e9)) } }
+        return PeerSessionSnapshot(
+            id: id, state: state, failure: failure, codec: offer.codec, payloadType: offer.payloadType,
+            localSSRC: localSSRC, remoteSSRC: reception.packetsReceived > 0 ? reception.ssrc : nil,
+            selectedAddress: ice.selectedAddress, iceConnectedAfter: after(iceConnectedAt),
+            dtlsConnectedAfter: after(dtlsConnectedAt), connectedAfter: after(connectedAt),
+            age: .nanoseconds(Int64((now - createdAt) * 1e9)), counters: counters, jitter: reception.jitter,
+            cumulativeLost: reception.cumulativeLost)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `Double`.
+    var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) / 1e18
+    }
+}

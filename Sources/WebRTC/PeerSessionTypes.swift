@@ -1,0 +1,85 @@
+import ICE
+import ParleyCore
+
+/// The W3C `RTCPeerConnectionState` subset a server-side session goes through.
+public enum PeerConnectionState: String, Sendable, Hashable, CaseIterable {
+    /// Created from an offer; no connectivity check yet.
+    case new
+    /// Checks or the DTLS handshake are under way.
+    case checking
+    /// ICE selected a pair and DTLS-SRTP is keyed: media flows.
+    case connected
+    /// ICE (53405) or DTLS (53407) failed, or consent expired. Terminal.
+    case failed
+    /// Ended by DELETE, by the peer's close_notify, or by the maximum duration. Terminal.
+    case closed
+
+    public var isTerminal: Bool { self == .failed || self == .closed }
+}
+
+/// A copy of one session's state and counters, safe to hand to other threads.
+public struct PeerSessionSnapshot: Sendable {
+    public var id: String
+    public var state: PeerConnectionState
+    public var failure: ParleyError?
+    public var codec: AudioCodec
+    public var payloadType: UInt8
+    public var localSSRC: UInt32
+    public var remoteSSRC: UInt32?
+    /// The peer address media goes to (the nominated pair).
+    public var selectedAddress: ICETransportAddress?
+    /// Time from the offer to ICE `connected`, to DTLS `connected`, and to the session's `connected`.
+    public var iceConnectedAfter: Duration?
+    public var dtlsConnectedAfter: Duration?
+    public var connectedAfter: Duration?
+    public var age: Duration
+    public var counters: PeerSessionCounters
+    /// Interarrival jitter of the received stream, in RTP timestamp units (RFC 3550 A.8).
+    public var jitter: UInt32
+    /// Packets lost in the received stream since the first one (RFC 3550 A.3).
+    public var cumulativeLost: Int64
+}
+
+/// Per-session packet counters.
+public struct PeerSessionCounters: Sendable, Hashable {
+    public var stunReceived = 0
+    public var dtlsReceived = 0
+    public var rtpReceived = 0
+    public var rtpEchoed = 0
+    public var rtcpReceived = 0
+    public var senderReportsReceived = 0
+    public var receiverReportsReceived = 0
+    public var rtcpSent = 0
+    /// SRTP/SRTCP packets that failed to unprotect (replay, authentication) or protect.
+    public var srtpErrors = 0
+    /// RTP/RTCP that arrived before SRTP was keyed, or did not parse.
+    public var mediaDropped = 0
+
+    public init() {}
+}
+
+/// Counters of the shared media socket (all sessions).
+public struct MediaTransportStatistics: Sendable, Hashable {
+    /// Sessions currently open.
+    public var sessions = 0
+    public var sessionsCreated = 0
+    public var sessionsFailed = 0
+    public var datagramsReceived = 0
+    public var datagramsSent = 0
+    public var stun = 0
+    public var dtls = 0
+    public var rtp = 0
+    public var rtcp = 0
+    /// Not STUN, DTLS, RTP or RTCP by the RFC 7983 first-byte rule (or too short).
+    public var unknownDropped = 0
+    /// Well-classified but matching no session (unknown ufrag or source address).
+    public var unroutedDropped = 0
+
+    public init() {}
+}
+
+/// What `MediaTransportServer.createSession` returns: the id (for `Location`) and the SDP answer.
+public struct PeerSessionAnswer: Sendable {
+    public var id: String
+    public var sdp: String
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// Chromium (libwebrtc, the browser's WebRTC) offers its fake microphone to `POST /v1/echo` of a real
+/// `parley-server` process from a page on another origin (so CORS is exercised), connects over
+/// ICE-lite + DTLS-SRTP, and must receive audio back: `getStats()` inbound-rtp shows packets and a
+/// non-zero audio level. Then the page DELETEs the session.
+///
+/// Everything runs in a private network + PID namespace with only `lo` (see `ChromiumEchoRun`).
+/// Needs root, `chromium`, `iproute2`, `util-linux` and `python3` (scripts/install-deps); without
+/// them the test fails, it does not skip.
+@Suite(.serialized) struct ChromiumEchoInteropTests {
+    @Test(.timeLimit(.minutes(1))) func chromiumConnectsAndHearsItsEcho() async throws {
+        let started = ContinuousClock.now
+        let run = try ChromiumEchoRun(statsMilliseconds: 4000)
+        defer { run.cleanUp() }
+        let ended = await run.wait(timeout: .seconds(52))
+        #expect(ended, "the Chromium run did not finish within 52 s; it was killed")
+        let report = try run.report()
+        let r = report["result"] as? [String: Any] ?? [:]
+
+        let interfaces = report["interfaces"] as? [String] ?? []
+        print("chromium echo: namespace interfaces \(interfaces), \(report["server_line"] ?? "-")")
+        print("chromium echo: chromium exit \(report["chromium_exit"] ?? "-") after \(report["chromium_s"] ?? "-") s, "
+              + "whole test \(ContinuousClock.now - started)")
+        var shown = r
+        shown["answer_sdp"] = nil
+        print("chromium echo result: \(shown)")
+        print("offer → connected (Chromium, POST to connectionState connected): \(r["offer_to_connected_ms"] ?? "-") ms; "
+              + "createOffer → connected \(r["create_offer_to_connected_ms"] ?? "-") ms; states \(r["states"] ?? "-"), "
+              + "ICE \(r["ice_states"] ?? "-")")
+
+        let diagnostics = "error: \(report["error"] ?? r["error"] ?? "-")\nanswer:\n\(r["answer_sdp"] ?? "-")\n"
+            + "page result: \(report["posted_result"].map { "\($0)" } ?? "-")\n"
+            + "DOM tail: \(report["dom_tail"] ?? "-")\n"
+            + "server stderr: \(report["server_stderr"] ?? "-")\nchromium stderr: \(report["chromium_stderr"] ?? "-")"
+
+        // The safety net itself: only loopback in the namespace, only loopback candidates offered.
+        #expect(interfaces == ["lo"], "namespace interfaces: \(interfaces)")
+        let candidates = r["offer_candidates"] as? [String] ?? []
+        #expect(candidates.allSatisfy { $0.contains(" 127.0.0.1 ") }, "non-loopback candidates: \(candidates)")
+
+        #expect(report["result"] != nil, "no result in Chromium's DOM\n\(diagnostics)")
+        #expect(r["post_status"] as? Int == 201, "POST /v1/echo: \(r["post_status"] ?? "-")\n\(diagnostics)")
+        #expect(r["connection_state"] as? String == "connected", "not connected\n\(diagnostics)")
+        let inbound = r["inbound"] as? [String: Any] ?? [:]
+        let packets = inbound["packetsReceived"] as? Int ?? 0
+        #expect(packets > 100, "only \(packets) inbound audio packets\n\(diagnostics)")
+        let energy = Self.number(inbound["totalAudioEnergy"])
+        let maxLevel = Self.number(r["max_audio_level"])
+        #expect(energy > 0, "inbound totalAudioEnergy \(energy)")
+        #expect(maxLevel > 0, "inbound audioLevel never above 0")
+        #expect(r["delete_status"] as? Int == 200, "DELETE: \(r["delete_status"] ?? "-")")
+    }
+
+    /// A JSON number as a Double (JSONSerialization gives whole numbers as Int).
+    static func number(_ value: Any?) -> Double {
+        if let d = value as? Double { return d }
+        if let i = value as? Int { return Double(i) }
+        return 0
+    }
+}

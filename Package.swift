@@ -106,11 +106,12 @@ let package = Package(
                     dependencies: ["ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
-                    dependencies: ["WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet"],
+                    dependencies: ["WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
+                                   "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "HTTPWire"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
-                                   "HTTPWire"],
+                                   "HTTPWire", "ICE", "ParleyOpus"],
                     swiftSettings: strict),
     ]
 )

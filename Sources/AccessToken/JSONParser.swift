@@ -10,7 +10,8 @@ extension JSONValue {
     /// names (RFC 7515 §5.2 lets a JWS parser reject them, and we do), no lone surrogates, nesting at
     /// most `maxDepth`. Never traps on any input; suitable for fuzzing.
     public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 32) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: Array(bytes), maxDepth: maxDepth)
+        let array = bytes.withContiguousStorageIfAvailable { Array($0) } ?? Array(bytes)
+        var parser = JSONParser(bytes: array, maxDepth: maxDepth)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()

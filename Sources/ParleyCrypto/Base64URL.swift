@@ -4,13 +4,14 @@ public enum Base64URL {
 
     /// Encodes without `=` padding.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        let input = Array(bytes)
+        let input = bytes.withContiguousStorageIfAvailable { Array($0) } ?? Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity((input.count * 4 + 2) / 3)
         var i = 0
         while i + 3 <= input.count {
             let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-            for shift in [18, 12, 6, 0] as [UInt32] { out.append(alphabet[Int((n >> shift) & 63)]) }
+            out.append(alphabet[Int((n >> 18) & 63)]); out.append(alphabet[Int((n >> 12) & 63)])
+            out.append(alphabet[Int((n >> 6) & 63)]); out.append(alphabet[Int(n & 63)])
             i += 3
         }
         switch input.count - i {
@@ -35,6 +36,13 @@ public enum Base64URL {
 
     /// Strict decoding of the UTF-8 bytes of a base64url string; see `decode(_:)`.
     public static func decode(utf8 chars: some Collection<UInt8>) -> [UInt8]? {
+        // One generic call hands over contiguous bytes; the loop below then runs on a concrete
+        // buffer instead of through the collection's witness table per character.
+        if let decoded = chars.withContiguousStorageIfAvailable({ decode(buffer: $0) }) { return decoded }
+        return Array(chars).withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    private static func decode(buffer chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = chars.count
         if count % 4 == 1 { return nil }
         var out: [UInt8] = []

@@ -1,0 +1,272 @@
+import ICE
+import ParleyCore
+import ParleyCrypto
+import ParleyNet
+import Synchronization
+
+/// The client side of a WebRTC audio session (what the Parley SDK uses): full ICE
+/// (`ICEAgent`, controlling when we offer), DTLS-SRTP (role from `a=setup`), Opus/G.711 RTP out
+/// through `sendAudio(payload:timestampIncrement:)`, received RTP payloads on `audio`, and RTCP
+/// SR/RR with round-trip time, jitter and loss.
+///
+/// Threading: every socket, the ICE agent, DTLS, SRTP and all counters belong to one `EventLoop`
+/// thread (`PeerConnectionCore`, reached through `LoopBound`). Public methods may be called from
+/// any thread or task: they hop onto the loop with `execute` and await the result.
+public final class PeerConnection: Sendable {
+    /// A STUN or TURN server (W3C `RTCIceServer`, one URL each).
+    public enum ICEServer: Sendable, Hashable {
+        case stun(ICETransportAddress)
+        /// A TURN server over UDP with long-term (or coturn REST, see `TURNRESTCredentials`) credentials.
+        case turn(TURNServer)
+    }
+
+    public struct Configuration: Sendable {
+        public var iceServers: [ICEServer]
+        /// `.relay` signals and pairs only TURN-relayed candidates.
+        public var transportPolicy: ICETransportPolicy
+        /// Local IP addresses to bind one UDP socket each and gather host candidates from.
+        public var hostAddresses: [String]
+        /// `createOffer`/`createAnswer` wait this long for gathering, then use what they have.
+        public var gatheringTimeout: Duration = .seconds(5)
+        /// Not connected this long after the remote description: `.failed` (53405 / 53407).
+        public var connectTimeout: Duration = .seconds(20)
+        public var rtcpInterval: Duration = .seconds(1)
+        /// Offer `telephone-event/8000` (RFC 4733) as PT 101.
+        public var offerTelephoneEvent = true
+
+        public init(iceServers: [ICEServer] = [], transportPolicy: ICETransportPolicy = .all,
+                    hostAddresses: [String] = ["127.0.0.1"]) {
+            self.iceServers = iceServers
+            self.transportPolicy = transportPolicy
+            self.hostAddresses = hostAddresses
+        }
+    }
+
+    /// W3C `RTCPeerConnectionState`.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        case new, checking, connected, disconnected, failed, closed
+
+        public var isTerminal: Bool { self == .failed || self == .closed }
+    }
+
+    /// When each step happened, measured from the connection's creation.
+    public struct Timings: Sendable, Hashable {
+        /// `createOffer`/`createAnswer` was called (start of signaling).
+        public var signalingStarted: Duration?
+        /// The local description was ready (gathering complete).
+        public var localDescription: Duration?
+        /// The remote description (answer, or the offer we answered) was applied.
+        public var remoteDescription: Duration?
+        public var iceConnected: Duration?
+        public var dtlsConnected: Duration?
+        public var connected: Duration?
+
+        /// From the start of signaling (`createOffer`) to `connected`.
+        public var offerToConnected: Duration? {
+            guard let signalingStarted, let connected else { return nil }
+            return connected - signalingStarted
+        }
+    }
+
+    /// A snapshot of state and RTP/RTCP statistics.
+    public struct Statistics: Sendable {
+        public var state: State
+        public var iceState: ICEConnectionState
+        public var failure: ParleyError?
+        public var timings: Timings
+        /// The selected candidate pair (ours, the peer's).
+        public var localCandidate: ICECandidate?
+        public var remoteCandidate: ICECandidate?
+        public var codec: AudioCodec?
+        public var payloadType: UInt8?
+        public var localSSRC: UInt32
+        public var remoteSSRC: UInt32?
+        public var packetsSent: UInt64 = 0
+        public var payloadBytesSent: UInt64 = 0
+        public var packetsReceived: UInt64 = 0
+        public var payloadBytesReceived: UInt64 = 0
+        /// Interarrival jitter of the received stream, in seconds (RFC 3550 A.8).
+        public var jitter: Double = 0
+        /// Packets lost in the received stream (RFC 3550 A.3).
+        public var cumulativeLost: Int64 = 0
+        /// From the peer's last report block on our stream.
+        public var remoteFractionLost: UInt8?
+        public var remoteCumulativeLost: Int32?
+        public var remoteJitter: UInt32?
+        /// RTT from the peer's report blocks (A − LSR − DLSR, RFC 3550 §6.4.1), the latest one.
+        public var roundTripTime: Duration?
+        public var roundTripTimeSamples = 0
+        public var rtcpSent = 0
+        public var rtcpReceived = 0
+        public var srtpErrors = 0
+        /// `sendAudio` calls dropped because media was not (yet) connected.
+        public var sendDropped = 0
+    }
+
+    /// One received RTP packet (SRTP removed).
+    public struct ReceivedAudio: Sendable {
+        public var payload: [UInt8]
+        public var payloadType: UInt8
+        public var sequenceNumber: UInt16
+        public var timestamp: UInt32
+        public var ssrc: UInt32
+        public var marker: Bool
+    }
+
+    public let configuration: Configuration
+    public let loop: EventLoop
+    /// Received RTP payloads, in arrival order; finishes on `close()` or failure.
+    public let audio: AsyncStream<ReceivedAudio>
+    /// State changes, as they happen; finishes at a terminal state.
+    public let states: AsyncStream<State>
+    /// Our DTLS certificate's fingerprint, as in our SDP.
+    public var fingerprint: DTLSFingerprint { certificate.fingerprint }
+    let certificate: CertificateIdentity
+    let core: LoopBound<PeerConnectionCore>
+    private let sockets: [UDPSocket]
+    private let ownsLoop: Bool
+    /// Set once `close()` has finished: the last statistics (the loop may be stopped by then).
+    private let closedStatistics = Mutex<Statistics?>(nil)
+
+    /// Binds one UDP socket per host address. Pass `loop` to share one; otherwise the connection
+    /// runs its own (`parley-pc`) and stops it in `close()`.
+    public init(configuration: Configuration = Configuration(), loop: EventLoop? = nil) throws(ParleyError) {
+        self.configuration = configuration
+        ownsLoop = loop == nil
+        let theLoop: EventLoop
+        do { theLoop = try loop ?? EventLoop(name: "parley-pc") } catch {
+            throw ParleyError(.mediaClientLocalDescFailed, reason: "event loop: \(error)")
+        }
+        self.loop = theLoop
+        let (audio, audioSink) = AsyncStream<ReceivedAudio>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        let (states, stateSink) = AsyncStream<State>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        self.audio = audio
+        self.states = states
+        var sockets: [UDPSocket] = []
+        do {
+            certificate = try CertificateIdentity(commonName: "parley-client")
+            let core = PeerConnectionCore(configuration: configuration, certificate: certificate, loop: theLoop,
+                                          audioSink: audioSink, stateSink: stateSink)
+            let bound = LoopBound(core, loop: theLoop)
+            self.core = bound
+            var locals: [ICETransportAddress] = []
+            for (index, host) in configuration.hostAddresses.enumerated() {
+                let socket = try UDPSocket(host: host, port: 0, loop: theLoop, batchSize: 32, maxDatagramBytes: 2048) {
+                    bound.value.receive($0, socket: index)
+                }
+                sockets.append(socket)
+                guard let local = ICETransportAddress(host, port: UInt16(clamping: socket.localPort)) else {
+                    throw ParleyError(.mediaClientLocalDescFailed, reason: "host address \(host) is not an IP literal")
+                }
+                locals.append(local)
+            }
+            self.sockets = sockets
+            let all = sockets, addresses = locals
+            theLoop.execute { bound.value.attach(sockets: all, locals: addresses) }
+        } catch {
+            for socket in sockets { socket.close() }
+            if ownsLoop { theLoop.stop() }
+            throw (error as? ParleyError) ?? ParleyError(.mediaClientLocalDescFailed, reason: "\(error)")
+        }
+    }
+
+    /// Gathers candidates (waiting for gathering to complete, like aiortc: no trickle needed) and
+    /// returns the SDP offer: one sendrecv audio section with Opus 111, PCMU 0, PCMA 8 (and
+    /// telephone-event 101), BUNDLE, rtcp-mux, `a=setup:actpass`. We are the controlling agent.
+    public func createOffer() async throws(ParleyError) -> String {
+        try checkOpen()
+        let core = self.core
+        let result: Result<String, ParleyError> = await withCheckedContinuation { done in
+            loop.execute { core.value.createOffer { done.resume(returning: $0) } }
+        }
+        return try result.get()
+    }
+
+    /// Applies the peer's SDP answer: ICE credentials and candidates, DTLS role (`active` makes
+    /// us the DTLS server, `passive` the client), the codec. Connectivity checks start.
+    public func setRemoteAnswer(_ sdp: String) async throws(ParleyError) {
+        try checkOpen()
+        let answer = try Self.parseRemote(sdp)
+        let core = self.core
+        let result: Result<Void, ParleyError> = await onLoop { core.value.setRemoteAnswer(answer) }
+        try result.get()
+    }
+
+    /// Accepts a remote offer and returns our answer (`a=setup:active` unless the offerer is
+    /// active: we are then the DTLS client). We are the controlled agent.
+    public func createAnswer(toOffer sdp: String) async throws(ParleyError) -> String {
+        try checkOpen()
+        let offer = try Self.parseRemote(sdp)
+        let core = self.core
+        let result: Result<String, ParleyError> = await withCheckedContinuation { done in
+            loop.execute { core.value.createAnswer(to: offer) { done.resume(returning: $0) } }
+        }
+        return try result.get()
+    }
+
+    /// Sends one encoded frame (e.g. 20 ms of Opus) as an RTP packet on the negotiated payload
+    /// type (or `payloadType`); the RTP timestamp advances by `timestampIncrement` afterwards
+    /// (960 for 20 ms at 48 kHz). Dropped (and counted) until connected.
+    public func sendAudio(payload: [UInt8], timestampIncrement: UInt32, payloadType: UInt8? = nil,
+                          marker: Bool = false) {
+        guard closedStatistics.withLock({ $0 == nil }) else { return }
+        let core = self.core
+        loop.execute { core.value.sendAudio(payload, increment: timestampIncrement, payloadType: payloadType, marker: marker) }
+    }
+
+    public func statistics() async -> Statistics {
+        if let final = closedStatistics.withLock({ $0 }) { return final }
+        let core = self.core
+        return await onLoop { core.value.statistics() }
+    }
+
+    public var state: State {
+        get async { await statistics().state }
+    }
+
+    /// Waits until `connected` (true) or a terminal state or the timeout (false).
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let state = await self.state
+            if state == .connected { return true }
+            if state.isTerminal { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
+    /// Ends the session: DTLS close_notify, TURN allocations released, sockets closed, streams
+    /// finished; stops the loop if the connection created it.
+    public func close() async {
+        guard closedStatistics.withLock({ $0 == nil }) else { return }
+        let core = self.core
+        let final = await onLoop { () -> Statistics in
+            core.value.close()
+            return core.value.statistics()
+        }
+        closedStatistics.withLock { $0 = final }
+        for socket in sockets { socket.close() }
+        _ = await onLoop { () }
+        if ownsLoop { loop.stop() }
+    }
+
+    private func checkOpen() throws(ParleyError) {
+        if closedStatistics.withLock({ $0 != nil }) { throw ParleyError(.mediaClientLocalDescFailed, reason: "closed") }
+    }
+
+    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            loop.execute { continuation.resume(returning: body()) }
+        }
+    }
+
+    static func parseRemote(_ sdp: String) throws(ParleyError) -> AudioOffer {
+        do {
+            return try AudioOffer(offer: sdp)
+        } catch {
+            let code: ParleyError.Code = error.code == .mediaNoSupportedCodec ? error.code : .mediaClientRemoteDescFailed
+            throw ParleyError(code, reason: error.failureReason)
+        }
+    }
+}

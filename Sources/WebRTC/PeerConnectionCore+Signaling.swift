@@ -1,0 +1,92 @@
+import ICE
+import ParleyCore
+import ParleyCrypto
+import ParleyNet
+
+extension PeerConnectionCore {
+    // MARK: - Signaling
+
+    func createOffer(_ completion: @escaping (Result<String, ParleyError>) -> Void) {
+        guard state == .new, localSDP == nil, gatheringWaiter == nil else {
+            return completion(.failure(ParleyError(.mediaClientLocalDescFailed, reason: "offer already created or closed")))
+        }
+        timings.signalingStarted = elapsed(now)
+        startGathering(completion) { [unowned self] in ClientSDP.offer(self) }
+    }
+
+    func createAnswer(to offer: AudioOffer, _ completion: @escaping (Result<String, ParleyError>) -> Void) {
+        guard state == .new, localSDP == nil, gatheringWaiter == nil else {
+            return completion(.failure(ParleyError(.mediaClientLocalDescFailed, reason: "description already set or closed")))
+        }
+        timings.signalingStarted = elapsed(now)
+        ice = Self.makeAgent(iceConfiguration, role: .controlled)
+        // RFC 8842 §5.3: answer `active` to actpass/passive (we are the DTLS client).
+        let role: DTLSRole = offer.setup == .active ? .server : .client
+        if let error = applyRemote(offer, dtlsRole: role) { return completion(.failure(error)) }
+        startGathering(completion) { [unowned self] in ClientSDP.answer(self, to: offer) }
+    }
+
+    func setRemoteAnswer(_ answer: AudioOffer) -> Result<Void, ParleyError> {
+        guard localSDP != nil, remote == nil, !state.isTerminal else {
+            return .failure(ParleyError(.mediaClientRemoteDescFailed, reason: "no local offer, or answer already set"))
+        }
+        if let error = applyRemote(answer, dtlsRole: answer.localDTLSRole) { return .failure(error) }
+        flush()
+        return .success(())
+    }
+
+    /// Remote credentials, candidates and DTLS role; the ICE checks start.
+    func applyRemote(_ description: AudioOffer, dtlsRole role: DTLSRole) -> ParleyError? {
+        do {
+            dtls = try DTLSSession(role: role, certificate: certificate, remoteFingerprints: description.remoteFingerprints)
+        } catch {
+            return error
+        }
+        dtlsRole = role
+        remote = description
+        stats.codec = description.codec
+        stats.payloadType = description.payloadType
+        timings.remoteDescription = elapsed(now)
+        ice.setRemoteCredentials(description.remoteCredentials)
+        let media = description.description.media[description.audioIndex]
+        var ended = false
+        for attribute in media.attributes + description.description.attributes {
+            if attribute.name == "candidate", let value = attribute.value,
+               let candidate = ICECandidate(sdpAttribute: value) {
+                apply(ice.addRemoteCandidate(candidate, now: instant))
+            } else if attribute.name == "end-of-candidates" {
+                ended = true
+            }
+        }
+        if ended { apply(ice.endOfRemoteCandidates(now: instant)) }
+        startTicking()
+        return nil
+    }
+
+    func startGathering(_ completion: @escaping (Result<String, ParleyError>) -> Void,
+                                build: @escaping () -> String) {
+        gatheringWaiter = completion
+        buildLocalSDP = build
+        apply(ice.startGathering(hostAddresses: locals, now: instant))
+        startTicking()
+        flush()
+        loop.schedule(after: configuration.gatheringTimeout) { [bound = LoopBound(self, loop: loop)] in
+            bound.value.finishGathering(timedOut: true)
+        }
+    }
+
+    func finishGathering(timedOut: Bool = false) {
+        guard let waiter = gatheringWaiter, let build = buildLocalSDP else { return }
+        gatheringWaiter = nil
+        buildLocalSDP = nil
+        if timedOut { Log.info(.webrtc, "pc: gathering not complete after \(configuration.gatheringTimeout); offering what we have") }
+        guard !ice.localCandidates.isEmpty else {
+            return waiter(.failure(ParleyError(.mediaClientLocalDescFailed,
+                                               reason: "no local candidates (policy \(configuration.transportPolicy))")))
+        }
+        let sdp = build()
+        localSDP = sdp
+        timings.localDescription = elapsed(now)
+        waiter(.success(sdp))
+    }
+}

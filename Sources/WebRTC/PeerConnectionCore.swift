@@ -1,0 +1,332 @@
+import ICE
+import ParleyCore
+import ParleyCrypto
+import ParleyNet
+import ParleySRTP
+import STUN
+
+/// The loop-confined half of `PeerConnection`: sockets, the full ICE agent, DTLS, SRTP and the
+/// RTP/RTCP state. Only ever used on `loop`'s thread (reached through `LoopBound`).
+final class PeerConnectionCore {
+    typealias State = PeerConnection.State
+
+    let configuration: PeerConnection.Configuration
+    let certificate: CertificateIdentity
+    let loop: EventLoop
+    let audioSink: AsyncStream<PeerConnection.ReceivedAudio>.Continuation
+    let stateSink: AsyncStream<State>.Continuation
+    var sockets: [UDPSocket] = []
+    var locals: [ICETransportAddress] = []
+    /// Outgoing datagrams per socket index, flushed after each event.
+    var outbox: [[Datagram]] = []
+    var socketAddresses: [ICETransportAddress: SocketAddress] = [:]
+    let turnServers: Set<ICETransportAddress>
+    let iceConfiguration: ICEAgent.Configuration
+    var ice: ICEAgent
+    var dtls: DTLSSession?
+    var dtlsRole: DTLSRole = .client
+    /// DTLS records produced before ICE selected a pair.
+    var pendingDTLS: [[UInt8]] = []
+    var srtp: SRTPContext?
+    var remote: AudioOffer?
+    var localSDP: String?
+    var state: State = .new
+    var failure: ParleyError?
+    var timings = PeerConnection.Timings()
+    var gatheringWaiter: ((Result<String, ParleyError>) -> Void)?
+    var buildLocalSDP: (() -> String)?
+    var ticking = false
+    let epoch = ContinuousClock.now
+
+    // Media.
+    let localSSRC: UInt32
+    let cname: String
+    let streamID: String
+    let trackID: String
+    var sequenceNumber: UInt16
+    var nextTimestamp: UInt32
+    var lastSentTimestamp: UInt32?
+    var lastSentAt: Double = 0
+    var reception = ReceptionStatistics()
+    var nextRTCPAt: Double = 0
+    var stats: PeerConnection.Statistics
+    var scratch = [UInt8](repeating: 0, count: 2048 + SRTPContext.maxRTCPTrailerLength)
+
+    init(configuration: PeerConnection.Configuration, certificate: CertificateIdentity, loop: EventLoop,
+         audioSink: AsyncStream<PeerConnection.ReceivedAudio>.Continuation, stateSink: AsyncStream<State>.Continuation) {
+        self.configuration = configuration
+        self.certificate = certificate
+        self.loop = loop
+        self.audioSink = audioSink
+        self.stateSink = stateSink
+        var iceConfig = ICEAgent.Configuration()
+        iceConfig.policy = configuration.transportPolicy
+        var turn: Set<ICETransportAddress> = []
+        for server in configuration.iceServers {
+            switch server {
+            case .stun(let address): iceConfig.stunServers.append(address)
+            case .turn(let server):
+                iceConfig.turnServers.append(server)
+                turn.insert(server.address)
+            }
+        }
+        turnServers = turn
+        iceConfiguration = iceConfig
+        ice = Self.makeAgent(iceConfig, role: .controlling)
+        var random = SystemRandomNumberGenerator()
+        localSSRC = UInt32.random(in: 1...UInt32.max, using: &random)
+        sequenceNumber = UInt16.random(in: 0...UInt16.max, using: &random)
+        nextTimestamp = UInt32.random(in: 0...UInt32.max, using: &random)
+        let id = SecureRandom.hex(byteCount: 8)
+        cname = "parley-\(id)"
+        streamID = "parley-\(id.prefix(6))"
+        trackID = "audio-\(id.suffix(6))"
+        stats = PeerConnection.Statistics(state: .new, iceState: .new, timings: PeerConnection.Timings(),
+                                          localSSRC: localSSRC)
+    }
+
+    static func makeAgent(_ configuration: ICEAgent.Configuration, role: ICERole) -> ICEAgent {
+        var configuration = configuration
+        configuration.role = role
+        return ICEAgent(configuration: configuration, hmac: { HMAC.sha1(key: $0, message: $1) }, md5: { MD5.hash($0) })
+    }
+
+    var now: Double { (ContinuousClock.now - epoch).seconds }
+    var instant: ICEInstant { PeerSession.instant(now) }
+    func elapsed(_ t: Double) -> Duration { .nanoseconds(Int64(t * 1e9)) }
+
+    func attach(sockets: [UDPSocket], locals: [ICETransportAddress]) {
+        self.sockets = sockets
+        self.locals = locals
+        outbox = Array(repeating: [], count: sockets.count)
+    }
+
+    // MARK: - ICE
+
+    func apply(_ actions: [ICEAgentAction]) {
+        for action in actions {
+            switch action {
+            case .send(let bytes, let from, let to):
+                send(bytes, from: from, to: to)
+            case .candidateGathered:
+                break
+            case .gatheringComplete:
+                finishGathering()
+            case .stateChanged(let iceState):
+                iceStateChanged(iceState)
+            case .roleChanged(let role):
+                Log.debug(.webrtc, "pc: ICE role now \(role)")
+            case .selectedPair(let local, let remote):
+                Log.debug(.webrtc, "pc: ICE selected \(local) -> \(remote)")
+                stats.localCandidate = local
+                stats.remoteCandidate = remote
+                if dtlsRole == .client, let dtls, dtls.state == .new { sendDTLS(dtls.start()) }
+                if !pendingDTLS.isEmpty {
+                    let pending = pendingDTLS
+                    pendingDTLS = []
+                    sendDTLS(pending)
+                }
+            case .deliver(let payload, let from):
+                payload.withUnsafeBytes { receiveApplication($0, from: from) }
+            }
+        }
+    }
+
+    private func iceStateChanged(_ iceState: ICEConnectionState) {
+        stats.iceState = iceState
+        switch iceState {
+        case .checking:
+            if state == .new { setState(.checking) }
+        case .connected, .completed:
+            if timings.iceConnected == nil { timings.iceConnected = elapsed(now) }
+            if state == .disconnected { setState(.connected) }
+            updateConnected()
+        case .disconnected:
+            if state == .connected { setState(.disconnected) }
+        case .failed:
+            fail(ice.failure ?? ParleyError(.mediaConnection, reason: "ICE failed"))
+        case .new, .closed:
+            break
+        }
+    }
+
+    func updateConnected() {
+        guard !state.isTerminal, state != .connected, state != .disconnected, timings.iceConnected != nil,
+              srtp != nil else { return }
+        timings.connected = elapsed(now)
+        setState(.connected)
+        nextRTCPAt = now + 0.1
+    }
+
+    func setState(_ new: State) {
+        guard new != state, !state.isTerminal else { return }
+        Log.debug(.webrtc, "pc: \(state) → \(new)")
+        state = new
+        stateSink.yield(new)
+        if new.isTerminal {
+            stateSink.finish()
+            audioSink.finish()
+        }
+    }
+
+    func fail(_ error: ParleyError) {
+        guard !state.isTerminal else { return }
+        Log.info(.webrtc, "pc failed: \(error)")
+        failure = error
+        if let waiter = gatheringWaiter {
+            gatheringWaiter = nil
+            waiter(.failure(error))
+        }
+        setState(.failed)
+        apply(ice.close(now: instant))
+        flush()
+    }
+
+    func close() {
+        guard !state.isTerminal else { return }
+        if let dtls, dtls.state == .connected { sendDTLS(dtls.close()) }
+        apply(ice.close(now: instant))
+        if let waiter = gatheringWaiter {
+            gatheringWaiter = nil
+            waiter(.failure(ParleyError(.mediaClientLocalDescFailed, reason: "closed")))
+        }
+        setState(.closed)
+        flush()
+    }
+
+    // MARK: - Datagrams
+
+    func receive(_ datagrams: [Datagram], socket index: Int) {
+        guard index < locals.count, !state.isTerminal else { return }
+        let local = locals[index]
+        for datagram in datagrams {
+            guard let source = ICETransportAddress(datagram.address) else { continue }
+            if socketAddresses[source] == nil, socketAddresses.count < 64 { socketAddresses[source] = datagram.address }
+            if turnServers.contains(source) {
+                apply(ice.receive(datagram.bytes, from: source, at: local, now: instant))
+                continue
+            }
+            let handled: Bool = datagram.bytes.withUnsafeBytes { bytes in
+                guard MediaPacketClass.classify(bytes) != .stun else { return false }
+                receiveApplication(bytes, from: source)
+                return true
+            }
+            if !handled { apply(ice.receive(datagram.bytes, from: source, at: local, now: instant)) }
+        }
+        // Nomination may be due early (every check finished): the agent decides in `tick`.
+        apply(ice.tick(now: instant))
+        flush()
+    }
+
+    /// DTLS, RTP or RTCP from the peer (directly or unwrapped from a TURN relay).
+    func receiveApplication(_ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress) {
+        apply(ice.noteTraffic(from: source, now: instant))
+        switch MediaPacketClass.classify(bytes) {
+        case .dtls:
+            guard let dtls else { return }
+            if state == .new { setState(.checking) }
+            handleDTLS(dtls.receive(bytes: bytes))
+        case .rtp:
+            receiveRTP(bytes)
+        case .rtcp:
+            receiveRTCP(bytes)
+        case .stun, .unknown:
+            break
+        }
+    }
+
+    func handleDTLS(_ output: DTLSOutput) {
+        sendDTLS(output.datagrams)
+        guard let change = output.stateChange else { return }
+        switch change {
+        case .connected:
+            guard let dtls else { return }
+            timings.dtlsConnected = elapsed(now)
+            do {
+                srtp = try PeerSession.makeSRTP(dtls)
+            } catch {
+                return fail(error)
+            }
+            updateConnected()
+        case .failed(let error):
+            fail(ParleyError(.mediaDtlsTransportFailed, reason: error.failureReason ?? "DTLS failed"))
+        case .closed:
+            Log.info(.webrtc, "pc: peer sent DTLS close_notify")
+            close()
+        case .new, .handshaking:
+            break
+        }
+    }
+
+    func sendDTLS(_ records: [[UInt8]]) {
+        for record in records where !record.isEmpty {
+            if !sendOnSelectedPair(record) { pendingDTLS.append(record) }
+        }
+    }
+
+    /// Application data on the selected pair (through the relay when it is a relayed one).
+    @discardableResult
+    func sendOnSelectedPair(_ bytes: [UInt8]) -> Bool {
+        guard let (wrapped, from, to) = ice.wrapOutgoing(bytes) else { return false }
+        send(wrapped, from: from, to: to)
+        return true
+    }
+
+    func send(_ bytes: [UInt8], from: ICETransportAddress, to: ICETransportAddress) {
+        guard let index = locals.firstIndex(of: from) else { return }
+        let address: SocketAddress
+        if let known = socketAddresses[to] {
+            address = known
+        } else {
+            guard let resolved = try? SocketAddress.resolve(host: to.ipString, port: Int(to.port)) else { return }
+            socketAddresses[to] = resolved
+            address = resolved
+        }
+        outbox[index].append(Datagram(address: address, bytes: bytes))
+    }
+
+    func flush() {
+        for i in outbox.indices where !outbox[i].isEmpty {
+            sockets[i].send(outbox[i])
+            outbox[i].removeAll(keepingCapacity: true)
+        }
+    }
+
+    // MARK: - Timers
+
+    func startTicking() {
+        guard !ticking else { return }
+        ticking = true
+        scheduleTick(LoopBound(self, loop: loop))
+    }
+
+    private func scheduleTick(_ bound: LoopBound<PeerConnectionCore>) {
+        loop.schedule(after: .milliseconds(10)) {
+            let core = bound.value
+            guard !core.state.isTerminal else { return }
+            core.tick()
+            core.flush()
+            core.scheduleTick(bound)
+        }
+    }
+
+    /// ICE timers, DTLS retransmission, the connect timeout and RTCP.
+    func tick() {
+        let t = now
+        apply(ice.tick(now: instant))
+        if let dtls, dtls.state == .handshaking, let timeout = dtls.nextTimeout, timeout <= .milliseconds(10) {
+            handleDTLS(dtls.handleTimeout())
+        }
+        if state != .connected, state != .disconnected, !state.isTerminal, let remoteAt = timings.remoteDescription,
+           t - remoteAt.seconds >= configuration.connectTimeout.seconds {
+            let iceDone = timings.iceConnected != nil
+            fail(ParleyError(iceDone ? .mediaDtlsTransportFailed : .mediaConnection,
+                             reason: "\(iceDone ? "DTLS" : "ICE") did not connect within \(configuration.connectTimeout)"))
+            return
+        }
+        if state == .connected, t >= nextRTCPAt {
+            nextRTCPAt = t + configuration.rtcpInterval.seconds
+            sendReports()
+        }
+    }
+}

@@ -134,8 +134,11 @@ extension ICEAgent {
         guard let best = bestPair(in: .succeeded) else { return updateFailure() }
         nominatingPair = best
         triggeredQueue.removeAll { $0 == best }
-        triggeredQueue.insert(best, at: 0)
-        return scheduleChecks(now: now)
+        // The nominating check re-checks a pair already known to work, so it goes out at once
+        // rather than waiting for the next Ta slot (RFC 8445 §14.2 paces new checks; waiting here
+        // only delays connection by up to Ta). Later checks keep the pacing.
+        nextCheckAt = now.advanced(by: configuration.checkInterval)
+        return sendCheck(pair: best, useCandidate: true, now: now)
     }
 
     /// Every pair failed, no more candidates will come on either side, and nothing is selected:

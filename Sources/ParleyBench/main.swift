@@ -3,7 +3,10 @@ import Foundation
 // parley-bench: Parley's benchmarks. Figures are printed, never asserted (see docs/PERFORMANCE.md).
 //   parley-bench parsers                      in-process parser and token throughput
 //   parley-bench http URL [--connections N] [--seconds S]   keep-alive HTTP load against a server
-//   parley-bench all                          parsers, then HTTP against an in-process server
+//   parley-bench srtp                         SRTP protect/unprotect ns/packet, both profiles
+//   parley-bench webrtc-connect [--sessions N]               offer → connected against /v1/echo, percentiles
+//   parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]   echo-path packets/s on one core
+//   parley-bench all                          parsers, SRTP, then HTTP against an in-process server
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "parsers":
@@ -12,8 +15,18 @@ case "http":
     guard arguments.count >= 2 else { usage() }
     let options = BenchOptions(arguments.dropFirst(2))
     HTTPLoad(url: arguments[1], connections: options.int("--connections", 8), seconds: options.double("--seconds", 10)).run()
+case "srtp":
+    try SRTPBench.run()
+case "webrtc-connect":
+    let options = BenchOptions(arguments.dropFirst())
+    try await WebRTCConnectBench.run(sessions: options.int("--sessions", 100))
+case "forward":
+    let options = BenchOptions(arguments.dropFirst())
+    try await ForwardBench.run(seconds: options.double("--seconds", 10), sessions: options.int("--sessions", 1),
+                               window: options.int("--window", 256), pin: options.int("--pin", 1) != 0)
 case "all":
     ParserBench.runAll()
+    try SRTPBench.run()
     try InProcessHTTPBench.run(seconds: 5)
 default:
     usage()
@@ -23,6 +36,9 @@ func usage() -> Never {
     FileHandle.standardError.write(Data("""
         usage: parley-bench parsers
                parley-bench http URL [--connections N] [--seconds S]
+               parley-bench srtp
+               parley-bench webrtc-connect [--sessions N]
+               parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]
                parley-bench all
 
         """.utf8))

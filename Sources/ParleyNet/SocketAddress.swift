@@ -1,7 +1,11 @@
 import Glibc
 
 /// An IPv4 or IPv6 socket address.
-public struct SocketAddress: Sendable, CustomStringConvertible {
+///
+/// `Hashable` by value: family, port and address bytes (plus the scope id for IPv6; the flow label
+/// and padding are ignored), so it can key dictionaries on the packet path. Nothing here allocates
+/// except `description` and `resolve`.
+public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     var storage: sockaddr_storage
     var length: socklen_t
 
@@ -30,7 +34,83 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         return SocketAddress(storage: storage, length: length)
     }
 
-    var family: Int32 { Int32(storage.ss_family) }
+    /// `AF_INET` or `AF_INET6`.
+    public var family: Int32 { Int32(storage.ss_family) }
+
+    /// True for an IPv6 address.
+    public var isIPv6: Bool { family == AF_INET6 }
+
+    /// The size of the `sockaddr_in`/`sockaddr_in6` at the start of `rawStorage`.
+    public var rawLength: Int { Int(length) }
+
+    /// The underlying `sockaddr_storage` (a copy; `sockaddr_in` or `sockaddr_in6` at its start).
+    public var rawStorage: sockaddr_storage { storage }
+
+    /// The `sockaddr` as `rawLength` bytes, without copying or allocating.
+    public func withUnsafeSockaddrBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeBytes(of: storage) { raw throws(E) -> R in
+            try body(UnsafeRawBufferPointer(rebasing: raw[0..<min(Int(length), raw.count)]))
+        }
+    }
+
+    /// The IP address in network byte order: 4 bytes for IPv4, 16 for IPv6 (empty for any other
+    /// family), without copying or allocating.
+    public func withUnsafeIPBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try withUnsafeBytes(of: storage) { raw throws(E) -> R in
+            try body(UnsafeRawBufferPointer(rebasing: raw[Self.ipRange(family)]))
+        }
+    }
+
+    /// From 4 (IPv4) or 16 (IPv6) address bytes in network order and a port; nil for any other
+    /// count. Builds the `sockaddr` directly (no getaddrinfo, no allocation).
+    public init?(ipBytes: UnsafeRawBufferPointer, port: Int) {
+        guard ipBytes.count == 4 || ipBytes.count == 16, (0...65535).contains(port) else { return nil }
+        var storage = sockaddr_storage()
+        let family = ipBytes.count == 4 ? AF_INET : AF_INET6
+        let length = ipBytes.count == 4 ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size
+        withUnsafeMutableBytes(of: &storage) { raw in
+            raw.storeBytes(of: sa_family_t(family), toByteOffset: 0, as: sa_family_t.self)
+            raw[2] = UInt8(truncatingIfNeeded: port >> 8)
+            raw[3] = UInt8(truncatingIfNeeded: port)
+            UnsafeMutableRawBufferPointer(rebasing: raw[Self.ipRange(family)]).copyMemory(from: ipBytes)
+        }
+        self.init(storage: storage, length: socklen_t(length))
+    }
+
+    /// Where the address bytes sit in `sockaddr_in` (`sin_addr`, offset 4) or `sockaddr_in6`
+    /// (`sin6_addr`, offset 8).
+    private static func ipRange(_ family: Int32) -> Range<Int> {
+        switch family {
+        case AF_INET: 4..<8
+        case AF_INET6: 8..<24
+        default: 0..<0
+        }
+    }
+
+    /// `sin6_scope_id` (offset 24), or 0 for IPv4.
+    private var scopeID: UInt32 {
+        guard family == AF_INET6 else { return 0 }
+        return withUnsafeBytes(of: storage) { $0.loadUnaligned(fromByteOffset: 24, as: UInt32.self) }
+    }
+
+    public static func == (a: SocketAddress, b: SocketAddress) -> Bool {
+        guard a.family == b.family, a.port == b.port, a.scopeID == b.scopeID else { return false }
+        return withUnsafeBytes(of: a.storage) { x in
+            withUnsafeBytes(of: b.storage) { y in
+                let range = ipRange(a.family)
+                return range.isEmpty
+                    ? x[0..<min(Int(a.length), x.count)].elementsEqual(y[0..<min(Int(b.length), y.count)])
+                    : x[range].elementsEqual(y[range])
+            }
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(family)
+        hasher.combine(port)
+        hasher.combine(scopeID)
+        withUnsafeIPBytes { hasher.combine(bytes: $0) }
+    }
 
     /// The port in host byte order.
     public var port: Int {

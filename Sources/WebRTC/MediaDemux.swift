@@ -19,7 +19,10 @@ public enum MediaPacketClass: Sendable, Hashable, CaseIterable {
 
     /// Classifies a datagram. RTP/RTCP need at least a 12/8-byte header to be considered at all.
     public static func classify(_ bytes: UnsafeRawBufferPointer) -> MediaPacketClass {
-        switch PacketKind.classify(bytes) {
+        // `classify(firstByte:)` rather than `PacketKind.classify(_:)`: the latter reads
+        // `Collection.first`, which allocates per call in unoptimized builds.
+        guard !bytes.isEmpty else { return .unknown }
+        switch PacketKind.classify(firstByte: bytes[0]) {
         case .stun: return bytes.count >= STUNMessage.headerSize ? .stun : .unknown
         case .dtls: return bytes.count >= 13 ? .dtls : .unknown  // DTLS record header is 13 bytes
         case .rtpOrRtcp:

@@ -16,7 +16,8 @@ final class MediaTransportCore {
     private var sessions: [String: PeerSession] = [:]
     private var byUfrag: [String: PeerSession] = [:]
     private var byAddress: [ICETransportAddress: PeerSession] = [:]
-    /// Outgoing datagrams of the current batch, sent together (sendmmsg) and reused.
+    /// Control datagrams (STUN, DTLS, RTCP reports) produced by a session call; moved into the
+    /// socket's send batch right after the call, so they keep their order with echoed media.
     private var outbox: [Datagram] = []
     private let epoch = ContinuousClock.now
     private var housekeeping = true
@@ -94,17 +95,22 @@ final class MediaTransportCore {
 
     // MARK: - Packet path
 
-    /// One `recvmmsg` batch from the socket.
-    func receive(_ datagrams: [Datagram]) {
+    /// One `recvmmsg` batch, in place in the socket's receive buffers. Echoed media goes into the
+    /// socket's send batch as it is processed; the batch is flushed (one `sendmmsg`) at the end.
+    func receive(_ datagrams: UDPReceivedBatch) {
+        guard let batch = socket?.sendBatch else { return }
         let now = self.now
-        for datagram in datagrams {
+        for i in 0..<datagrams.count {
             stats.datagramsReceived += 1
-            datagram.bytes.withUnsafeBytes { bytes in dispatch(bytes, from: datagram.address, now: now) }
+            dispatch(datagrams[i], now: now, batch: batch)
+            if !outbox.isEmpty { drainOutbox(into: batch) }
         }
         flush()
     }
 
-    private func dispatch(_ bytes: UnsafeRawBufferPointer, from socketAddress: SocketAddress, now: Double) {
+    private func dispatch(_ datagram: UDPReceivedDatagram, now: Double, batch: UDPSendBatch) {
+        let bytes = UnsafeRawBufferPointer(datagram.bytes)
+        let socketAddress = datagram.address
         let kind = MediaPacketClass.classify(bytes)
         guard kind != .unknown, let source = ICETransportAddress(socketAddress) else {
             stats.unknownDropped += 1
@@ -133,12 +139,14 @@ final class MediaTransportCore {
         case .rtp:
             stats.rtp += 1
             guard let session = byAddress[source] else { return unrouted(kind, source) }
-            session.receiveRTP(bytes, from: source, socket: socketAddress, now: now, out: &outbox)
+            let echoed = session.counters.rtpEchoed
+            session.receiveRTP(datagram, from: source, now: now, out: &outbox, batch: batch)
+            stats.datagramsSent += session.counters.rtpEchoed - echoed
             after(session)
         case .rtcp:
             stats.rtcp += 1
             guard let session = byAddress[source] else { return unrouted(kind, source) }
-            session.receiveRTCP(bytes, from: source, socket: socketAddress, now: now, out: &outbox)
+            session.receiveRTCP(datagram, from: source, now: now, out: &outbox)
             after(session)
         case .unknown:
             break
@@ -155,11 +163,20 @@ final class MediaTransportCore {
         if session.state.isTerminal { remove(session) }
     }
 
-    private func flush() {
-        guard !outbox.isEmpty else { return }
-        stats.datagramsSent += outbox.count
-        socket?.send(outbox)
+    /// Copies the control datagrams into the send batch (they are arrays already; one copy each).
+    private func drainOutbox(into batch: UDPSendBatch) {
+        for datagram in outbox where batch.append(datagram.bytes, to: datagram.address) { stats.datagramsSent += 1 }
         outbox.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends everything queued: control datagrams, then the batch (one `sendmmsg`).
+    private func flush() {
+        guard let batch = socket?.sendBatch else {
+            outbox.removeAll(keepingCapacity: true)
+            return
+        }
+        if !outbox.isEmpty { drainOutbox(into: batch) }
+        batch.flush()
     }
 
     // MARK: - Timers

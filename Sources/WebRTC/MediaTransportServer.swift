@@ -57,8 +57,9 @@ public final class MediaTransportServer: Sendable {
             certificate = try CertificateIdentity(commonName: "parley-media")
             core = MediaTransportCore(configuration: configuration, certificate: certificate, loop: loop)
             let bound = LoopBound(core, loop: loop)
-            socket = try UDPSocket(host: configuration.host, port: configuration.port, loop: loop, batchSize: 32,
-                                   maxDatagramBytes: 2048) { datagrams in bound.value.receive(datagrams) }
+            socket = try UDPSocket.inPlace(host: configuration.host, port: configuration.port, loop: loop,
+                                           batchSize: 32, maxDatagramBytes: 2048,
+                                           sendBatchSize: 64) { datagrams in bound.value.receive(datagrams) }
         } catch {
             if ownsLoop { loop.stop() }
             throw error

@@ -278,16 +278,20 @@ final class PeerConnectionCore {
         if let known = socketAddresses[to] {
             address = known
         } else {
-            guard let resolved = try? SocketAddress.resolve(host: to.ipString, port: Int(to.port)) else { return }
+            guard let resolved = SocketAddress(to) else { return }
             socketAddresses[to] = resolved
             address = resolved
         }
         outbox[index].append(Datagram(address: address, bytes: bytes))
     }
 
+    /// Sends each socket's queued datagrams through its preallocated send batch (we are on the
+    /// loop: no hop, one `sendmmsg` per socket).
     func flush() {
         for i in outbox.indices where !outbox[i].isEmpty {
-            sockets[i].send(outbox[i])
+            let batch = sockets[i].sendBatch
+            for datagram in outbox[i] { batch.append(datagram.bytes, to: datagram.address) }
+            batch.flush()
             outbox[i].removeAll(keepingCapacity: true)
         }
     }

@@ -8,89 +8,81 @@ import RTP
 import WireKit
 
 extension PeerSession {
-    /// An SRTP packet: unprotected in the reusable buffer, counted for reports, then echoed with
-    /// our SSRC (sequence number and timestamp shifted by constants, so gaps and pacing carry over),
-    /// protected again and sent to the selected pair. The only allocation is the outgoing
-    /// datagram's array, which `UDPSocket.send` requires.
-    func receiveRTP(_ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: SocketAddress,
-                    now: Double, out: inout [Datagram]) {
-        apply(ice.noteTraffic(from: source, now: Self.instant(now)), fallback: socket, now: now, out: &out)
-        guard let srtp, state == .connected, bytes.count + SRTPContext.maxTrailerLength <= scratch.count else {
+    /// An SRTP packet, in place in the socket's receive slot: unprotected there, counted for
+    /// reports, rewritten with our SSRC (sequence number and timestamp shifted by constants, so gaps
+    /// and pacing carry over), then copied once into a send-batch slot and protected there for the
+    /// selected pair. Nothing allocates; the caller flushes the batch once per receive batch.
+    func receiveRTP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
+                    out: inout [Datagram], batch: UDPSendBatch) {
+        apply(ice.noteTraffic(from: source, now: Self.instant(now)), fallback: datagram.address, now: now, out: &out)
+        let received = datagram.bytes.count
+        guard let srtp, state == .connected,
+              received + SRTPContext.maxTrailerLength <= min(datagram.slot.count, batch.maxDatagramBytes) else {
             counters.mediaDropped += 1
             return
         }
-        let destination = selectedSocketAddress ?? socket
-        let clockRate = offer.codec.clockRate
-        let outcome: Int? = scratch.withUnsafeMutableBytes { buffer -> Int? in
-            guard let base = buffer.baseAddress, let src = bytes.baseAddress else { return nil }
-            base.copyMemory(from: src, byteCount: bytes.count)
-            let length: Int
-            do { length = try srtp.unprotect(buffer, length: bytes.count) } catch {
+        let buffer = datagram.slot
+        let length: Int
+        do { length = try srtp.unprotect(buffer, length: received) } catch {
+            counters.srtpErrors += 1
+            return
+        }
+        let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
+        guard let view = try? RTPPacketView(UnsafeRawBufferPointer(packet)),
+              let rewriter = try? RTPHeaderRewriter(packet) else {
+            counters.mediaDropped += 1
+            return
+        }
+        counters.rtpReceived += 1
+        let payloadBytes = view.payloadRange.count
+        reception.record(ssrc: view.ssrc, sequence: view.sequenceNumber, timestamp: view.timestamp,
+                         payloadBytes: payloadBytes, arrival: now, clockRate: offer.codec.clockRate)
+        let timestamp = view.timestamp &+ timestampShift
+        rewriter.ssrc = localSSRC
+        rewriter.sequenceNumber = view.sequenceNumber &+ sequenceShift
+        rewriter.timestamp = timestamp
+        let queued = batch.withUnsafeSlot(to: selectedSocketAddress ?? datagram.address) { slot in
+            slot.baseAddress!.copyMemory(from: packet.baseAddress!, byteCount: length)
+            do { return try srtp.protect(slot, length: length) } catch {
                 counters.srtpErrors += 1
-                return nil
-            }
-            let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
-            guard let view = try? RTPPacketView(UnsafeRawBufferPointer(packet)) else {
-                counters.mediaDropped += 1
-                return nil
-            }
-            counters.rtpReceived += 1
-            reception.record(ssrc: view.ssrc, sequence: view.sequenceNumber, timestamp: view.timestamp,
-                             payloadBytes: view.payloadRange.count, arrival: now, clockRate: clockRate)
-            let payloadBytes = view.payloadRange.count
-            guard let rewriter = try? RTPHeaderRewriter(packet) else { return nil }
-            rewriter.ssrc = localSSRC
-            rewriter.sequenceNumber = view.sequenceNumber &+ sequenceShift
-            let timestamp = view.timestamp &+ timestampShift
-            rewriter.timestamp = timestamp
-            do {
-                let protected = try srtp.protect(buffer, length: length)
-                sentPackets &+= 1
-                sentOctets &+= UInt32(truncatingIfNeeded: payloadBytes)
-                lastSentTimestamp = timestamp
-                lastSentAt = now
-                return protected
-            } catch {
-                counters.srtpErrors += 1
-                return nil
+                return -1
             }
         }
-        guard let outcome else { return }
+        guard queued else { return }
+        sentPackets &+= 1
+        sentOctets &+= UInt32(truncatingIfNeeded: payloadBytes)
+        lastSentTimestamp = timestamp
+        lastSentAt = now
         counters.rtpEchoed += 1
-        out.append(Datagram(address: destination, bytes: Array(scratch[0..<outcome])))
     }
 
-    /// An SRTCP packet: unprotected and walked without decoding; sender reports are decoded for
-    /// LSR/DLSR.
-    func receiveRTCP(_ bytes: UnsafeRawBufferPointer, from source: ICETransportAddress, socket: SocketAddress,
-                     now: Double, out: inout [Datagram]) {
-        apply(ice.noteTraffic(from: source, now: Self.instant(now)), fallback: socket, now: now, out: &out)
-        guard let srtp, bytes.count + SRTPContext.maxRTCPTrailerLength <= scratch.count else {
+    /// An SRTCP packet, unprotected in place in the receive slot and walked without decoding;
+    /// sender reports are decoded for LSR/DLSR.
+    func receiveRTCP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
+                     out: inout [Datagram]) {
+        apply(ice.noteTraffic(from: source, now: Self.instant(now)), fallback: datagram.address, now: now, out: &out)
+        guard let srtp else {
             counters.mediaDropped += 1
             return
         }
-        scratch.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress, let src = bytes.baseAddress else { return }
-            base.copyMemory(from: src, byteCount: bytes.count)
-            let length: Int
-            do { length = try srtp.unprotectRTCP(buffer, length: bytes.count) } catch {
-                counters.srtpErrors += 1
-                return
-            }
-            counters.rtcpReceived += 1
-            var iterator = RTCPCompoundIterator(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
-            while let slice = iterator.next() {
-                switch slice.header.packetType {
-                case .senderReport:
-                    counters.senderReportsReceived += 1
-                    if let report = try? SenderReport(parsing: slice.bytes) {
-                        reception.recordSenderReport(ntpTimestamp: report.ntpTimestamp, arrival: now)
-                    }
-                case .receiverReport:
-                    counters.receiverReportsReceived += 1
-                default:
-                    break
+        let length: Int
+        do { length = try srtp.unprotectRTCP(datagram.slot, length: datagram.bytes.count) } catch {
+            counters.srtpErrors += 1
+            return
+        }
+        counters.rtcpReceived += 1
+        var iterator = RTCPCompoundIterator(UnsafeRawBufferPointer(rebasing: datagram.slot[0..<length]))
+        while let slice = iterator.next() {
+            switch slice.header.packetType {
+            case .senderReport:
+                counters.senderReportsReceived += 1
+                if let report = try? SenderReport(parsing: slice.bytes) {
+                    reception.recordSenderReport(ntpTimestamp: report.ntpTimestamp, arrival: now)
                 }
+            case .receiverReport:
+                counters.receiverReportsReceived += 1
+            default:
+                break
             }
         }
     }

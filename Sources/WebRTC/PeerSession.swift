@@ -9,8 +9,10 @@ import STUN
 /// a DTLS session (server for `a=setup:actpass`), SRTP keyed from it, and the echo media path.
 ///
 /// Threading: every instance is owned by the `MediaTransportServer`'s event loop and only touched
-/// on that loop's thread (the server reaches it through `LoopBound`); nothing here locks. Each
-/// entry point appends the datagrams to send to `out`, which the server sends as one batch.
+/// on that loop's thread (the server reaches it through `LoopBound`); nothing here locks. Control
+/// traffic (STUN, DTLS, RTCP reports) is appended to `out` as arrays, which the server copies into
+/// the socket's send batch; echoed media is written straight into a send-batch slot. The server
+/// flushes the batch (one `sendmmsg`) per receive batch or timer.
 final class PeerSession {
     struct Configuration {
         var maxDuration: Duration = .seconds(3600)
@@ -49,8 +51,6 @@ final class PeerSession {
     var nextRTCPAt: Double = 0
     /// A DTLS retransmission timer is pending on the loop.
     var dtlsTimerPending = false
-    /// One reusable packet buffer: SRTP works in place and needs trailer room.
-    var scratch = [UInt8](repeating: 0, count: 2048 + SRTPContext.maxRTCPTrailerLength)
 
     init(id: String, offer: AudioOffer, answer: String, localCredentials: ICECredentials, localSSRC: UInt32,
          certificate: CertificateIdentity, configuration: Configuration, now: Double) throws(ParleyError) {

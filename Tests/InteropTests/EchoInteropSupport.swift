@@ -7,9 +7,7 @@ struct PythonEchoClient {
         let description: String
     }
 
-    let process = Process()
-    let stdoutURL: URL
-    let stderrURL: URL
+    let child: ChildProcess
 
     static var python: URL { Python.packageRoot.appendingPathComponent(".venv/bin/python3") }
 
@@ -23,40 +21,19 @@ struct PythonEchoClient {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let script = dir.appendingPathComponent("echo_client.py")
         try EchoClientScript.source.write(to: script, atomically: true, encoding: .utf8)
-        stdoutURL = dir.appendingPathComponent("stdout")
-        stderrURL = dir.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.executableURL = Self.python
-        process.arguments = [script.path] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
+        child = try ChildProcess(executable: Self.python.path, arguments: [script.path] + arguments)
     }
 
-    var isRunning: Bool { process.isRunning }
+    var process: Process { child.process }
+    var isRunning: Bool { child.isRunning }
+    var stdout: String { child.stdout }
+    var stderr: String { child.stderr }
 
     /// Waits up to `timeout` for the script to exit; kills it (SIGTERM, then SIGKILL) otherwise.
-    func wait(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
-        guard process.isRunning else { return true }
-        kill()
-        return false
-    }
+    func wait(timeout: Duration) async -> Bool { await child.wait(timeout: timeout) }
 
     /// Stops the child by its PID (and only it).
-    func kill() {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(2)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-    }
-
-    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+    func kill() { child.kill() }
 
     /// The last stdout line that parses as a JSON object.
     func result() throws -> [String: Any] {

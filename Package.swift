@@ -72,6 +72,10 @@ let package = Package(
                                "ParleySRTP", "ParleyOpus", "WebRTC", "SDP"],
                 swiftSettings: strict),
 
+        // Test support as a library (tone generation and analysis over a PeerConnection), shared by
+        // the test targets.
+        .target(name: "ParleyTestSupport", dependencies: ["WebRTC", "ParleyOpus"], swiftSettings: strict),
+
         // Layer 5: executables.
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
@@ -107,11 +111,11 @@ let package = Package(
                     dependencies: ["ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
-                    dependencies: ["WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
+                    dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
                                    "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "HTTPWire"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
-                    dependencies: ["ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
+                    dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus"],
                     swiftSettings: strict),
     ]

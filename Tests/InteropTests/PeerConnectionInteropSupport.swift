@@ -5,6 +5,7 @@ import ParleyNet
 import ParleyOpus
 import ParleyServer
 import ParleyStore
+import ParleyTestSupport
 import WebRTC
 
 /// Shared by the client-side interop tests: an in-process echo server, a tone as Opus frames,
@@ -35,46 +36,12 @@ enum ClientInterop {
 
     /// Sends a sine tone as 20 ms Opus frames, paced in real time.
     static func sendTone(_ pc: PeerConnection, frequency: Double, seconds: Double) async throws {
-        let encoder = try OpusEncoder(sampleRate: 48_000, channels: 1, bitrate: 32_000)
-        let start = ContinuousClock.now
-        var pcm = [Int16](repeating: 0, count: 960)
-        var out = [UInt8](repeating: 0, count: 1500)
-        for i in 0..<Int(seconds * 50) {
-            for n in 0..<960 {
-                let t = Double(i * 960 + n) / 48_000
-                pcm[n] = Int16(0.5 * 32767 * sin(2 * .pi * frequency * t))
-            }
-            let count = try pcm.withUnsafeBufferPointer { p in try out.withUnsafeMutableBufferPointer { try encoder.encode(p, into: $0) } }
-            pc.sendAudio(payload: Array(out[0..<count]), timestampIncrement: 960)
-            try await Task.sleep(until: start + .milliseconds(20 * (i + 1)), clock: .continuous)
-        }
+        try await ToneAudio.send(pc, frequency: frequency, seconds: seconds)
     }
 
-    /// Decodes Opus frames (mono, 48 kHz) and returns the dominant frequency of one second of
-    /// audio after the first 200 ms.
+    /// The dominant frequency of one second of the decoded frames, after the first 200 ms.
     static func dominantFrequency(ofOpus frames: [[UInt8]]) throws -> Double {
-        let decoder = try OpusDecoder(sampleRate: 48_000, channels: 1)
-        var samples: [Double] = []
-        var pcm = [Int16](repeating: 0, count: 5760)
-        for packet in frames {
-            let n = try packet.withUnsafeBufferPointer { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decode(p, into: $0) } }
-            samples += pcm[0..<n].map(Double.init)
-        }
-        let x = Array(samples.dropFirst(48_000 / 5).prefix(48_000))
-        guard x.count > 1000 else { return 0 }
-        var best = (frequency: 0.0, power: -1.0)
-        for f in stride(from: 100.0, through: 2000.0, by: 2.0) {  // Goertzel
-            let coefficient = 2 * cos(2 * .pi * f / 48_000)
-            var s1 = 0.0, s2 = 0.0
-            for v in x {
-                let s = v + coefficient * s1 - s2
-                s2 = s1
-                s1 = s
-            }
-            let power = s1 * s1 + s2 * s2 - coefficient * s1 * s2
-            if power > best.power { best = (f, power) }
-        }
-        return best.frequency
+        try ToneAudio.dominantFrequency(ofOpus: frames, analysisSeconds: 1)
     }
 
     /// Collects received payloads until the stream ends (on `close()`).

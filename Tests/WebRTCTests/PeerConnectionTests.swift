@@ -6,6 +6,7 @@ import ParleyNet
 import ParleyOpus
 import ParleyServer
 import ParleyStore
+import ParleyTestSupport
 import Testing
 import WebRTC
 
@@ -126,56 +127,5 @@ extension PeerConnectionTests {
         #expect(frames.count >= 45, "offerer got \(frames.count) frames")
         let dominant = try ToneAudio.dominantFrequency(ofOpus: frames)
         #expect(abs(dominant - 660) <= 15, "offerer heard \(dominant) Hz")
-    }
-}
-
-/// A sine tone as 20 ms Opus frames, and the dominant frequency of decoded Opus.
-enum ToneAudio {
-    static let rate = 48_000
-    static let frame = 960
-
-    static func send(_ pc: PeerConnection, frequency: Double, seconds: Double) async throws {
-        let encoder = try OpusEncoder(sampleRate: 48_000, channels: 1, bitrate: 32_000)
-        let start = ContinuousClock.now
-        var pcm = [Int16](repeating: 0, count: frame)
-        var out = [UInt8](repeating: 0, count: 1500)
-        for i in 0..<Int(seconds * 50) {
-            for n in 0..<frame {
-                let t = Double(i * frame + n) / Double(rate)
-                pcm[n] = Int16(0.5 * 32767 * sin(2 * .pi * frequency * t))
-            }
-            let count = try pcm.withUnsafeBufferPointer { p in try out.withUnsafeMutableBufferPointer { try encoder.encode(p, into: $0) } }
-            pc.sendAudio(payload: Array(out[0..<count]), timestampIncrement: UInt32(frame))
-            try await Task.sleep(until: start + .milliseconds(20 * (i + 1)), clock: .continuous)
-        }
-    }
-
-    static func dominantFrequency(ofOpus frames: [[UInt8]]) throws -> Double {
-        let decoder = try OpusDecoder(sampleRate: 48_000, channels: 1)
-        var samples: [Double] = []
-        var pcm = [Int16](repeating: 0, count: 5760)
-        for packet in frames {
-            let n = try packet.withUnsafeBufferPointer { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decode(p, into: $0) } }
-            samples += pcm[0..<n].map(Double.init)
-        }
-        return dominantFrequency(Array(samples.dropFirst(rate / 5).prefix(rate / 2)))
-    }
-
-    /// The strongest of 100…2000 Hz in 2 Hz steps (Goertzel).
-    static func dominantFrequency(_ x: [Double]) -> Double {
-        guard x.count > 1000 else { return 0 }
-        var best = (frequency: 0.0, power: -1.0)
-        for f in stride(from: 100.0, through: 2000.0, by: 2.0) {
-            let coefficient = 2 * cos(2 * .pi * f / Double(rate))
-            var s1 = 0.0, s2 = 0.0
-            for v in x {
-                let s = v + coefficient * s1 - s2
-                s2 = s1
-                s1 = s
-            }
-            let power = s1 * s1 + s2 * s2 - coefficient * s1 * s2
-            if power > best.power { best = (f, power) }
-        }
-        return best.frequency
     }
 }

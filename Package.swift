@@ -72,9 +72,11 @@ let package = Package(
                                "ParleySRTP", "ParleyOpus", "WebRTC", "SDP"],
                 swiftSettings: strict),
 
-        // Test support as a library (tone generation and analysis over a PeerConnection), shared by
-        // the test targets.
-        .target(name: "ParleyTestSupport", dependencies: ["WebRTC", "ParleyOpus"], swiftSettings: strict),
+        // Test support as a library, shared by the test targets and parley-bench: an in-process
+        // platform with a token, built-product lookup, tone generation and analysis.
+        .target(name: "ParleyTestSupport",
+                dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken"],
+                swiftSettings: strict),
 
         // Layer 5: executables.
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer"], swiftSettings: strict),
@@ -82,7 +84,7 @@ let package = Package(
                           dependencies: ["ParleyCore", "ParleyStore", "AccessToken", "ParleyServer"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
-                          dependencies: ["ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
+                          dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
                                          "ParleyServer", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP"],
                           swiftSettings: strict),
@@ -108,7 +110,7 @@ let package = Package(
         .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyCrypto", "HTTPWire", "WebSocketWire"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire"],
+                    dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

@@ -1,9 +1,8 @@
-import AccessToken
 import Foundation
 import HTTPWire
 import ParleyNet
 import ParleyServer
-import ParleyStore
+import ParleyTestSupport
 import WebRTC
 
 /// Session setup time: an in-process `PlatformServer` (HTTP and media on port 0, in-memory store)
@@ -14,19 +13,11 @@ import WebRTC
 enum WebRTCConnectBench {
     static func run(sessions: Int) async throws {
         print("# WebRTC connect (in-process PlatformServer; \(sessions) sequential PeerConnections over loopback)")
-        var config = ServerConfiguration()
-        config.port = 0
-        config.mediaPort = 0
-        let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
-        try server.start()
-        let creds = server.defaultCredentials
-        let token = try AccessTokenBuilder.mint(accountSid: creds.account.sid, apiKeySid: creds.apiKey.sid,
-                                                apiSecret: creds.apiKey.secret, identity: "bench", ttl: 3600,
-                                                grants: [.voice(VoiceGrant(incomingAllow: true))],
-                                                now: Int64(Date().timeIntervalSince1970))
+        let platform = try InProcessPlatform.start(identity: "bench")
+        let server = platform.server
         let http = try HTTPClient()
-        let base = "http://127.0.0.1:\(server.port)"
-        let headers: HTTPHeaders = ["Host": "127.0.0.1", "Authorization": "Bearer \(token)"]
+        let base = platform.baseURL
+        let headers: HTTPHeaders = ["Host": "127.0.0.1", "Authorization": "Bearer \(platform.token)"]
 
         var offerToConnected: [Double] = [], answerToConnected: [Double] = []
         var gathering: [Double] = [], signaling: [Double] = [], ice: [Double] = [], dtls: [Double] = []

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 
 /// Runs Chromium against the Parley echo endpoint inside a fresh network + PID namespace that has
 /// only `lo`, so neither the browser nor the server can send a packet off the machine:
@@ -21,24 +22,8 @@ struct ChromiumEchoRun {
     let stdoutURL: URL
     let stderrURL: URL
 
-    /// The built products: beside the test bundle (the same lookup as `ParleyServerTests`' `Executables`).
-    static let binDirectory: URL = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("parley-server").path),
-              dir.path != "/" {
-            dir.deleteLastPathComponent()
-        }
-        return dir
-    }()
-
-    static func builtExecutable(_ name: String) throws -> String {
-        let url = binDirectory.appendingPathComponent(name)
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw Failure(description: "\(name) is not built beside the tests (looked in \(binDirectory.path)); "
-                          + "run `swift build --build-tests`")
-        }
-        return url.path
-    }
+    /// A built product (`parley-server`, `parley`) beside the test bundle.
+    static func builtExecutable(_ name: String) throws -> String { try BuiltProducts.path(name) }
 
     /// The first executable of `candidates`, or a failure naming what to install.
     static func system(_ candidates: [String], install: String) throws -> String {

@@ -1,26 +1,10 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 
 /// Runs the package's own executables (`parley-server`, `parley`) as real processes.
 enum Executables {
-    /// The directory holding the built products: beside the test bundle.
-    static let binDirectory: URL = {
-        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        // Swift Testing on Linux runs `<bin>/ParleyPackageTests.xctest`.
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("parley-server").path),
-              dir.path != "/" {
-            dir.deleteLastPathComponent()
-        }
-        return dir
-    }()
-
-    static func url(_ name: String) throws -> URL {
-        let url = binDirectory.appendingPathComponent(name)
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw TestFailure("\(name) is not built beside the tests (looked in \(binDirectory.path)); run `swift build --build-tests`")
-        }
-        return url
-    }
+    static func url(_ name: String) throws -> URL { URL(fileURLWithPath: try BuiltProducts.path(name)) }
 
     /// Runs `name args…` to completion; returns exit status, stdout and stderr.
     @discardableResult

@@ -1,11 +1,9 @@
-import AccessToken
 import Foundation
 import HTTPWire
 import ICE
 import ParleyNet
 import ParleyOpus
 import ParleyServer
-import ParleyStore
 import ParleyTestSupport
 import Testing
 import WebRTC
@@ -14,16 +12,8 @@ import WebRTC
 /// `PlatformServer`): full ICE against ICE-lite, DTLS client, SRTP, Opus out and back, RTCP RTT.
 @Suite(.serialized) struct PeerConnectionTests {
     @Test(.timeLimit(.minutes(1))) func opusToneComesBackThroughEchoEndpoint() async throws {
-        var config = ServerConfiguration()
-        config.port = 0
-        config.mediaPort = 0
-        let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
-        try server.start()
-        let creds = server.defaultCredentials
-        let token = try AccessTokenBuilder.mint(accountSid: creds.account.sid, apiKeySid: creds.apiKey.sid,
-                                                apiSecret: creds.apiKey.secret, identity: "pc_tester", ttl: 600,
-                                                grants: [.voice(VoiceGrant(incomingAllow: true))],
-                                                now: Int64(Date().timeIntervalSince1970))
+        let platform = try InProcessPlatform.start(identity: "pc_tester", ttl: 600)
+        let (server, token) = (platform.server, platform.token)
         var pcConfig = PeerConnection.Configuration()
         pcConfig.rtcpInterval = .milliseconds(500)
         let pc = try PeerConnection(configuration: pcConfig)

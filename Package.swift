@@ -40,7 +40,7 @@ let package = Package(
         // Layer 1: core types and pure wire formats (bytes in, values out; no I/O).
         .target(name: "ParleyCore", swiftSettings: strict),
         .target(name: "HTTPWire", swiftSettings: strict),
-        .target(name: "WebSocketWire", swiftSettings: strict),
+        .target(name: "WebSocketWire", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "WireKit", swiftSettings: strict),
         .target(name: "STUN", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "RTP", dependencies: ["WireKit"], swiftSettings: strict),

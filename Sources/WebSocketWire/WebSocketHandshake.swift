@@ -1,3 +1,5 @@
+import WireKit
+
 /// Why an opening handshake was refused (RFC 6455 §4.2.1, §4.1).
 public enum WebSocketHandshakeError: Error, Sendable, Hashable {
     case notGet

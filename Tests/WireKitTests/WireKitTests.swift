@@ -48,3 +48,18 @@ import WireKit
         #expect(u.unwrap(2) == 65538)
     }
 }
+
+@Suite struct Base64RFC4648Tests {
+    /// RFC 4648 §10 test vectors.
+    @Test func encodesTheRFCVectors() {
+        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
+                       "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            #expect(Base64.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64.decodedCount(encoded) == plain.utf8.count)
+        }
+        #expect(Base64.decodedCount("Zg=") == nil)
+        #expect(Base64.decodedCount("Z=g=") == nil)
+        #expect(Base64.decodedCount("Zm9-") == nil)
+    }
+}

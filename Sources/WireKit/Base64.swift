@@ -1,8 +1,9 @@
-/// Standard base64 with padding (RFC 4648 §4), as WebSocket keys use it.
-enum Base64 {
+/// Standard base64 with padding (RFC 4648 §4): WebSocket keys (RFC 6455 §4.2.2) and TURN REST
+/// passwords use it. (JWTs use base64url without padding: `ParleyCrypto.Base64URL`.)
+public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var i = 0
@@ -21,7 +22,7 @@ enum Base64 {
     }
 
     /// Decoded length of a well-formed padded base64 string, or nil if it is not one.
-    static func decodedCount(_ text: String) -> Int? {
+    public static func decodedCount(_ text: String) -> Int? {
         let chars = Array(text.utf8)
         guard chars.count % 4 == 0 else { return nil }
         var padding = 0

@@ -64,64 +64,15 @@ import WebRTC
 /// The aiortc side: reads our offer on stdin, answers with a 660 Hz tone track, prints
 /// `{"answer": sdp}`, records what we send for the given seconds and prints one result line.
 enum AiortcAnswererScript {
-    static let source = #"""
-import asyncio, fractions, json, sys, time
-import numpy as np
-import aioice.ice
-aioice.ice.get_host_addresses = lambda *a, **k: ["127.0.0.1"]  # aiortc skips loopback otherwise
-from aiortc import RTCPeerConnection, RTCConfiguration, RTCSessionDescription, MediaStreamTrack
-from av import AudioFrame
-
-RATE, FRAME, FREQ = 48000, 960, 660.0
-
-class Tone(MediaStreamTrack):
-    kind = "audio"
-    def __init__(self):
-        super().__init__()
-        self.pts = 0
-        self.t0 = None
-    async def recv(self):
-        if self.t0 is None:
-            self.t0 = time.monotonic()
-        wait = self.t0 + self.pts / RATE - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
-        t = (np.arange(FRAME) + self.pts) / RATE
-        pcm = (0.5 * np.sin(2 * np.pi * FREQ * t) * 32767).astype(np.int16)
-        frame = AudioFrame.from_ndarray(pcm.reshape(1, -1), format="s16", layout="mono")
-        frame.sample_rate = RATE
-        frame.pts = self.pts
-        frame.time_base = fractions.Fraction(1, RATE)
-        self.pts += FRAME
-        return frame
+    static let source = AiortcScriptPrelude.source(frequency: 660) + #"""
 
 async def main(seconds):
     offer = sys.stdin.read()
     res = {"states": []}
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     chunks, frames = [], []
-    connected = asyncio.Event()
-    t0 = time.perf_counter()
-
-    @pc.on("connectionstatechange")
-    def on_state():
-        res["states"].append([pc.connectionState, round((time.perf_counter() - t0) * 1000, 1)])
-        if pc.connectionState == "connected":
-            connected.set()
-
-    @pc.on("track")
-    def on_track(track):
-        async def consume():
-            while True:
-                try:
-                    frame = await track.recv()
-                except Exception:
-                    return
-                a = frame.to_ndarray().reshape(-1)
-                ch = len(frame.layout.channels)
-                chunks.append(a[::ch] if ch > 1 and not frame.format.is_planar else a[: frame.samples])
-                frames.append(frame.samples)
-        asyncio.ensure_future(consume())
+    connected = watch(pc, res, time.perf_counter())
+    record(pc, chunks, frames)
 
     await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
     pc.addTrack(Tone())

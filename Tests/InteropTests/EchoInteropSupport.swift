@@ -50,38 +50,8 @@ struct PythonEchoClient {
 /// The aiortc side: offers one sendrecv audio track carrying a 440 Hz tone to the WHIP-style
 /// endpoint, records what comes back for a few seconds, measures it and prints one JSON line.
 enum EchoClientScript {
-    static let source = #"""
-import asyncio, fractions, json, sys, time, urllib.request, urllib.error
-import numpy as np
-import aioice.ice
-aioice.ice.get_host_addresses = lambda *a, **k: ["127.0.0.1"]  # aiortc skips loopback otherwise
-from aiortc import RTCPeerConnection, RTCConfiguration, RTCSessionDescription, MediaStreamTrack
-from av import AudioFrame
-
-RATE, FRAME, FREQ = 48000, 960, 440.0
-
-def tone(start, count):
-    t = (np.arange(count) + start) / RATE
-    return (0.5 * np.sin(2 * np.pi * FREQ * t) * 32767).astype(np.int16)
-
-class Tone(MediaStreamTrack):
-    kind = "audio"
-    def __init__(self):
-        super().__init__()
-        self.pts = 0
-        self.t0 = None
-    async def recv(self):
-        if self.t0 is None:
-            self.t0 = time.monotonic()
-        wait = self.t0 + self.pts / RATE - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
-        frame = AudioFrame.from_ndarray(tone(self.pts, FRAME).reshape(1, -1), format="s16", layout="mono")
-        frame.sample_rate = RATE
-        frame.pts = self.pts
-        frame.time_base = fractions.Fraction(1, RATE)
-        self.pts += FRAME
-        return frame
+    static let source = AiortcScriptPrelude.source(frequency: 440) + #"""
+import urllib.request, urllib.error
 
 def http(method, url, token, body=None):
     req = urllib.request.Request(url, data=body, method=method)
@@ -119,28 +89,9 @@ async def main(url, token, seconds):
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     pc.addTransceiver(Tone(), direction="sendrecv")
     frames, chunks = [], []
-    connected = asyncio.Event()
     t0 = time.perf_counter()
-
-    @pc.on("connectionstatechange")
-    def on_state():
-        res.setdefault("states", []).append([pc.connectionState, round((time.perf_counter() - t0) * 1000, 1)])
-        if pc.connectionState == "connected":
-            connected.set()
-
-    @pc.on("track")
-    def on_track(track):
-        async def consume():
-            while True:
-                try:
-                    frame = await track.recv()
-                except Exception:
-                    return
-                a = frame.to_ndarray().reshape(-1)
-                ch = len(frame.layout.channels)
-                chunks.append(a[::ch] if ch > 1 and not frame.format.is_planar else a[: frame.samples])
-                frames.append(frame.samples)
-        asyncio.ensure_future(consume())
+    connected = watch(pc, res, t0)
+    record(pc, chunks, frames)
 
     await pc.setLocalDescription(await pc.createOffer())  # aiortc gathers fully here (no trickle)
     t_post = time.perf_counter()

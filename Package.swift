@@ -1,10 +1,12 @@
 // swift-tools-version:6.0
 // Parley: a self-hosted voice and video platform and its Swift SDK.
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
-//   0 C                  COpenSSL CSRTP COpus CSQLite (system libraries), CParleyLinux (epoll/mmsg shim)
+//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio (system libraries),
+//                        CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP
-//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus AccessToken ICE
-//   3 networking, storage ParleyNet ParleyStore WebRTC
+//                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
+//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyAudio AccessToken ICE
+//   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices
 //   4 server              ParleyServer
 //   5 executables         parley-server parley parley-bench parley-fuzz
 import PackageDescription
@@ -35,6 +37,10 @@ let package = Package(
                        providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp",
+                       providers: [.apt(["libspeexdsp-dev"]), .brew(["speexdsp"])]),
+        .systemLibrary(name: "CPulseAudio", pkgConfig: "libpulse-simple",
+                       providers: [.apt(["libpulse-dev"]), .brew(["pulseaudio"])]),
         .target(name: "CParleyLinux"),
 
         // Layer 1: core types and pure wire formats (bytes in, values out; no I/O).
@@ -46,17 +52,31 @@ let package = Package(
         .target(name: "RTP", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "RTCP", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "SDP", swiftSettings: strict),
+        // Pure audio: formats, WAV, G.711, tone and DTMF generation, Goertzel detection, levels.
+        .target(name: "AudioCore", dependencies: ["WireKit"], swiftSettings: strict),
+        // Pure call-quality model: MOS (E-model), Twilio quality warnings, Plivo media metrics.
+        .target(name: "CallQuality", swiftSettings: strict),
+        // Pure, seeded network model: loss (random, Gilbert-Elliott), delay, jitter, reordering, rate.
+        .target(name: "NetworkConditioner", swiftSettings: strict),
 
         // Layer 2: crypto and media.
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
         .target(name: "ParleySRTP", dependencies: ["CSRTP", "ParleyCore"], swiftSettings: strict),
         .target(name: "ParleyOpus", dependencies: ["COpus", "ParleyCore"], swiftSettings: strict),
+        // The audio engine: codecs, resampler, jitter buffer, RED and FEC, RFC 4733 DTMF, send/receive streams.
+        .target(name: "ParleyAudio",
+                dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "CallQuality"],
+                swiftSettings: strict),
         .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto"], swiftSettings: strict),
         .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),
 
         // Layer 3: networking and storage.
         .target(name: "ParleyNet",
-                dependencies: ["CParleyLinux", "ParleyCore", "ParleyCrypto", "HTTPWire", "WebSocketWire"],
+                dependencies: ["CParleyLinux", "ParleyCore", "ParleyCrypto", "HTTPWire", "WebSocketWire",
+                               "NetworkConditioner"],
+                swiftSettings: strict),
+        // Audio devices (the seed's AudioDevice model): file, tone, null, mixing, PulseAudio.
+        .target(name: "AudioDevices", dependencies: ["ParleyCore", "AudioCore", "CPulseAudio"],
                 swiftSettings: strict),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore", "ParleyCrypto"],
                 swiftSettings: strict),
@@ -81,15 +101,17 @@ let package = Package(
         // Layer 5: executables.
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
-                          dependencies: ["ParleyCore", "ParleyStore", "AccessToken", "ParleyServer"],
+                          dependencies: ["ParleyCore", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
+                                         "NetworkConditioner"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
                                          "ParleyServer", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
-                                         "STUN", "SDP"],
+                                         "STUN", "SDP", "AudioCore", "ParleyAudio", "NetworkConditioner",
+                                         "CallQuality", "ParleyOpus"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
-                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "SDP"],
+                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "SDP", "AudioCore"],
                           swiftSettings: strict),
 
         // Tests.
@@ -101,13 +123,23 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
+        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"], swiftSettings: strict),
+        .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),
+        .testTarget(name: "NetworkConditionerTests", dependencies: ["NetworkConditioner"], swiftSettings: strict),
+        .testTarget(name: "ParleyAudioTests",
+                    dependencies: ["ParleyAudio", "AudioCore", "ParleyOpus", "RTP", "NetworkConditioner", "CallQuality",
+                                   "ParleyCore"],
+                    swiftSettings: strict),
+        .testTarget(name: "AudioDevicesTests", dependencies: ["AudioDevices", "AudioCore", "ParleyCore"],
+                    swiftSettings: strict),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto"], swiftSettings: strict),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"], swiftSettings: strict),
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"], swiftSettings: strict),
-        .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyCrypto", "HTTPWire", "WebSocketWire"],
+        .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyCrypto", "HTTPWire", "WebSocketWire",
+                                                           "NetworkConditioner"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire"],

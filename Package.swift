@@ -95,7 +95,8 @@ let package = Package(
         // Test support as a library, shared by the test targets and parley-bench: an in-process
         // platform with a token, built-product lookup, tone generation and analysis.
         .target(name: "ParleyTestSupport",
-                dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken"],
+                dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "ParleyAudio",
+                               "AudioCore", "NetworkConditioner"],
                 swiftSettings: strict),
 
         // Layer 5: executables.
@@ -128,7 +129,7 @@ let package = Package(
         .testTarget(name: "NetworkConditionerTests", dependencies: ["NetworkConditioner"], swiftSettings: strict),
         .testTarget(name: "ParleyAudioTests",
                     dependencies: ["ParleyAudio", "AudioCore", "ParleyOpus", "RTP", "NetworkConditioner", "CallQuality",
-                                   "ParleyCore"],
+                                   "ParleyCore", "ParleyTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "AudioDevicesTests", dependencies: ["AudioDevices", "AudioCore", "ParleyCore"],
                     swiftSettings: strict),
@@ -150,7 +151,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
-                                   "HTTPWire", "ICE", "ParleyOpus"],
+                                   "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner"],
                     swiftSettings: strict),
     ]
 )

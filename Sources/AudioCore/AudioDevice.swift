@@ -3,7 +3,20 @@
 /// delivers recorded samples through the capturing context and pulls playout samples from the
 /// rendering context on its own clock (a sound card's, a file's pacing timer, or as fast as a test
 /// wants). Implementations: `FileAudioDevice`, `ToneAudioDevice`, `NullAudioDevice`,
-/// `MixingAudioDevice`, `PulseAudioDevice` (target AudioDevices).
+/// `MixingAudioDevice`, `PulseAudioDevice` (target AudioDevices; `AudioDeviceFactory` builds one
+/// from a name such as `"file:in.wav,out.wav"`).
+///
+/// Lifecycle, per side (capture and render independently): `initialize…` → `start…` → `stop…`,
+/// and again from `initialize…`. Starting before initializing, or starting twice, throws
+/// `.invalidState`. Stopping is idempotent and may be called in any state.
+///
+/// Threading: every method may be called from any thread. Callbacks into the contexts come on the
+/// device's own thread(s) and may be made with the device's internal lock held (that is how
+/// "nothing is called after stop returns" is kept), so a context must not call the device's
+/// initialize, start or stop methods synchronously from inside a callback; hop to another thread
+/// or task. Devices must call `captureFormatChanged()` / `renderFormatChanged()` without holding
+/// the lock that `captureFormat()` / `renderFormat()` take, since the engine re-reads the format
+/// from inside the notification.
 public protocol AudioDevice: AnyObject, Sendable {
     /// The format the device records in, or nil when it does not capture.
     func captureFormat() -> AudioFormat?
@@ -11,7 +24,7 @@ public protocol AudioDevice: AnyObject, Sendable {
     func initializeCapturer() throws(AudioDeviceError)
     /// Starts delivering recorded samples to `context`.
     func startCapturing(context: any AudioCapturingContext) throws(AudioDeviceError)
-    /// Stops capturing; no call into the context happens after this returns.
+    /// Stops capturing; no call into the context happens after this returns. Idempotent.
     func stopCapturing()
 
     /// The format the device plays in, or nil when it does not render.
@@ -20,14 +33,15 @@ public protocol AudioDevice: AnyObject, Sendable {
     func initializeRenderer() throws(AudioDeviceError)
     /// Starts pulling playout samples from `context`.
     func startRendering(context: any AudioRenderingContext) throws(AudioDeviceError)
-    /// Stops rendering; no call into the context happens after this returns.
+    /// Stops rendering; no call into the context happens after this returns. Idempotent.
     func stopRendering()
 }
 
 /// Where a capturing device delivers recorded audio (the engine's send side).
 public protocol AudioCapturingContext: AnyObject, Sendable {
-    /// Delivers interleaved samples in the device's capture format, usually one buffer at a time.
-    /// Called on the device's thread; must not block.
+    /// Delivers interleaved samples in the device's capture format, one buffer
+    /// (`framesPerBuffer × channels` samples) at a time. Called on the device's thread; must not
+    /// block, and the pointer is valid only during the call.
     func deliverCapturedSamples(_ samples: UnsafeBufferPointer<Int16>)
     /// Tells the engine that `captureFormat()` changed; it re-reads the format.
     func captureFormatChanged()
@@ -53,6 +67,8 @@ public struct AudioDeviceError: Error, Equatable, Sendable, CustomStringConverti
         case unsupportedFormat
         /// A call out of order (start before initialize, twice, …).
         case invalidState
+        /// A device name or option that does not describe a device (see `AudioDeviceFactory`).
+        case invalidConfiguration
     }
     public var kind: Kind
     public var reason: String

@@ -6,6 +6,9 @@ import Foundation
 //   parley-bench srtp                         SRTP protect/unprotect ns/packet, both profiles
 //   parley-bench webrtc-connect [--sessions N]               offer → connected against /v1/echo, percentiles
 //   parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]   echo-path packets/s on one core
+//   parley-bench audio-quality [--input ref.wav --output out.wav --loss 10 --burst --jitter-ms 30 --seed N --codec opus|pcmu]
+//                                             speech through a simulated network, PESQ-WB (docs/quality.md)
+//   parley-bench opus-encode                  Opus encode cost per 20 ms frame and share of one core
 //   parley-bench all                          parsers, SRTP, then HTTP against an in-process server
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -24,6 +27,10 @@ case "forward":
     let options = BenchOptions(arguments.dropFirst())
     try await ForwardBench.run(seconds: options.double("--seconds", 10), sessions: options.int("--sessions", 1),
                                window: options.int("--window", 256), pin: options.int("--pin", 1) != 0)
+case "audio-quality":
+    try AudioQualityBench.run(arguments.dropFirst())
+case "opus-encode":
+    try OpusEncodeBench.run()
 case "all":
     ParserBench.runAll()
     try SRTPBench.run()
@@ -39,6 +46,9 @@ func usage() -> Never {
                parley-bench srtp
                parley-bench webrtc-connect [--sessions N]
                parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]
+               parley-bench audio-quality [--input ref.wav] [--output out.wav] [--loss P] [--burst [MEAN]]
+                   [--jitter-ms J] [--reorder P] [--seed N] [--codec opus|pcmu|pcma] [--red 0|1|2] [--no-fec]
+               parley-bench opus-encode
                parley-bench all
 
         """.utf8))

@@ -22,6 +22,15 @@ Credentials for token commands, first match wins:
   PARLEY_ACCOUNT_SID, PARLEY_API_KEY, PARLEY_API_SECRET in the environment
   the first active key in --db (verify accepts any active key there)
 
+Network simulation (a UDP relay; replies go back to the last client; both directions alike):
+  parley netsim --listen HOST:PORT --forward HOST:PORT [--loss PERCENT [--burst PACKETS]]
+                [--delay-ms MS] [--jitter-ms MS] [--allow-reordering] [--reorder PERCENT]
+                [--reorder-delay-ms MS] [--duplicate PERCENT] [--rate-kbps KBPS] [--queue PACKETS] [--seed N]
+      Runs until SIGINT or SIGTERM, then prints its statistics. --burst makes loss bursty
+      (Gilbert-Elliott) with that mean burst length. --jitter-ms is peak-to-peak: each packet waits
+      an extra delay uniform in [0, jitter]; packets keep their order unless --allow-reordering.
+      --reorder holds that percent of packets back by --reorder-delay-ms (default 30).
+
 Identities are 1 to 121 characters: letters, digits and underscore. --ttl is at most 86400.
 Exit status: 0 success, 1 failure, 2 usage error.
 """

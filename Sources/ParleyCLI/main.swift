@@ -15,6 +15,7 @@ func runCLI(_ arguments: [String], environment: [String: String]) -> Int32 {
         switch command {
         case "keys": return try KeysCommand.run(Array(arguments.dropFirst()))
         case "token": return try TokenCommand.run(Array(arguments.dropFirst()), environment: environment)
+        case "netsim": return try NetsimCommand.run(Array(arguments.dropFirst()))
         default: throw UsageError("unknown command \(command)")
         }
     } catch let error as UsageError {

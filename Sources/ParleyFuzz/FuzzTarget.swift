@@ -5,7 +5,8 @@ import WebSocketWire
 /// The pure parsers under fuzzing. Each entry feeds arbitrary bytes to one parser; a parser may
 /// throw its documented error but must never trap, leak or read out of bounds.
 enum FuzzTarget: String, CaseIterable {
-    case http, websocket, jwt, stun, sdp, rtp, rtcp
+    case http, websocket, jwt, stun, sdp, rtp, rtcp, red, wav
+    case telephoneEvent = "telephone-event"
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -16,6 +17,9 @@ enum FuzzTarget: String, CaseIterable {
         case .sdp: SDPFuzz.run(data)
         case .rtp: RTPFuzz.run(data)
         case .rtcp: RTCPFuzz.run(data)
+        case .red: REDFuzz.run(data)
+        case .telephoneEvent: TelephoneEventFuzz.run(data)
+        case .wav: WAVFuzz.run(data)
         }
     }
 }

@@ -7,69 +7,52 @@ public enum OpusLibrary {
     public static var version: String { String(cString: opus_get_version_string()) }
 }
 
-/// An Opus encoder (RFC 6716) for 48 kHz PCM in 10, 20, 40 or 60 ms frames.
-/// Not thread-safe: one owner encodes.
-public final class OpusEncoder {
-    public let sampleRate: Int32
-    public let channels: Int32
-    private let handle: OpaquePointer
+/// Opus frame durations Parley sends (RFC 6716 §2.1.4 also allows 2.5 and 5 ms, which WebRTC does not use).
+public enum OpusFrameDuration: Int, Sendable, CaseIterable {
+    case ms10 = 10, ms20 = 20, ms40 = 40, ms60 = 60
 
-    public init(sampleRate: Int32 = 48_000, channels: Int32 = 1, bitrate: Int32 = 32_000) throws(ParleyError) {
-        var err: Int32 = 0
-        guard let h = opus_encoder_create(sampleRate, channels, OPUS_APPLICATION_VOIP, &err), err == OPUS_OK else {
-            throw ParleyError(.mediaNoSupportedCodec, reason: "opus_encoder_create: \(OpusCodecError.text(err))")
+    public var milliseconds: Int { rawValue }
+
+    /// Samples per channel in one frame at `sampleRate`.
+    public func samples(atRate sampleRate: Int) -> Int { sampleRate * rawValue / 1000 }
+}
+
+/// The encoder's intended use (`OPUS_APPLICATION_*`).
+public enum OpusApplication: Sendable {
+    /// Speech: favours intelligibility; the mode WebRTC uses for calls.
+    case voip
+    /// Music and mixed content.
+    case audio
+    /// Lowest delay: CELT only, no SILK (so no in-band FEC).
+    case restrictedLowDelay
+
+    var value: Int32 {
+        switch self {
+        case .voip: OPUS_APPLICATION_VOIP
+        case .audio: OPUS_APPLICATION_AUDIO
+        case .restrictedLowDelay: OPUS_APPLICATION_RESTRICTED_LOWDELAY
         }
-        handle = h
-        self.sampleRate = sampleRate
-        self.channels = channels
-        _ = parley_opus_set_bitrate(h, bitrate)
-    }
-
-    deinit { opus_encoder_destroy(handle) }
-
-    /// Encodes one frame of interleaved samples into `output`; returns the packet's length.
-    public func encode(_ pcm: UnsafeBufferPointer<Int16>, into output: UnsafeMutableBufferPointer<UInt8>) throws(ParleyError) -> Int {
-        guard let input = pcm.baseAddress, let out = output.baseAddress, !pcm.isEmpty else {
-            throw ParleyError(.mediaNoSupportedCodec, reason: "opus_encode: empty buffer")
-        }
-        let frameSize = Int32(pcm.count) / channels
-        let n = opus_encode(handle, input, frameSize, out, Int32(output.count))
-        guard n >= 0 else { throw ParleyError(.mediaNoSupportedCodec, reason: "opus_encode: \(OpusCodecError.text(n))") }
-        return Int(n)
     }
 }
 
-/// An Opus decoder producing interleaved 16-bit PCM. Not thread-safe: one owner decodes.
-public final class OpusDecoder {
-    public let sampleRate: Int32
-    public let channels: Int32
-    private let handle: OpaquePointer
+/// A hint about the input (`OPUS_SET_SIGNAL`): `.voice` keeps the encoder in SILK/hybrid modes,
+/// which carry in-band FEC (LBRR).
+public enum OpusSignal: Sendable {
+    case auto, voice, music
 
-    public init(sampleRate: Int32 = 48_000, channels: Int32 = 1) throws(ParleyError) {
-        var err: Int32 = 0
-        guard let h = opus_decoder_create(sampleRate, channels, &err), err == OPUS_OK else {
-            throw ParleyError(.mediaNoSupportedCodec, reason: "opus_decoder_create: \(OpusCodecError.text(err))")
+    var value: Int32 {
+        switch self {
+        case .auto: OPUS_AUTO
+        case .voice: OPUS_SIGNAL_VOICE
+        case .music: OPUS_SIGNAL_MUSIC
         }
-        handle = h
-        self.sampleRate = sampleRate
-        self.channels = channels
-    }
-
-    deinit { opus_decoder_destroy(handle) }
-
-    /// Decodes one packet into `output` (samples per channel × channels); returns samples per channel.
-    /// An empty packet asks the decoder for loss concealment.
-    public func decode(_ packet: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>) throws(ParleyError) -> Int {
-        guard let out = output.baseAddress else {
-            throw ParleyError(.mediaNoSupportedCodec, reason: "opus_decode: empty output buffer")
-        }
-        let capacity = Int32(output.count) / channels
-        let n = opus_decode(handle, packet.isEmpty ? nil : packet.baseAddress, Int32(packet.count), out, capacity, 0)
-        guard n >= 0 else { throw ParleyError(.mediaNoSupportedCodec, reason: "opus_decode: \(OpusCodecError.text(n))") }
-        return Int(n)
     }
 }
 
 enum OpusCodecError {
     static func text(_ code: Int32) -> String { String(cString: opus_strerror(code)) }
+
+    static func error(_ call: String, _ code: Int32) -> ParleyError {
+        ParleyError(.mediaNoSupportedCodec, reason: "\(call): \(text(code))")
+    }
 }

@@ -1,0 +1,125 @@
+import AudioCore
+import Foundation
+import ParleyAudio
+import ParleyCore
+
+/// Speech for quality measurements: WAV files in and out, whole-signal resampling, espeak-ng
+/// sentences, and PESQ scoring through the project venv (`scripts/pesq-score`).
+public enum SpeechMaterial {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// Harvard sentences (IEEE 1969), the usual material of speech-quality tests.
+    public static let sentences = """
+        The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. \
+        It is easy to tell the depth of a well. These days a chicken leg is a rare dish. \
+        Rice is often served in round bowls. The juice of lemons makes fine punch. \
+        The box was thrown beside the parked truck. The hogs were fed chopped corn and garbage.
+        """
+
+    /// Reads a WAV file and returns it as mono samples at `rate` (channels averaged, resampled).
+    public static func load(_ path: String, rate: Int) throws -> [Int16] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw Failure("cannot read \(path)") }
+        let wav = try WAVFile(parsing: [UInt8](data))
+        var mono = wav.samples
+        if wav.channels > 1 {
+            mono = (0..<wav.frameCount).map { f in
+                var sum = 0
+                for c in 0..<wav.channels { sum += Int(wav.samples[f * wav.channels + c]) }
+                return Int16(sum / wav.channels)
+            }
+        }
+        return try resample(mono, from: wav.sampleRate, to: rate)
+    }
+
+    /// Writes mono samples as a 16-bit PCM WAV file.
+    public static func save(_ samples: [Int16], rate: Int, to path: String) throws {
+        let bytes = WAVFile(sampleRate: rate, channels: 1, samples: samples).serialized
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw Failure("cannot write \(path)") }
+    }
+
+    /// Resamples a whole mono signal (speexdsp), compensating the filter delay so that input and
+    /// output stay time-aligned.
+    public static func resample(_ samples: [Int16], from inputRate: Int, to outputRate: Int) throws(ParleyError) -> [Int16] {
+        guard inputRate != outputRate else { return samples }
+        let resampler = try Resampler(inputRate: inputRate, outputRate: outputRate, channels: 1, quality: 8)
+        let delay = resampler.inputLatency
+        let padded = samples + [Int16](repeating: 0, count: delay)
+        var output = [Int16](repeating: 0, count: resampler.maximumOutputFrames(forInputFrames: padded.count))
+        var consumed = 0, produced = 0
+        padded.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                while consumed < input.count, produced < out.count {
+                    let r = resampler.process(UnsafeBufferPointer(rebasing: input[consumed...]),
+                                              into: UnsafeMutableBufferPointer(rebasing: out[produced...]))
+                    if r.consumed == 0 && r.produced == 0 { break }
+                    consumed += r.consumed
+                    produced += r.produced
+                }
+            }
+        }
+        let skip = min(resampler.outputLatency, produced)
+        let wanted = samples.count * outputRate / inputRate
+        return Array(output[skip..<min(produced, skip + wanted)])
+    }
+
+    /// Speaks `text` with espeak-ng into a WAV file at `path`, once by a male and once by a female
+    /// voice (ITU-T P.862 asks for talkers of both sexes), with half a second of silence between.
+    /// Throws when espeak-ng is missing.
+    public static func speak(_ text: String = sentences, to path: String) throws {
+        var samples: [Int16] = []
+        var rate = 22_050
+        for voice in ["en-us", "en-us+f3"] {
+            let part = path + ".\(voice).wav"
+            try espeak(text, voice: voice, to: part)
+            defer { try? FileManager.default.removeItem(atPath: part) }
+            guard let data = FileManager.default.contents(atPath: part) else { throw Failure("espeak-ng wrote nothing") }
+            let wav = try WAVFile(parsing: [UInt8](data))
+            rate = wav.sampleRate
+            samples += wav.samples + [Int16](repeating: 0, count: rate / 2)
+        }
+        try save(samples, rate: rate, to: path)
+    }
+
+    private static func espeak(_ text: String, voice: String, to path: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["espeak-ng", "-v", voice, "-s", "150", "-w", path, text]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure("espeak-ng failed (status \(process.terminationStatus)); is it installed?") }
+    }
+
+    /// PESQ-WB of each (reference, degraded) pair of 16 kHz mono samples, scored by
+    /// `scripts/pesq-score` in the venv under `packageRoot`, after alignment by cross-correlation.
+    public static func pesq(_ pairs: [(reference: [Int16], degraded: [Int16])], packageRoot: URL) throws -> [Double] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-pesq-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var arguments = [packageRoot.appendingPathComponent("scripts/pesq-score").path]
+        for (i, pair) in pairs.enumerated() {
+            let ref = dir.appendingPathComponent("ref\(i).wav").path, deg = dir.appendingPathComponent("deg\(i).wav").path
+            try save(pair.reference, rate: 16_000, to: ref)
+            try save(pair.degraded, rate: 16_000, to: deg)
+            arguments += [ref, deg]
+        }
+        let process = Process()
+        process.executableURL = packageRoot.appendingPathComponent(".venv/bin/python3")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure("pesq-score failed (status \(process.terminationStatus)); run scripts/install-deps for the venv")
+        }
+        let scores = String(decoding: out, as: UTF8.self).split(separator: "\n").compactMap { Double($0.split(separator: " ")[0]) }
+        guard scores.count == pairs.count else { throw Failure("pesq-score printed \(scores.count) scores for \(pairs.count) pairs") }
+        return scores
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+import ParleyNet
+import Synchronization
+import Testing
+
+/// `parley netsim` as a real process: it relays through its simulated network, reports, and stops
+/// cleanly on SIGTERM.
+@Suite(.timeLimit(.minutes(1))) struct NetsimCommandTests {
+    /// Starts `parley netsim args…` and reads its first stdout line (the bound address).
+    static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe, port: Int) {
+        let process = Process()
+        process.executableURL = try Executables.url("parley")
+        process.arguments = ["netsim"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data([0x0A]) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let match = text.firstMatch(of: /relaying 127\.0\.0\.1:(\d+) ->/), let port = Int(match.output.1) else {
+            process.terminate()
+            throw TestFailure("parley netsim did not report its address: \(text)")
+        }
+        return (process, output, port)
+    }
+
+    @Test func relaysWithLossAndStopsOnSIGTERM() async throws {
+        let group = try EventLoopGroup(threads: 1)
+        defer { group.shutdown() }
+        let arrived = Mutex(0)
+        let sink = try UDPSocket(loop: group.loops[0]) { datagrams in arrived.withLock { $0 += datagrams.count } }
+        defer { sink.close() }
+        let netsim = try Self.start(["--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(sink.localPort)",
+                                     "--loss", "10", "--delay-ms", "10", "--jitter-ms", "5", "--seed", "5"])
+        defer { if netsim.process.isRunning { netsim.process.terminate() } }
+
+        let client = try UDPSocket(loop: group.loops[0]) { _ in }
+        defer { client.close() }
+        let relay = try SocketAddress.resolve(host: "127.0.0.1", port: netsim.port)
+        for start in stride(from: 0, to: 500, by: 25) {
+            client.send((start..<start + 25).map { Datagram(address: relay, bytes: [UInt8(truncatingIfNeeded: $0), 0x80, 0, 0]) })
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        // Wait until arrivals stop growing (the relay holds each datagram 10–15 ms).
+        var last = -1
+        while arrived.withLock({ $0 }) != last {
+            last = arrived.withLock { $0 }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(abs(last - 450) <= 35, "arrived \(last) of 500")
+
+        kill(netsim.process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while netsim.process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!netsim.process.isRunning)
+        #expect(netsim.process.terminationStatus == 0)
+        let report = String(decoding: netsim.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let upstream = try #require(report.firstMatch(of: /upstream: submitted (\d+) delivered (\d+) lost (\d+)/), "\(report)")
+        #expect(Int(upstream.output.1) == 500)
+        #expect(Int(upstream.output.2) == last)
+        #expect(Int(upstream.output.3).map { $0 + last } == 500)
+    }
+
+    @Test func rejectsBadArguments() throws {
+        let missing = try Executables.run("parley", ["netsim", "--listen", "127.0.0.1:0"])
+        #expect(missing.status == 2 && missing.stderr.contains("--forward"))
+        let badLoss = try Executables.run("parley", ["netsim", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:9", "--loss", "120"])
+        #expect(badLoss.status == 2 && badLoss.stderr.contains("--loss"))
+        let burstAlone = try Executables.run("parley", ["netsim", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:9", "--burst", "3"])
+        #expect(burstAlone.status == 2 && burstAlone.stderr.contains("--burst needs --loss"))
+    }
+}

@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(name: "NetworkConditionerTests", dependencies: ["NetworkConditioner"], swiftSettings: strict),
         .testTarget(name: "ParleyAudioTests",
                     dependencies: ["ParleyAudio", "AudioCore", "ParleyOpus", "RTP", "NetworkConditioner", "CallQuality",
-                                   "ParleyCore", "ParleyTestSupport"],
+                                   "ParleyCore", "ParleyTestSupport", "AudioDevices"],
                     swiftSettings: strict),
         .testTarget(name: "AudioDevicesTests", dependencies: ["AudioDevices", "AudioCore", "ParleyCore"],
                     swiftSettings: strict),

@@ -16,7 +16,7 @@ public enum AudioPathSimulation {
         /// RED (RFC 2198) with this many earlier frames in every packet; 0 sends plain packets.
         public var redDistance = 2
         public var fec: OpusFECController.Policy = .adaptive
-        public var bitrate = 40_000
+        public var bitrate = AudioSendStreamConfiguration().bitrate
         public var frameMilliseconds = 20
         /// Where the receiving device's 10 ms pulls fall relative to the sender's capture ticks.
         public var devicePhaseMicroseconds: Int64 = 3_000

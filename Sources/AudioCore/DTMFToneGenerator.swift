@@ -38,8 +38,7 @@ public struct DTMFToneGenerator: Sendable {
 
     public let sampleRate: Int
     public let configuration: Configuration
-    private var queue: [DTMFDialElement] = []
-    private var nextIndex = 0
+    private var queue = DTMFDialQueue()
     private var segment = Segment.idle
     private var tone: ToneGenerator
 
@@ -48,26 +47,21 @@ public struct DTMFToneGenerator: Sendable {
         self.configuration = configuration
         let silent = ToneGenerator.Tone(frequency: 0, levelDBFS: -.infinity)
         tone = ToneGenerator(sampleRate: sampleRate, first: silent)
-        queue.reserveCapacity(32)
     }
 
     /// Queues the keys and pauses of `dialString` after whatever is still playing.
     public mutating func enqueue(_ dialString: DTMFDialString) {
-        if nextIndex == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            nextIndex = 0
-        }
-        queue.append(contentsOf: dialString.elements)
+        queue.enqueue(dialString)
     }
 
     /// Validates and queues a dial string (`0`–`9`, `*`, `#`, `w`).
     public mutating func enqueue(_ string: String) throws(DTMFDialStringError) {
-        enqueue(try DTMFDialString(string))
+        try queue.enqueue(string)
     }
 
     /// True while a tone, gap or pause is still to be played.
     public var isActive: Bool {
-        if case .idle = segment { return nextIndex < queue.count }
+        if case .idle = segment { return queue.hasPending }
         return true
     }
 
@@ -76,8 +70,7 @@ public struct DTMFToneGenerator: Sendable {
 
     /// Drops everything queued and stops the current tone at once.
     public mutating func cancel() {
-        queue.removeAll(keepingCapacity: true)
-        nextIndex = 0
+        queue.removeAll()
         segment = .idle
         currentDigit = nil
     }
@@ -128,9 +121,7 @@ public struct DTMFToneGenerator: Sendable {
 
     /// Moves to the next queued element; false when the queue is empty.
     private mutating func startNextElement() -> Bool {
-        guard nextIndex < queue.count else { return false }
-        let element = queue[nextIndex]
-        nextIndex += 1
+        guard let element = queue.next() else { return false }
         switch element {
         case .digit(let digit):
             tone.setTones(.init(frequency: digit.lowFrequency, levelDBFS: configuration.lowGroupLevelDBFS),

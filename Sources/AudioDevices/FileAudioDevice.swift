@@ -10,8 +10,8 @@ import AudioCore
 /// pulls buffers in `renderFormat` and streams them to the output WAV (or only counts them when
 /// there is no output path); the file is finished when rendering stops. See `AudioPacing` for
 /// how buffers are timed.
-public final class FileAudioDevice: AudioDevice {
-    private let core: PacedDeviceCore<WAVCaptureSource, WAVRenderSink>
+public final class FileAudioDevice: AudioDevice, PacedAudioDevice {
+    let core: PacedDeviceCore<WAVCaptureSource, WAVRenderSink>
 
     /// - Parameters:
     ///   - input: the microphone's audio, or nil for a render-only device.
@@ -66,22 +66,6 @@ public final class FileAudioDevice: AudioDevice {
 
     /// The first error writing the output file, after which rendering continues without writing.
     public var outputError: AudioDeviceError? { core.withSink { $0.writeError } ?? nil }
-
-    // MARK: AudioDevice
-
-    public func captureFormat() -> AudioFormat? { core.captureFormat() }
-    public func initializeCapturer() throws(AudioDeviceError) { try core.initializeCapturer() }
-    public func startCapturing(context: any AudioCapturingContext) throws(AudioDeviceError) {
-        try core.startCapturing(context: context)
-    }
-    public func stopCapturing() { core.stopCapturing() }
-
-    public func renderFormat() -> AudioFormat? { core.renderFormat() }
-    public func initializeRenderer() throws(AudioDeviceError) { try core.initializeRenderer() }
-    public func startRendering(context: any AudioRenderingContext) throws(AudioDeviceError) {
-        try core.startRendering(context: context)
-    }
-    public func stopRendering() { core.stopRendering() }
 }
 
 /// Plays interleaved samples out buffer by buffer, optionally looping.

@@ -49,12 +49,7 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
     }
 
     func startCapturing(context: any AudioCapturingContext) throws(AudioDeviceError) {
-        try state.withLock { s throws(AudioDeviceError) in
-            guard let format = s.source?.format else { throw AudioDeviceError(.invalidState, "\(name) has no input to capture") }
-            try s.capture.start(format: format, now: MonotonicClock.now(), side: "capturing", device: name)
-            s.captureContext = context
-            try startThreadIfNeeded(&s)
-        }
+        try start(.capture) { $0.captureContext = context }
     }
 
     func stopCapturing() {
@@ -92,12 +87,7 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
     }
 
     func startRendering(context: any AudioRenderingContext) throws(AudioDeviceError) {
-        try state.withLock { s throws(AudioDeviceError) in
-            guard let format = s.sink?.format else { throw AudioDeviceError(.invalidState, "\(name) does not render") }
-            try s.render.start(format: format, now: MonotonicClock.now(), side: "rendering", device: name)
-            s.renderContext = context
-            try startThreadIfNeeded(&s)
-        }
+        try start(.render) { $0.renderContext = context }
     }
 
     func stopRendering() {
@@ -126,7 +116,18 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
         }
     }
 
-    // MARK: Ticking
+    // MARK: Starting and ticking
+
+    /// Starts one side (the same steps for both): it must have a format and be initialized; its
+    /// buffer is sized, `attach` stores its context, and the device thread runs unless paced by hand.
+    private func start(_ side: Side, attach: (inout State) -> Void) throws(AudioDeviceError) {
+        try state.withLock { s throws(AudioDeviceError) in
+            guard let format = s.format(of: side) else { throw AudioDeviceError(.invalidState, "\(name) \(side.missing)") }
+            try s[keyPath: side.lifecycle].start(format: format, now: MonotonicClock.now(), side: side.activity, device: name)
+            attach(&s)
+            try startThreadIfNeeded(&s)
+        }
+    }
 
     /// `.manual` only: advances each started side by one buffer on the caller's thread.
     func tick() {
@@ -180,7 +181,33 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
 
     // MARK: State
 
-    enum Side { case capture, render }
+    enum Side {
+        case capture, render
+
+        /// The side's lifecycle within `State`.
+        var lifecycle: WritableKeyPath<State, SideState> {
+            switch self {
+            case .capture: \.capture
+            case .render: \.render
+            }
+        }
+
+        /// What the side is doing while it runs, for error messages.
+        var activity: String {
+            switch self {
+            case .capture: "capturing"
+            case .render: "rendering"
+            }
+        }
+
+        /// Why a device without this side cannot start it, for error messages.
+        var missing: String {
+            switch self {
+            case .capture: "has no input to capture"
+            case .render: "does not render"
+            }
+        }
+    }
 
     struct State {
         var source: Source?
@@ -196,6 +223,14 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
         init(source: Source?, sink: Sink?) {
             self.source = source
             self.sink = sink
+        }
+
+        /// The format of a side, nil when the device lacks it.
+        func format(of side: Side) -> AudioFormat? {
+            switch side {
+            case .capture: source?.format
+            case .render: sink?.format
+            }
         }
 
         /// Delivers one captured buffer; returns the waiters to wake when this ended the input.

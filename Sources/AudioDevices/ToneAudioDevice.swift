@@ -7,8 +7,8 @@ import AudioCore
 
 /// A device whose microphone is a sine tone and whose speaker only measures what it is given:
 /// for tests and probes that need a known signal in and proof that audio came out.
-public final class ToneAudioDevice: AudioDevice {
-    private let core: PacedDeviceCore<ToneCaptureSource, LevelMeterSink>
+public final class ToneAudioDevice: AudioDevice, PacedAudioDevice {
+    let core: PacedDeviceCore<ToneCaptureSource, LevelMeterSink>
 
     /// - Parameters:
     ///   - frequency: the captured tone in hertz.
@@ -41,22 +41,6 @@ public final class ToneAudioDevice: AudioDevice {
 
     /// `.manual` pacing: captures one buffer and renders one (for the sides that are started).
     public func tick() { core.tick() }
-
-    // MARK: AudioDevice
-
-    public func captureFormat() -> AudioFormat? { core.captureFormat() }
-    public func initializeCapturer() throws(AudioDeviceError) { try core.initializeCapturer() }
-    public func startCapturing(context: any AudioCapturingContext) throws(AudioDeviceError) {
-        try core.startCapturing(context: context)
-    }
-    public func stopCapturing() { core.stopCapturing() }
-
-    public func renderFormat() -> AudioFormat? { core.renderFormat() }
-    public func initializeRenderer() throws(AudioDeviceError) { try core.initializeRenderer() }
-    public func startRendering(context: any AudioRenderingContext) throws(AudioDeviceError) {
-        try core.startRendering(context: context)
-    }
-    public func stopRendering() { core.stopRendering() }
 }
 
 /// Levels of what a device rendered, for checking that audio arrived.

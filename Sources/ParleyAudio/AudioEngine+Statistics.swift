@@ -3,7 +3,7 @@ import CallQuality
 extension AudioEngine {
     /// Both streams' figures now, with the RTT and the MOS it gives.
     public func statistics() -> AudioEngineStatistics {
-        var statistics = AudioEngineStatistics(codec: configuration.codec)
+        var statistics = AudioEngineStatistics(codec: configuration.send.codec)
         let (local, rtt) = withSendSide { side -> (AudioEngineStatistics.Local, Double?) in
             var local = AudioEngineStatistics.Local()
             local.ssrc = side.ssrc
@@ -56,6 +56,6 @@ extension AudioEngine {
             return sample
         }
         return CallQualitySample(time: end, rttMilliseconds: rtt, local: local, remote: remote,
-                                 codec: CodecName(rawValue: configuration.codec.rawValue), isInputMuted: muted)
+                                 codec: CodecName(rawValue: configuration.send.codec.rawValue), isInputMuted: muted)
     }
 }

@@ -31,19 +31,19 @@ struct AudioEngineReceiveSide {
 
     init(configuration: AudioEngineConfiguration) throws(ParleyError) {
         self.configuration = configuration
-        let format = AudioFormat(sampleRate: 48_000, channels: configuration.channels)
+        let format = AudioFormat(sampleRate: 48_000, channels: configuration.send.channels)
         stream = try Self.makeStream(configuration, format)
         meter = AudioEngineLevelMeter(format: format)
-        if configuration.telephoneEventPayloadType != nil {
-            dtmf = DTMFReceiver(clockRate: configuration.codec.clockRate)
+        if configuration.send.telephoneEventPayloadType != nil {
+            dtmf = DTMFReceiver(clockRate: configuration.send.codec.clockRate)
         }
     }
 
     private static func makeStream(_ configuration: AudioEngineConfiguration,
                                    _ format: AudioFormat) throws(ParleyError) -> AudioReceiveStream {
-        let decoder: any AudioDecoder = configuration.codec == .opus
-            ? try OpusAudioDecoder(sampleRate: 48_000, channels: configuration.channels)
-            : try G711AudioDecoder(kind: configuration.codec)
+        let decoder: any AudioDecoder = configuration.send.codec == .opus
+            ? try OpusAudioDecoder(sampleRate: 48_000, channels: configuration.send.channels)
+            : try G711AudioDecoder(kind: configuration.send.codec)
         return try AudioReceiveStream(decoder: decoder,
                                       configuration: configuration.receiveStreamConfiguration(outputFormat: format))
     }
@@ -69,7 +69,7 @@ struct AudioEngineReceiveSide {
                           payload: UnsafeRawBufferPointer, at now: Int64, events: inout [DTMFReceiverEvent]) {
         guard isStarted else { return }
         let reported = events.count
-        if let eventType = configuration.telephoneEventPayloadType, payloadType == eventType {
+        if let eventType = configuration.send.telephoneEventPayloadType, payloadType == eventType {
             telephoneEventPackets += 1
             telephoneEventBytes += payload.count
             if ssrc == audioSSRC { eventPacketsInAudioSSRC += 1 }
@@ -78,7 +78,7 @@ struct AudioEngineReceiveSide {
         } else {
             // Closes a key whose end packets were all lost (RFC 4733 §2.5.2.2).
             dtmf?.poll(at: now) { events.append($0) }
-            if ssrc != audioSSRC, payloadType == configuration.codecPayloadType || payloadType == configuration.redPayloadType {
+            if ssrc != audioSSRC, payloadType == configuration.send.codecPayloadType || payloadType == configuration.send.redPayloadType {
                 audioSSRC = ssrc
                 eventPacketsInAudioSSRC = 0
             }

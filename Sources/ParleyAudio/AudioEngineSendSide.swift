@@ -35,10 +35,10 @@ struct AudioEngineSendSide {
     var sampledCounters = StreamCounters()
 
     init(configuration: AudioEngineConfiguration) throws(ParleyError) {
-        let format = AudioFormat(sampleRate: 48_000, channels: configuration.channels)
-        stream = try AudioSendStream(configuration: configuration.sendStreamConfiguration, inputFormat: format)
+        let format = AudioFormat(sampleRate: 48_000, channels: configuration.send.channels)
+        stream = try AudioSendStream(configuration: configuration.send, inputFormat: format)
         ssrc = configuration.ssrc
-        telephoneEventPayloadType = configuration.telephoneEventPayloadType
+        telephoneEventPayloadType = configuration.send.telephoneEventPayloadType
         nextSequenceNumber = configuration.initialSequenceNumber
         meter = AudioEngineLevelMeter(format: format)
         silence = [Int16](repeating: 0, count: format.samplesPerBuffer)

@@ -108,33 +108,27 @@ public struct DTMFSender: Sendable {
     }
 
     public let configuration: Configuration
-    private var queue: [DTMFDialElement] = []
-    private var nextIndex = 0
+    private var queue = DTMFDialQueue()
     private var state = State.ready
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        queue.reserveCapacity(32)
     }
 
     /// Queues the keys and pauses of `dialString` after what is already queued.
     public mutating func enqueue(_ dialString: DTMFDialString) {
-        if nextIndex == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            nextIndex = 0
-        }
-        queue.append(contentsOf: dialString.elements)
+        queue.enqueue(dialString)
     }
 
     /// Validates and queues a dial string: `0`–`9`, `*`, `#`, and `w` for a pause. Any other
     /// character throws, naming it and its position, and nothing is queued.
     public mutating func enqueue(_ string: String) throws(DTMFDialStringError) {
-        enqueue(try DTMFDialString(string))
+        try queue.enqueue(string)
     }
 
     /// True while keys, end packets, gaps or pauses remain.
     public var isActive: Bool {
-        if case .ready = state { return nextIndex < queue.count }
+        if case .ready = state { return queue.hasPending }
         return true
     }
 
@@ -150,8 +144,7 @@ public struct DTMFSender: Sendable {
     /// tick sends its final packet (E bit, duration so far) and the copies, so the far end never
     /// waits on an event that stops without an end.
     public mutating func cancel() {
-        queue.removeAll(keepingCapacity: true)
-        nextIndex = 0
+        queue.removeAll()
         switch state {
         case .waiting: state = .ready
         case .sending(var key):
@@ -168,9 +161,7 @@ public struct DTMFSender: Sendable {
         while true {
             switch state {
             case .ready:
-                guard nextIndex < queue.count else { return .audio }
-                let element = queue[nextIndex]
-                nextIndex += 1
+                guard let element = queue.next() else { return .audio }
                 switch element {
                 case .digit(let digit):
                     state = .sending(KeyInProgress(digit: digit, timestamp: rtpTimestamp, startedAt: now))

@@ -112,7 +112,8 @@ let package = Package(
                                          "CallQuality", "ParleyOpus"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
-                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "SDP", "AudioCore"],
+                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "SDP", "AudioCore",
+                                         "ParleyAudio", "ParleyOpus"],
                           swiftSettings: strict),
 
         // Tests.

@@ -7,6 +7,7 @@ import WebSocketWire
 enum FuzzTarget: String, CaseIterable {
     case http, websocket, jwt, stun, sdp, rtp, rtcp, red, wav
     case telephoneEvent = "telephone-event"
+    case audioReceive = "audio-receive"
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -20,6 +21,7 @@ enum FuzzTarget: String, CaseIterable {
         case .red: REDFuzz.run(data)
         case .telephoneEvent: TelephoneEventFuzz.run(data)
         case .wav: WAVFuzz.run(data)
+        case .audioReceive: AudioReceiveFuzz.run(data)
         }
     }
 }

@@ -23,7 +23,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     /// should be random (RFC 3550 §5.1), as the other initializer makes it.
     public init(send: AudioSendStreamConfiguration,
                 minimumJitterBufferDelayMs: Int = 20, maximumJitterBufferDelayMs: Int = 400,
-                initialJitterBufferDelayMs: Int = 40, ssrc: UInt32 = .random(in: 1...UInt32.max),
+                initialJitterBufferDelayMs: Int = 20, ssrc: UInt32 = .random(in: 1...UInt32.max),
                 initialSequenceNumber: UInt16 = .random(in: 0...UInt16.max)) {
         self.send = send
         self.minimumJitterBufferDelayMs = minimumJitterBufferDelayMs
@@ -40,7 +40,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
                 frameMilliseconds: Int = 20, bitrate: Int = AudioSendStreamConfiguration().bitrate, maxAverageBitrate: Int? = nil,
                 complexity: Int = 9, dtx: Bool = false, fec: OpusFECController.Policy = .adaptive,
                 minimumJitterBufferDelayMs: Int = 20, maximumJitterBufferDelayMs: Int = 400,
-                initialJitterBufferDelayMs: Int = 40, ssrc: UInt32 = .random(in: 1...UInt32.max),
+                initialJitterBufferDelayMs: Int = 20, ssrc: UInt32 = .random(in: 1...UInt32.max),
                 initialSequenceNumber: UInt16 = .random(in: 0...UInt16.max),
                 initialTimestamp: UInt32 = .random(in: 0...UInt32.max)) {
         let send = AudioSendStreamConfiguration(

@@ -202,18 +202,17 @@ public final class AudioReceiveStream {
         emit(n)
     }
 
-    /// Applies a time-stretch request to the `n` decoded samples per channel; returns the change.
+    /// Applies a time-stretch request to the `n` decoded samples per channel (the stretcher also
+    /// tracks the speech level, so every decoded frame goes through it); returns the change.
     private func stretch(_ n: Int, _ request: TimeStretchRequest) -> Int {
-        let change: Int
-        switch request {
-        case .none: return 0
-        case .accelerate(let maxSamples):
-            change = -stretcher.accelerate(decoded, samplesPerChannel: n,
-                                           maxRemoved: maxSamples * decoder.sampleRate / clockRate)
-        case .expand(let maxSamples):
-            change = stretcher.expand(decoded, samplesPerChannel: n, maxInserted: maxSamples * decoder.sampleRate / clockRate)
+        let rate = decoder.sampleRate
+        let request: TimeStretchRequest = switch request {
+        case .none: .none
+        case .accelerate(let max, let urgent): .accelerate(maxSamples: max * rate / clockRate, urgent: urgent)
+        case .expand(let max, let urgent): .expand(maxSamples: max * rate / clockRate, urgent: urgent)
         }
-        jitterBuffer.recordTimeStretch(samples: change * clockRate / decoder.sampleRate)
+        let change = stretcher.apply(request, to: decoded, samplesPerChannel: n)
+        jitterBuffer.recordTimeStretch(samples: change * clockRate / rate)
         return change
     }
 

@@ -16,7 +16,7 @@ public struct AudioReceiveStreamConfiguration: Sendable, Equatable {
     public var jitterBufferCapacity: Int
 
     public init(payloadType: UInt8, redPayloadType: UInt8? = nil, outputFormat: AudioFormat = AudioFormat(),
-                minimumDelayMs: Int = 20, maximumDelayMs: Int = 400, initialDelayMs: Int = 40,
+                minimumDelayMs: Int = 20, maximumDelayMs: Int = 400, initialDelayMs: Int = 20,
                 jitterBufferCapacity: Int = 128) {
         self.payloadType = payloadType
         self.redPayloadType = redPayloadType

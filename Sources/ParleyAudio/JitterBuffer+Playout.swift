@@ -5,6 +5,12 @@ extension JitterBuffer {
     static let minimumBandMicros: Int64 = 10_000
     /// Below the target by less than this (the fastest-path estimate wobbles under jitter) is left alone.
     static let expandDeadZoneMicros: Int64 = 1_000
+    /// Further below the target than this, an expand may not wait for a quiet frame (late loss looms).
+    static let urgentDeficitMicros: Int64 = 5_000
+    /// An accelerate waits this long for a quiet frame (speech pauses every few seconds; a tone
+    /// or music may never), or not at all this far above the band.
+    static let quietWaitMicros: Int64 = 3_000_000
+    static let urgentExcessMicros: Int64 = 40_000
 
     /// Decides what to play next. `time` is now: when the owner needs the audio (a device pull).
     /// The frame leaves the buffer at this moment, so a packet arriving after it is late, and
@@ -67,6 +73,7 @@ extension JitterBuffer {
             stats.decodedFrames += 1
         } else {
             stats.redRecoveredFrames += 1
+            estimator.recordRecovery(arrival: entry.arrival, timestamp: entry.timestamp)
         }
         let slot = JitterBufferSlot(index: i)
         return emit(entry.isRedundant ? .decodeRedundant(slot) : .decode(slot), timestamp: entry.timestamp,
@@ -101,6 +108,7 @@ extension JitterBuffer {
             playout = position + Int64(gap)
             concealedRun = 0
             stats.fecRecoveredFrames += 1
+            estimator.recordRecovery(arrival: entry.arrival, timestamp: position)
             return emit(.recoverFromFEC(JitterBufferSlot(index: n)), timestamp: position, samples: gap,
                         payloadType: entry.payloadType, arrival: entry.arrival, at: time)
         }
@@ -108,6 +116,7 @@ extension JitterBuffer {
         if concealedRun == 0 { stats.concealmentEvents += 1 }
         concealedRun += samples
         stats.concealedSamples += samples
+        noteConcealed(position)
         playout = position + Int64(samples)
         return JitterBufferDecision(action: .conceal, timestamp: UInt32(truncatingIfNeeded: position), samples: samples,
                                     payloadType: 0, timeStretch: .none, jitterBufferDelay: nil)
@@ -125,24 +134,31 @@ extension JitterBuffer {
         lastPlayoutDelay = delay
         recordEmission(delay: time - arrival)
         return JitterBufferDecision(action: action, timestamp: UInt32(truncatingIfNeeded: timestamp), samples: samples,
-                                    payloadType: payloadType, timeStretch: stretch(delay: delay),
+                                    payloadType: payloadType, timeStretch: stretch(delay: delay, at: time),
                                     jitterBufferDelay: time - arrival)
     }
 
     /// Steers the delay into [target, target + band]. Removing L samples brings the next decision
     /// forward by up to ⌈L / pull⌉ pull intervals, so the removal is capped to keep the delay at
     /// or above the target: one interval when the excess is under two, the excess less one above.
-    private func stretch(delay: Int64) -> TimeStretchRequest {
+    /// Only a deficit over `urgentDeficitMicros`, or an excess lasting `quietWaitMicros` or over
+    /// `urgentExcessMicros` above the band, is urgent; otherwise a quiet frame is awaited (see
+    /// `TimeStretchRequest`).
+    private mutating func stretch(delay: Int64, at time: Int64) -> TimeStretchRequest {
         let target = estimator.target
         let band = max(Self.minimumBandMicros, pullInterval)
+        if delay < target + band { excessSince = nil }
         if delay < target - Self.expandDeadZoneMicros {
-            return .expand(maxSamples: samples(micros: target + band - delay))
+            return .expand(maxSamples: samples(micros: target + band - delay),
+                           urgent: delay < target - Self.urgentDeficitMicros)
         }
-        if delay >= target + band {
-            let excess = delay - target
-            return .accelerate(maxSamples: samples(micros: max(min(excess, pullInterval), excess - pullInterval)))
-        }
-        return .none
+        guard delay >= target + band else { return .none }
+        let since = excessSince ?? time
+        excessSince = since
+        let excess = delay - target
+        let urgent = time - since >= Self.quietWaitMicros || excess >= band + Self.urgentExcessMicros
+        return .accelerate(maxSamples: samples(micros: max(min(excess, pullInterval), excess - pullInterval)),
+                           urgent: urgent)
     }
 
     private mutating func silence(_ samples: Int) -> JitterBufferDecision {

@@ -41,6 +41,12 @@ public struct JitterBuffer: Sendable {
     var delayHistogram: [Int]
     /// The playout delay at the last decision (µs).
     var lastPlayoutDelay: Int64 = 0
+    /// Since when the delay has been above the target's band (µs), nil when it is not.
+    var excessSince: Int64?
+    /// Frames concealed lately (unwrapped timestamps, a ring), so that a copy arriving too late
+    /// for one of them still tells the delay estimator when it would have been recoverable.
+    var concealedFrames: [Int64]
+    var concealedHead = 0
 
     /// How often the owner asks for audio (µs): the device's buffer duration, 10 ms by default.
     /// Silence while waiting for a talkspurt is handed out in these steps, and delay adaptation
@@ -50,6 +56,7 @@ public struct JitterBuffer: Sendable {
     }
 
     static let recentSequenceCount = 512
+    static let concealedFrameCount = 16
 
     public init(configuration: JitterBufferConfiguration) {
         self.configuration = configuration
@@ -58,6 +65,7 @@ public struct JitterBuffer: Sendable {
         recentSequences = [Int64](repeating: .min, count: Self.recentSequenceCount)
         frameDuration = max(configuration.clockRate / 50, 1)
         delayHistogram = [Int](repeating: 0, count: 1_001)
+        concealedFrames = [Int64](repeating: .min, count: Self.concealedFrameCount)
     }
 
     /// Inserts a received packet; its payload is copied. For a RED packet pass the primary block's
@@ -91,6 +99,10 @@ public struct JitterBuffer: Sendable {
         let duration = max(packet.duration ?? frameDuration, 1)
         estimator.update(arrival: packet.arrivalTime, timestamp: timestamp, duration: duration)
 
+        // The frame before this one was concealed: its FEC (in this packet) came too late.
+        if configuration.fecEnabled, takeConcealed(timestamp - Int64(duration)) {
+            estimator.recordRecovery(arrival: packet.arrivalTime, timestamp: timestamp - Int64(duration))
+        }
         if let playout, timestamp < playout {
             stats.latePackets += 1
             stats.discardedPackets += 1
@@ -122,7 +134,11 @@ public struct JitterBuffer: Sendable {
                                          payload: UnsafeRawBufferPointer) -> JitterBufferInsertResult {
         guard ssrc != nil else { return .discarded }
         let timestamp = timestamps.unwrap(timestamp)
-        if let playout, timestamp < playout { return .late }
+        if let playout, timestamp < playout {
+            // A copy of a concealed frame, too late: the delay it would have needed counts.
+            if takeConcealed(timestamp) { estimator.recordRecovery(arrival: arrivalTime, timestamp: timestamp) }
+            return .late
+        }
         if store.index(of: timestamp) != nil { return .duplicate }
         let entry = JitterBufferStore.Entry(timestamp: timestamp, sequence: nil,
                                             duration: max(duration ?? frameDuration, 1), arrival: arrivalTime,
@@ -193,7 +209,23 @@ public struct JitterBuffer: Sendable {
         anchoredTimestamp = nil
         lastPlayedSequence = nil
         concealedRun = 0
+        for i in concealedFrames.indices { concealedFrames[i] = .min }
         estimator.resetWindow()
+    }
+
+    /// Remembers that the frame at `timestamp` was concealed.
+    mutating func noteConcealed(_ timestamp: Int64) {
+        concealedFrames[concealedHead] = timestamp
+        concealedHead = (concealedHead + 1) % concealedFrames.count
+    }
+
+    /// True (once) if the frame at `timestamp` was concealed lately.
+    mutating func takeConcealed(_ timestamp: Int64) -> Bool {
+        for i in concealedFrames.indices where concealedFrames[i] == timestamp {
+            concealedFrames[i] = .min
+            return true
+        }
+        return false
     }
 
     mutating func recordEmission(delay: Int64) {

@@ -7,24 +7,40 @@ import Darwin
 #endif
 
 /// The target delay of a `JitterBuffer`, following measured jitter the way WebRTC NetEq's delay
-/// manager does.
+/// manager does, and covering loss recovery when packets are being lost.
 ///
 /// Each packet's transit time (arrival minus the RTP timestamp as time) is compared with the
 /// fastest packet of the last two seconds: the difference is its relative delay, the time it
 /// would have had to wait for had everything come as fast. Relative delays go into a histogram
 /// that slowly forgets (a forget factor of 0.983 per 20 ms of audio, as NetEq), and the target is
-/// its 95th percentile, clamped to [minimum, maximum]. The target rises as soon as the quantile
-/// does (fast attack) and falls towards it with a one-second time constant (slow decay).
+/// its 95th percentile, clamped to [minimum, maximum].
+///
+/// A frame whose own packet is lost is only available when a later packet brings a copy of it
+/// (a RED block, RFC 2198) or its in-band FEC (RFC 6716 §2.1.7): its effective arrival is that
+/// packet's. These recovery delays go into a second histogram, and while recoveries are recent
+/// (at least `activeRecoveryRate` of the frames) the target also covers `recoveryQuantile` of them,
+/// so that under loss and jitter the copies arrive in time; when loss stops, the rate decays and
+/// the target falls back to the packets' own jitter.
+///
+/// The target rises as soon as the measured value does (fast attack) and falls towards it with a
+/// one-second time constant (slow decay), five seconds while loss is active.
 struct JitterBufferDelayEstimator: Sendable {
     /// How far back the fastest packet is looked for (NetEq: 2 s).
     static let windowMicros: Int64 = 2_000_000
-    /// Histogram resolution.
-    static let bucketMicros: Int64 = 2_000
-    /// NetEq's forget factor per 20 ms packet; early packets weigh more (start weight 2).
+    /// NetEq's forget factor per 20 ms packet.
     static let forgetFactorPer20ms = 0.983
-    static let startForgetWeight = 2.0
-    /// Time constant of the target's decay.
+    /// Forget factor per recovered frame: about the last fifty recoveries count.
+    static let recoveryForgetFactor = 0.98
+    /// The share of recoveries the target covers while loss is active.
+    static let recoveryQuantile = 0.95
+    /// The recovery rate is averaged over about this many frames (2 s of 20 ms frames)...
+    static let recoveryRateFrames = 100.0
+    /// ...and loss counts as active above this rate (one recovery in the last ~70 frames).
+    static let activeRecoveryRate = 0.005
+    /// Time constant of the target's decay; while loss is active, the slower one (the recoveries'
+    /// quantile dips between rare double losses, and every return costs a time stretch).
     static let decayMicros = 1_000_000.0
+    static let lossDecayMicros = 5_000_000.0
     private static let windowCapacity = 512
 
     let clockRate: Int64
@@ -39,8 +55,10 @@ struct JitterBufferDelayEstimator: Sendable {
     private var windowHead = 0
     private var windowCount = 0
 
-    private var buckets: [Double]
-    private var updates = 0
+    private var arrivals: JitterBufferDelayHistogram
+    private var recoveries: JitterBufferDelayHistogram
+    /// Recovered frames per frame, exponentially averaged over `recoveryRateFrames`.
+    private(set) var recoveryRate = 0.0
     private var lastUpdate: Int64?
     /// The target delay in microseconds.
     private(set) var target: Int64
@@ -55,7 +73,8 @@ struct JitterBufferDelayEstimator: Sendable {
         target = Int64(configuration.initialDelayMs) * 1_000
         windowArrivals = [Int64](repeating: 0, count: Self.windowCapacity)
         windowTransits = [Int64](repeating: 0, count: Self.windowCapacity)
-        buckets = [Double](repeating: 0, count: Int(maximum / Self.bucketMicros) + 2)
+        arrivals = JitterBufferDelayHistogram(maximum: maximum)
+        recoveries = JitterBufferDelayHistogram(maximum: maximum)
     }
 
     /// The fastest transit of the window (µs): arrival minus timestamp-as-time of the fastest packet.
@@ -71,32 +90,46 @@ struct JitterBufferDelayEstimator: Sendable {
         return time - micros(timestamp) - minTransit
     }
 
+    /// True while recoveries are frequent enough for the target to cover them.
+    var lossIsActive: Bool { recoveryRate >= Self.activeRecoveryRate }
+
     /// Records a packet (late ones too: they are what the target must cover).
     mutating func update(arrival: Int64, timestamp: Int64, duration: Int) {
         let transit = arrival - micros(timestamp)
         push(arrival: arrival, transit: transit)
         let relative = max(0, transit - (minTransit ?? transit))
         lastRelativeDelay = relative
-
-        // Histogram with forgetting (NetEq's relative-delay histogram).
         let frames20ms = Double(max(duration, 1)) / (Double(clockRate) / 50)
-        let base = pow(Self.forgetFactorPer20ms, frames20ms)
-        let start = max(0, 1 - Self.startForgetWeight / Double(updates + 1))
-        let forget = min(base, start)
-        for i in buckets.indices { buckets[i] *= forget }
-        let index = min(Int(relative / Self.bucketMicros), buckets.count - 1)
-        buckets[index] += 1 - forget
-        updates += 1
+        arrivals.add(relative, forgetFactor: JitterBufferDelayHistogram.forgetFactor(Self.forgetFactorPer20ms,
+                                                                                    frames20ms: frames20ms))
+        recoveryRate *= JitterBufferDelayHistogram.forgetFactor(1 - 1 / Self.recoveryRateFrames, frames20ms: frames20ms)
 
-        let measured = min(max(quantileValue(), minimum), maximum)
+        let measured = measuredTarget()
         if measured >= target {
             target = measured
         } else if let lastUpdate {
             let elapsed = Double(max(arrival - lastUpdate, 0))
-            let alpha = 1 - exp(-elapsed / Self.decayMicros)
+            let alpha = 1 - exp(-elapsed / (lossIsActive ? Self.lossDecayMicros : Self.decayMicros))
             target -= Int64((Double(target - measured) * alpha).rounded(.up))
         }
         lastUpdate = arrival
+    }
+
+    /// Records a frame that became available only at `arrival`, through a later packet (a RED copy
+    /// or FEC), whether or not that was in time for its playout. Raises the target at once if the
+    /// recoveries now need more; lowering is left to the packets' updates (slow decay).
+    mutating func recordRecovery(arrival: Int64, timestamp: Int64) {
+        guard let minTransit else { return }
+        recoveries.add(arrival - micros(timestamp) - minTransit, forgetFactor: Self.recoveryForgetFactor)
+        recoveryRate += 1 / Self.recoveryRateFrames
+        target = max(target, measuredTarget())
+    }
+
+    /// The packets' quantile, or the recoveries' when loss is active and they need more; clamped.
+    private func measuredTarget() -> Int64 {
+        var measured = arrivals.quantile(quantile)
+        if lossIsActive { measured = max(measured, recoveries.quantile(Self.recoveryQuantile)) }
+        return min(max(measured, minimum), maximum)
     }
 
     /// Forgets the transit window (a new timeline: SSRC change or timestamp jump); the histogram
@@ -104,16 +137,6 @@ struct JitterBufferDelayEstimator: Sendable {
     mutating func resetWindow() {
         windowHead = 0
         windowCount = 0
-    }
-
-    /// The histogram's quantile, as the upper edge of its bucket (µs).
-    private func quantileValue() -> Int64 {
-        var sum = 0.0
-        for i in buckets.indices {
-            sum += buckets[i]
-            if sum >= quantile { return Int64(i + 1) * Self.bucketMicros }
-        }
-        return Int64(buckets.count) * Self.bucketMicros
     }
 
     private mutating func push(arrival: Int64, transit: Int64) {

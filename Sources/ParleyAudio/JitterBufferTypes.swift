@@ -7,7 +7,9 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     public var minimumDelayMs: Int
     /// The target delay never goes above this, whatever the jitter.
     public var maximumDelayMs: Int
-    /// Target before anything is measured; it decays slowly towards what is measured.
+    /// Target before anything is measured; it rises at once or decays slowly towards what is
+    /// measured. The minimum by default: a higher start only adds delay that has to be taken out
+    /// again by time-stretching, while the target rises within a few packets when there is jitter.
     public var initialDelayMs: Int
     /// The quantile of the relative-delay distribution the target follows (0.95: about 5 % of
     /// packets may come later than the target).
@@ -22,7 +24,7 @@ public struct JitterBufferConfiguration: Sendable, Equatable {
     /// plays silence and re-anchors at the next packet (a long outage or a DTX pause).
     public var maxConcealmentMs: Int
 
-    public init(clockRate: Int, minimumDelayMs: Int = 20, maximumDelayMs: Int = 400, initialDelayMs: Int = 40,
+    public init(clockRate: Int, minimumDelayMs: Int = 20, maximumDelayMs: Int = 400, initialDelayMs: Int = 20,
                 quantile: Double = 0.95, capacity: Int = 128, maxPayloadBytes: Int = 1_500, fecEnabled: Bool = false,
                 maxConcealmentMs: Int = 100) {
         self.clockRate = max(clockRate, 1)
@@ -82,12 +84,17 @@ public struct JitterBufferSlot: Hashable, Sendable {
 
 /// A delay-adaptation request carried with a decoded frame: shorten or lengthen it by about one
 /// pitch period (see `TimeStretcher`), by at most `maxSamples` samples per channel.
+///
+/// Stretching active speech is audible, and PESQ marks every time warp inside an utterance down,
+/// so a request that is not `urgent` is carried out only in a pause (100 ms of quiet: between
+/// phrases, not in a stop consonant); an urgent one (the delay far from the target, or too long
+/// away from it) on any frame that is quiet or periodic enough.
 public enum TimeStretchRequest: Sendable, Equatable {
     case none
     /// The buffer holds more than the target: remove up to `maxSamples`.
-    case accelerate(maxSamples: Int)
+    case accelerate(maxSamples: Int, urgent: Bool)
     /// The buffer holds less than the target: insert up to `maxSamples`.
-    case expand(maxSamples: Int)
+    case expand(maxSamples: Int, urgent: Bool)
 }
 
 /// What to play next, decided by `JitterBuffer.nextFrame(at:)`.

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Time-scale modification of decoded PCM for jitter-buffer delay adaptation: shortens
 /// ("accelerate") or lengthens ("expand") a frame by about one pitch period, the way NetEq's
 /// accelerate and preemptive-expand do.
@@ -6,8 +14,10 @@
 /// decimated to about 8 kHz, then refined at the full rate around the best coarse lag. One
 /// period is then removed (the period and the next are cross-faded into one) or repeated (the
 /// junction is cross-faded over a period), so a periodic signal keeps its pitch and the output has
-/// no discontinuity. A frame that is nearly silent has samples dropped or inserted the same way,
-/// without a pitch; a frame that is neither silent nor periodic enough is left alone.
+/// no discontinuity. A frame that is nearly silent, or quiet against the recent speech level, has
+/// samples dropped or inserted the same way, without a pitch; a frame that is neither quiet nor
+/// periodic enough is left alone. `apply` carries out a jitter buffer's request and keeps the
+/// speech level; a request that is not urgent waits for a pause (`pauseMs` of quiet).
 ///
 /// Works in place on interleaved 16-bit PCM, mono or stereo; the scratch buffers are allocated once.
 public struct TimeStretcher: Sendable {
@@ -23,6 +33,16 @@ public struct TimeStretcher: Sendable {
     public var correlationThreshold: Float = 0.6
     /// RMS under which a frame counts as silence (about −54 dBFS).
     public var silenceRMS: Float = 64
+    /// A frame this far under the speech level (RMS ratio; 0.05 is −26 dB) counts as quiet.
+    public var quietRatio: Float = 0.05
+    /// The speech level: the RMS of the loudest recent frame, halving every `levelHalfLifeMs`.
+    public private(set) var speechLevel: Float = 0
+    public static let levelHalfLifeMs = 2_000.0
+    /// A request that is not urgent waits until the quiet has lasted this long (a pause between
+    /// phrases, not the closure of a stop consonant).
+    public var pauseMs = 100.0
+    /// Samples per channel of quiet so far, this frame included.
+    private var quietRun = 0
 
     private let decimation: Int
     private var mono: [Float]
@@ -39,15 +59,51 @@ public struct TimeStretcher: Sendable {
         coarseCorrelations = [Float](repeating: 0, count: self.maxFrameSamples / decimation + 2)
     }
 
+    /// Carries out `request` on the `samplesPerChannel` frames at the start of `pcm` (which must
+    /// have room for an expanded frame) and tracks the speech level; call it for every decoded
+    /// frame. Returns the change in samples per channel: negative removed, positive inserted.
+    public mutating func apply(_ request: TimeStretchRequest, to pcm: UnsafeMutableBufferPointer<Int16>,
+                               samplesPerChannel n: Int) -> Int {
+        guard n > 0, n <= maxFrameSamples, pcm.count >= n * channels else { return 0 }
+        let quiet = trackLevel(pcm, n: n)
+        quietRun = quiet ? quietRun + n : 0
+        let pause = quietRun * 1_000 >= Int(pauseMs * Double(sampleRate))
+        switch request {
+        case .none:
+            return 0
+        case .accelerate(let maxSamples, let urgent):
+            guard urgent || pause else { return 0 }
+            return -accelerate(pcm, samplesPerChannel: n, maxRemoved: maxSamples, quiet: quiet)
+        case .expand(let maxSamples, let urgent):
+            guard urgent || pause else { return 0 }
+            return expand(pcm, samplesPerChannel: n, maxInserted: maxSamples, quiet: quiet)
+        }
+    }
+
+    /// Updates the speech level with this frame; true if the frame is quiet (silent, or
+    /// `quietRatio` under the level).
+    private mutating func trackLevel(_ pcm: UnsafeMutableBufferPointer<Int16>, n: Int) -> Bool {
+        var energy: Float = 0
+        for i in 0..<(n * channels) {
+            let s = Float(pcm[i])
+            energy += s * s
+        }
+        let rms = (energy / Float(n * channels)).squareRoot()
+        let halfLives = Double(n) * 1_000 / Double(sampleRate) / Self.levelHalfLifeMs
+        speechLevel = max(rms, speechLevel * Float(pow(0.5, halfLives)))
+        return rms < silenceRMS || rms < speechLevel * quietRatio
+    }
+
     private var minimumPeriod: Int { Int(Double(sampleRate) * Self.minimumPeriodMs / 1_000) }
     private var maximumPeriod: Int { Int(Double(sampleRate) * Self.maximumPeriodMs / 1_000) }
 
     /// Removes about one pitch period, at most `maxRemoved` samples per channel, from the
     /// `samplesPerChannel` frames at the start of `pcm`. Returns the samples per channel removed
     /// (0 when the frame is left alone); the frame now has `samplesPerChannel` minus that.
+    /// A `quiet` frame is shortened without a pitch (cross-faded over the whole removal).
     public mutating func accelerate(_ pcm: UnsafeMutableBufferPointer<Int16>, samplesPerChannel n: Int,
-                                    maxRemoved: Int) -> Int {
-        guard let period = choosePeriod(pcm, n: n, limit: maxRemoved) else { return 0 }
+                                    maxRemoved: Int, quiet: Bool = false) -> Int {
+        guard let period = choosePeriod(pcm, n: n, limit: maxRemoved, quiet: quiet) else { return 0 }
         let ch = channels
         // y[j] = x[j] fading into x[j + L] over one period, then the rest from 2L on.
         for j in 0..<period {
@@ -64,10 +120,11 @@ public struct TimeStretcher: Sendable {
     /// Repeats about one pitch period, at most `maxInserted` samples per channel, in the
     /// `samplesPerChannel` frames at the start of `pcm`, which must have room for the longer frame.
     /// Returns the samples per channel inserted (0 when the frame is left alone).
+    /// A `quiet` frame is lengthened without a pitch.
     public mutating func expand(_ pcm: UnsafeMutableBufferPointer<Int16>, samplesPerChannel n: Int,
-                                maxInserted: Int) -> Int {
+                                maxInserted: Int, quiet: Bool = false) -> Int {
         let room = pcm.count / channels - n
-        guard let period = choosePeriod(pcm, n: n, limit: min(maxInserted, room)) else { return 0 }
+        guard let period = choosePeriod(pcm, n: n, limit: min(maxInserted, room), quiet: quiet) else { return 0 }
         let ch = channels
         // y = x[0..<2L] with its second period fading into a repeat of the first, then x[L...].
         var i = n * ch - 1
@@ -86,11 +143,14 @@ public struct TimeStretcher: Sendable {
     }
 
     /// The length to remove or insert: a pitch period within [2.5 ms, min(15 ms, limit, n/2)]
-    /// correlating well enough, or for a silent frame simply min(limit, n/2); nil to leave it alone.
-    private mutating func choosePeriod(_ pcm: UnsafeMutableBufferPointer<Int16>, n: Int, limit: Int) -> Int? {
+    /// correlating well enough, or for a silent or `quiet` frame simply min(limit, n/2); nil to
+    /// leave it alone.
+    private mutating func choosePeriod(_ pcm: UnsafeMutableBufferPointer<Int16>, n: Int, limit: Int,
+                                       quiet: Bool) -> Int? {
         guard n > 1, n <= maxFrameSamples, pcm.count >= n * channels else { return nil }
         let upper = min(limit, n / 2)
         guard upper >= 1 else { return nil }
+        if quiet { return upper }
         var energy: Float = 0
         for i in 0..<n {
             var s: Float = 0

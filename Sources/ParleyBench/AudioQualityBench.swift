@@ -31,7 +31,7 @@ enum AudioQualityBench {
         if let given = values["--input"] {
             inputPath = given
         } else {
-            inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("parley-speech.wav").path
+            inputPath = FileManager.default.temporaryDirectory.appendingPathComponent("parley-speech-\(getpid()).wav").path
             try SpeechMaterial.speak(to: inputPath)
         }
         let input = try SpeechMaterial.load(inputPath, rate: AudioPathSimulation.rate)

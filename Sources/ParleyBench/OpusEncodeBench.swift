@@ -7,7 +7,7 @@ import ParleyTestSupport
 /// and the share of one core that a real-time channel needs (µs per frame / 20 000 µs).
 enum OpusEncodeBench {
     static func run() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-speech.wav").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-speech-\(getpid()).wav").path
         try SpeechMaterial.speak(to: path)
         let speech = try SpeechMaterial.load(path, rate: 48_000)
         let frame = 960

@@ -19,7 +19,7 @@ import Testing
         #expect(send.complexity == 9 && !send.dtx && send.fec == .adaptive && send.maxAverageBitrate == nil)
         #expect(configuration.ssrc == 9 && configuration.initialSequenceNumber == 7)
         #expect(configuration.minimumJitterBufferDelayMs == 20 && configuration.maximumJitterBufferDelayMs == 300)
-        #expect(configuration.initialJitterBufferDelayMs == 40)
+        #expect(configuration.initialJitterBufferDelayMs == 20)
         // The same settings given as a send configuration make an equal value.
         #expect(configuration == AudioEngineConfiguration(send: send, maximumJitterBufferDelayMs: 300,
                                                           ssrc: 9, initialSequenceNumber: 7))

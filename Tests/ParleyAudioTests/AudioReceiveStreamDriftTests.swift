@@ -49,7 +49,7 @@ final class ToneDecoder: AudioDecoder {
         var last: Int16?
         var next = 0
         var clock: Int64 = 0
-        let end = Int64(Double(frames) * 20_000 / senderScale) + 60_000
+        let end = Int64(Double(frames) * 20_000 / senderScale) + 100_000
         var nextArrival = Int64(50_000)
         while clock < end {
             while next < frames, nextArrival <= clock {
@@ -80,7 +80,9 @@ final class ToneDecoder: AudioDecoder {
         let stretched = senderScale > 1 ? s.acceleratedSamples - s.expandedSamples : s.expandedSamples - s.acceleratedSamples
         // 0.5 % of 300 s is 1.5 s: 12 000 samples at 8 kHz.
         #expect(abs(stretched - 12_000) <= 1_000)
+        // A tone never pauses, so an excess above the band waits `quietWaitMicros` (3 s) before
+        // it is removed anyway: 0.5 % of 3 s is 15 ms more than the band's 30 ms.
         let steady = delays.dropFirst(250).sorted()
-        #expect((steady.last ?? 0) <= 40_000)
+        #expect((steady.last ?? 0) <= 50_000)
     }
 }

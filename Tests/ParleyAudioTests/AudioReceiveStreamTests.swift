@@ -5,13 +5,16 @@ import RTP
 import Testing
 
 /// A deterministic decoder: a payload is [index high, index low, flags]. Decoding writes
-/// 1000 + index into every sample, FEC (flags bit 0 in the next packet) writes 2000 + the lost
-/// frame's index, concealment writes -1; so the output shows exactly what was played.
+/// 1000 + index into every sample (0 for the frames in `quiet`), FEC (flags bit 0 in the next
+/// packet) writes 2000 + the lost frame's index, concealment writes -1; so the output shows
+/// exactly what was played.
 final class IndexDecoder: AudioDecoder {
     let kind: AudioCodecKind
     let sampleRate: Int
     let channels = 1
     let frame: Int
+    /// Frames that decode to silence (a pause in the talk).
+    var quiet = 0..<0
 
     init(kind: AudioCodecKind = .opus, frame: Int = 960) {
         self.kind = kind
@@ -29,7 +32,8 @@ final class IndexDecoder: AudioDecoder {
 
     func decode(_ payload: UnsafeBufferPointer<UInt8>, into output: UnsafeMutableBufferPointer<Int16>) throws(ParleyError) -> Int {
         guard payload.count == 3 else { throw ParleyError(.mediaNoSupportedCodec, reason: "bad test payload") }
-        for i in 0..<frame { output[i] = Int16(1_000 + Self.index(payload)) }
+        let index = Self.index(payload)
+        for i in 0..<frame { output[i] = quiet.contains(index) ? 0 : Int16(1_000 + index) }
         return frame
     }
 
@@ -113,8 +117,27 @@ struct ReceiveStreamDriver {
         #expect(driver.runs == Array(1_000..<1_050) + [-1])  // the end of the stream is concealed
         let s = driver.stream.statistics
         #expect(s.jitterBuffer.decodedFrames == 50)
-        // The target decays from 40 ms towards 20 ms: frames are shortened on the way.
-        #expect(s.jitterBuffer.accelerateCount > 0 && s.jitterBuffer.expandCount == 0)
+        // The target starts at the 20 ms minimum and the path delay is steady: nothing is stretched.
+        #expect(s.jitterBuffer.accelerateCount == 0 && s.jitterBuffer.expandCount == 0)
+        #expect(s.jitterBuffer.currentDelayMs >= 20 && s.jitterBuffer.currentDelayMs < 30)
+    }
+
+    /// The delay starts 40 ms above the target (a 60 ms initial target on a steady path): the
+    /// excess waits for the 200 ms pause of frames 100..<110 and is taken out there, so no frame
+    /// of talk is shortened.
+    @Test func excessDelayIsTakenOutInAPauseNotInTalk() throws {
+        let decoder = IndexDecoder()
+        decoder.quiet = 100..<110
+        let stream = try AudioReceiveStream(decoder: decoder, configuration: AudioReceiveStreamConfiguration(
+            payloadType: 111, outputFormat: AudioFormat(sampleRate: 48_000, channels: 1), initialDelayMs: 60))
+        var driver = ReceiveStreamDriver(stream: stream)
+        driver.run(Self.packets(0..<200), until: 4_200_000)
+        var lengths: [Int: Int] = [:]
+        for s in driver.output where s >= 1_000 { lengths[Int(s) - 1_000, default: 0] += 1 }
+        #expect(lengths.count == 190 && lengths.values.allSatisfy { $0 == 960 })
+        let s = driver.stream.statistics.jitterBuffer
+        #expect(s.accelerateCount > 0 && s.acceleratedSamples >= 960 && s.expandCount == 0)
+        #expect(s.currentDelayMs < 32)
     }
 
     @Test func redPacketsAreSplitAndALostFrameIsRecovered() throws {

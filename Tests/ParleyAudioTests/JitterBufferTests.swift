@@ -4,7 +4,8 @@ import Testing
 /// A simulated sender, network and 10 ms playout clock around a `JitterBuffer`, on a virtual
 /// clock. Frames are 20 ms at 48 kHz and the payload of frame `i` holds `i`, so a test sees
 /// exactly which frames were played, recovered or concealed. Time stretching is simulated: one
-/// 5 ms "pitch period" removed or inserted whenever asked and allowed.
+/// 5 ms "pitch period" removed or inserted whenever asked and allowed (every frame counts as quiet
+/// unless `quietFrames` is false; then only urgent requests are carried out).
 struct JitterBufferHarness {
     static let rate = 48_000
     static let frame = 960
@@ -21,6 +22,7 @@ struct JitterBufferHarness {
         var jitterBufferDelay: Int64?
         var playoutDelayMs: Double
         var targetDelayMs: Double
+        var stretch: TimeStretchRequest = .none
     }
 
     struct Packet {
@@ -41,6 +43,8 @@ struct JitterBufferHarness {
     var held = 0
     /// Time of the next pull (µs).
     var clock: Int64 = 0
+    /// Whether a stretch that is not urgent is carried out (the frame is quiet).
+    var quietFrames = true
 
     init(_ configuration: JitterBufferConfiguration = JitterBufferConfiguration(clockRate: rate)) {
         buffer = JitterBuffer(configuration: configuration)
@@ -94,16 +98,17 @@ struct JitterBufferHarness {
             }
             var samples = decision.samples
             switch decision.timeStretch {
-            case .accelerate(let max) where max >= Self.period:
+            case .accelerate(let max, let urgent) where max >= Self.period && (urgent || quietFrames):
                 samples -= Self.period
                 buffer.recordTimeStretch(samples: -Self.period)
-            case .expand(let max) where max >= Self.period:
+            case .expand(let max, let urgent) where max >= Self.period && (urgent || quietFrames):
                 samples += Self.period
                 buffer.recordTimeStretch(samples: Self.period)
             default: break
             }
             events.append(Event(played: played, time: clock, jitterBufferDelay: decision.jitterBufferDelay,
-                                playoutDelayMs: buffer.currentDelayMs, targetDelayMs: buffer.targetDelayMs))
+                                playoutDelayMs: buffer.currentDelayMs, targetDelayMs: buffer.targetDelayMs,
+                                stretch: decision.timeStretch))
             held += samples
         }
         held -= Self.pullSamples
@@ -181,16 +186,17 @@ struct JitterBufferHarness {
         #expect(s.packetsReceived == 100 && s.latePackets == 0 && s.discardedPackets == 0)
         // Before the first packet and while the first is held for the target: silence.
         #expect(h.events.first?.played == .silence(480))
-        // The first frame waits for the target (initially 40 ms, decaying towards 20 ms), to the
-        // first 10 ms pull at which it is due.
+        // The first frame waits for the target (initially the 20 ms minimum), to the first 10 ms
+        // pull at which it is due; with no jitter nothing needs stretching.
         let first = h.events.first { $0.jitterBufferDelay != nil }
-        #expect(first.map { H.startsOnTarget($0) && $0.targetDelayMs > 39 } == true)
+        #expect(first.map { H.startsOnTarget($0) && $0.targetDelayMs == 20 } == true)
+        #expect(s.accelerateCount == 0 && s.expandCount == 0)
     }
 
     @Test func reorderingWithinTheTargetIsPlayedInOrder() {
         var packets = H.packets(0..<60)
         for i in stride(from: 5, to: 55, by: 10) { packets[i].arrival += 25_000 }  // arrives after i+1
-        var h = H()
+        var h = H(JitterBufferConfiguration(clockRate: H.rate, initialDelayMs: 40))  // covers 25 ms from the start
         h.run(packets)
         #expect(h.decodedFrames == Array(0..<60))
         #expect(h.concealedSamples == 0)
@@ -287,7 +293,7 @@ struct JitterBufferHarness {
         packets += [packets[5], packets[6]].map { var p = $0; p.arrival += 1_000; return p }  // duplicates
         packets.remove(at: 40)  // RED copy in 41
         packets.removeSubrange(20...21)  // 20 concealed (nothing follows it), 21 from the FEC in 22
-        var h = H(JitterBufferConfiguration(clockRate: H.rate, fecEnabled: true))
+        var h = H(JitterBufferConfiguration(clockRate: H.rate, initialDelayMs: 40, fecEnabled: true))
         h.run(packets)
         let s = h.buffer.statistics
         #expect(s.packetsReceived == 99 && s.duplicatePackets == 2)

@@ -120,4 +120,51 @@ import Testing
         #expect(removed == 0)
         #expect(pcm == original)
     }
+
+    /// `apply`: a request that is not urgent waits until 100 ms of quiet (a pause between phrases);
+    /// quiet is silence or 26 dB under the recent speech level. An urgent one is carried out on a
+    /// periodic frame at once.
+    @Test func requestsThatAreNotUrgentWaitForAPause() {
+        var stretcher = TimeStretcher(sampleRate: 48_000)
+        func apply(_ frame: [Int16], _ request: TimeStretchRequest) -> (change: Int, pcm: [Int16]) {
+            var pcm = frame + [Int16](repeating: 0, count: 480)
+            let change = pcm.withUnsafeMutableBufferPointer { stretcher.apply(request, to: $0, samplesPerChannel: 960) }
+            return (change, Array(pcm[0..<(960 + max(change, 0))]))
+        }
+        let loud = Self.tone(200, rate: 48_000, count: 960)
+        let waiting = apply(loud, .accelerate(maxSamples: 480, urgent: false))
+        #expect(waiting.change == 0 && waiting.pcm == loud)
+        #expect(apply(loud, .accelerate(maxSamples: 480, urgent: true)).change == -240)
+        #expect(stretcher.speechLevel > 7_000)
+        // -32 dB under the tone: quiet, though not silent. Four frames (80 ms) are not a pause yet.
+        let murmur = Self.tone(440, rate: 48_000, count: 960).map { $0 / 40 }
+        for _ in 0..<4 {
+            #expect(apply(murmur, .expand(maxSamples: 300, urgent: false)).change == 0)
+        }
+        // The fifth is: shortened or lengthened by what is asked, without looking for a pitch.
+        #expect(apply(murmur, .expand(maxSamples: 300, urgent: false)).change == 300)
+        #expect(apply(murmur, .accelerate(maxSamples: 300, urgent: false)).change == -300)
+        // Speech again: the pause is over.
+        #expect(apply(loud, .accelerate(maxSamples: 480, urgent: false)).change == 0)
+        #expect(apply(murmur, .accelerate(maxSamples: 300, urgent: false)).change == 0)
+    }
+
+    /// The speech level forgets: after a long quiet stretch the same murmur is the new level, no
+    /// longer quiet, and a stretch of it waits again (unless urgent, when it needs a pitch).
+    @Test func theSpeechLevelDecaysSoQuietIsRelative() {
+        var stretcher = TimeStretcher(sampleRate: 48_000)
+        var loud = Self.tone(200, rate: 48_000, count: 960) + [Int16](repeating: 0, count: 480)
+        _ = loud.withUnsafeMutableBufferPointer { stretcher.apply(.none, to: $0, samplesPerChannel: 960) }
+        let murmur = Self.tone(440, rate: 48_000, count: 960).map { $0 / 40 } + [Int16](repeating: 0, count: 480)
+        var changes: [Int] = []
+        for _ in 0..<750 {  // 15 s: the tone's level has halved 7 times
+            var pcm = murmur
+            changes.append(pcm.withUnsafeMutableBufferPointer {
+                stretcher.apply(.accelerate(maxSamples: 300, urgent: false), to: $0, samplesPerChannel: 960)
+            })
+        }
+        #expect(changes[4] == -300)
+        #expect(changes.last == 0)
+        #expect(stretcher.speechLevel < 200)
+    }
 }

@@ -35,9 +35,10 @@ enum AudioQualityBench {
             try SpeechMaterial.speak(to: inputPath)
         }
         let input = try SpeechMaterial.load(inputPath, rate: AudioPathSimulation.rate)
+        if values["--input"] == nil { try? FileManager.default.removeItem(atPath: inputPath) }
         let reference = try SpeechMaterial.resample(input, from: AudioPathSimulation.rate, to: 16_000)
         print(String(format: "audio-quality: %@ (%.1f s), PESQ-WB (ITU-T P.862.2) against the original",
-                     inputPath, Double(input.count) / Double(AudioPathSimulation.rate)))
+                     values["--input"] ?? "espeak-ng Harvard sentences, male and female voice", Double(input.count) / Double(AudioPathSimulation.rate)))
 
         let single = values.keys.contains { ["--loss", "--jitter-ms", "--reorder", "--output", "--codec"].contains($0) }
             || flags.contains("--burst")

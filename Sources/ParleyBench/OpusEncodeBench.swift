@@ -10,6 +10,7 @@ enum OpusEncodeBench {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-speech-\(getpid()).wav").path
         try SpeechMaterial.speak(to: path)
         let speech = try SpeechMaterial.load(path, rate: 48_000)
+        try? FileManager.default.removeItem(atPath: path)
         let frame = 960
         let frames = speech.count / frame
         print("opus-encode: \(OpusLibrary.version), \(frames) frames of 20 ms speech, 48 kHz mono, 40 kbit/s (the default)")

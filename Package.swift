@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "ParleyOpus", dependencies: ["COpus", "ParleyCore"], swiftSettings: strict),
         // The audio engine: codecs, resampler, jitter buffer, RED and FEC, RFC 4733 DTMF, send/receive streams.
         .target(name: "ParleyAudio",
-                dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "CallQuality"],
+                dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "RTCP", "CallQuality"],
                 swiftSettings: strict),
         .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto"], swiftSettings: strict),
         .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),

@@ -1,5 +1,6 @@
 import AudioCore
 import ParleyCore
+import RTCP
 import RTP
 
 /// The receive pipeline of one audio stream:
@@ -33,7 +34,7 @@ public final class AudioReceiveStream {
     /// Resampled to the output rate.
     private let resampled: UnsafeMutableBufferPointer<Int16>
     private let maxDecodedSamples: Int
-    private var counters = AudioReceiveCounters()
+    private var counters = ReceptionStatistics()
     private var meter: AudioOutputLevelMeter
     private var packetsReceived = 0
     private var bytesReceived = 0
@@ -99,7 +100,8 @@ public final class AudioReceiveStream {
         }
         packetsReceived += 1
         bytesReceived += payload.count
-        counters.record(ssrc: ssrc, sequence: sequenceNumber, timestamp: timestamp, arrival: arrivalTime,
+        counters.record(ssrc: ssrc, sequence: sequenceNumber, timestamp: timestamp, payloadBytes: payload.count,
+                        arrivalMicroseconds: arrivalTime,
                         clockRate: clockRate)
         var packet = JitterBufferPacket(sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc, marker: marker,
                                         payloadType: configuration.payloadType, arrivalTime: arrivalTime)
@@ -144,13 +146,13 @@ public final class AudioReceiveStream {
     /// The stream's counters, levels and jitter-buffer figures now.
     public var statistics: AudioReceiveStatistics {
         var s = AudioReceiveStatistics(codec: decoder.kind)
-        s.ssrc = counters.ssrc
+        s.ssrc = counters.packetsReceived > 0 ? counters.ssrc : nil
         s.packetsReceived = packetsReceived
         s.bytesReceived = bytesReceived
         s.packetsIgnored = packetsIgnored
-        s.packetsLost = counters.lost
+        s.packetsLost = Int(counters.cumulativeLost)
         s.lossFraction = counters.lossFraction
-        s.jitterMs = counters.jitterMs(clockRate: clockRate)
+        s.jitterMs = counters.jitterMilliseconds(clockRate: clockRate)
         s.outputLevel = meter.level
         s.totalOutputEnergy = meter.totalEnergy
         s.totalOutputDuration = meter.totalDuration

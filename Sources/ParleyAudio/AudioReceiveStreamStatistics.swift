@@ -1,4 +1,3 @@
-import WireKit
 
 /// The figures of an `AudioReceiveStream` (WebRTC inbound-rtp style).
 public struct AudioReceiveStatistics: Sendable, Equatable {
@@ -25,50 +24,6 @@ public struct AudioReceiveStatistics: Sendable, Equatable {
     public var jitterBuffer = JitterBufferStatistics()
 
     public init(codec: AudioCodecKind) { self.codec = codec }
-}
-
-/// RFC 3550 receive counters for one SSRC: the extended highest sequence number and expected
-/// count (A.1, A.3), and the interarrival jitter estimate J += (|D| − J) / 16 (A.8).
-struct AudioReceiveCounters {
-    private(set) var ssrc: UInt32?
-    private var sequences = SequenceUnwrapper()
-    private var baseSequence: Int64 = 0
-    private var highestSequence: Int64 = 0
-    private var received = 0
-    private var lastTransit: Int64?
-    /// J in RTP timestamp units.
-    private var jitter: Double = 0
-
-    mutating func record(ssrc: UInt32, sequence: UInt16, timestamp: UInt32, arrival: Int64, clockRate: Int) {
-        if self.ssrc != ssrc {
-            self = AudioReceiveCounters()
-            self.ssrc = ssrc
-        }
-        let extended = sequences.unwrap(sequence)
-        if received == 0 {
-            baseSequence = extended
-            highestSequence = extended
-        } else {
-            baseSequence = min(baseSequence, extended)
-            highestSequence = max(highestSequence, extended)
-        }
-        received += 1
-        // A.8: transit in timestamp units; |D| of consecutive packets smooths into J.
-        let transit = arrival * Int64(clockRate) / 1_000_000 - Int64(timestamp)
-        if let lastTransit {
-            var d = transit - lastTransit
-            // Wrap of the 32-bit timestamp shows as a jump of about 2^32: fold it back.
-            d = Int64(Int32(truncatingIfNeeded: d))
-            if d < 0 { d = -d }
-            if d < Int64(clockRate) * 10 { jitter += (Double(d) - jitter) / 16 }
-        }
-        lastTransit = transit
-    }
-
-    var expected: Int { received == 0 ? 0 : Int(highestSequence - baseSequence + 1) }
-    var lost: Int { expected - received }
-    var lossFraction: Double { expected > 0 ? min(max(Double(lost) / Double(expected), 0), 1) : 0 }
-    func jitterMs(clockRate: Int) -> Double { jitter * 1_000 / Double(clockRate) }
 }
 
 /// Peak and energy of what is played out, WebRTC style: the level is the peak of the last 100 ms.

@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyCrypto
 import ParleyNet
 import ParleySRTP
+import RTCP
 import STUN
 
 /// The loop-confined half of `PeerConnection`: sockets, the full ICE agent, DTLS, SRTP and the

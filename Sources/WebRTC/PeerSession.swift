@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyCrypto
 import ParleyNet
 import ParleySRTP
+import RTCP
 import STUN
 
 /// The server side of one WebRTC audio session: an ICE-lite agent answering the peer's checks,

@@ -1,6 +1,7 @@
 import ICE
 import ParleyCore
 import ParleyCrypto
+import RTCP
 import SDP
 import Testing
 @testable import WebRTC

@@ -1,8 +1,7 @@
-import RTCP
-
 /// Per-source receive statistics for RTCP reception report blocks (RFC 3550 Appendix A.1 for the
 /// extended sequence number, A.3 for loss, A.8 for interarrival jitter). A value type updated once
-/// per received RTP packet; no allocation.
+/// per received RTP packet; no allocation. Shared by the WebRTC sessions (reports) and the audio
+/// receive stream (its statistics).
 public struct ReceptionStatistics: Sendable {
     public private(set) var ssrc: UInt32 = 0
     public private(set) var packetsReceived: UInt64 = 0
@@ -33,6 +32,23 @@ public struct ReceptionStatistics: Sendable {
         return expected - Int64(packetsReceived)
     }
 
+    /// Packets lost over packets expected since the first packet, 0…1.
+    public var lossFraction: Double {
+        guard started else { return 0 }
+        let expected = Int64(extendedHighestSequence) - Int64(baseSequence) + 1
+        return expected > 0 ? min(max(Double(cumulativeLost) / Double(expected), 0), 1) : 0
+    }
+
+    /// The interarrival jitter in milliseconds.
+    public func jitterMilliseconds(clockRate: Int) -> Double { jitterEstimate * 1_000 / Double(clockRate) }
+
+    /// Records one packet arriving at `arrivalMicroseconds` on any monotonic clock.
+    public mutating func record(ssrc: UInt32, sequence: UInt16, timestamp: UInt32, payloadBytes: Int,
+                                arrivalMicroseconds: Int64, clockRate: Int) {
+        record(ssrc: ssrc, sequence: sequence, timestamp: timestamp, payloadBytes: payloadBytes,
+               arrival: Double(arrivalMicroseconds) / 1_000_000, clockRate: UInt32(clockRate))
+    }
+
     /// Records one packet: `arrival` in seconds on any monotonic clock, `clockRate` in Hz.
     public mutating func record(ssrc: UInt32, sequence: UInt16, timestamp: UInt32, payloadBytes: Int,
                                 arrival: Double, clockRate: UInt32) {
@@ -55,7 +71,8 @@ public struct ReceptionStatistics: Sendable {
         let arrivalUnits = Int64(arrival * Double(clockRate))
         let transit = arrivalUnits - Int64(timestamp)
         if let lastTransit {
-            var d = transit - lastTransit
+            // A wrap of the 32-bit timestamp shows as a jump of about 2^32: fold it back.
+            var d = Int64(Int32(truncatingIfNeeded: transit - lastTransit))
             if d < 0 { d = -d }
             // Ignore wrap-sized jumps (timestamp discontinuity) rather than poison the estimate.
             if d < Int64(clockRate) * 10 { jitterEstimate += (Double(d) - jitterEstimate) / 16 }

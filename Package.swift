@@ -3,10 +3,10 @@
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
 //   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio (system libraries),
 //                        CParleyLinux (epoll/mmsg shim)
-//   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP
+//   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
-//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyAudio AccessToken ICE
-//   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices
+//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyAudio AccessToken ICE Signaling
+//   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
 //   4 server              ParleyServer
 //   5 executables         parley-server parley parley-bench parley-fuzz
 import PackageDescription
@@ -58,6 +58,10 @@ let package = Package(
         .target(name: "CallQuality", swiftSettings: strict),
         // Pure, seeded network model: loss (random, Gilbert-Elliott), delay, jitter, reordering, rate.
         .target(name: "NetworkConditioner", swiftSettings: strict),
+        // Pure TwiML: an XML reader, the verb model, and the interpreter as a value-type state machine.
+        .target(name: "TwiML", swiftSettings: strict),
+        // Pure HTTP/2 (RFC 9113) frames and HPACK (RFC 7541), for APNs.
+        .target(name: "HTTP2Wire", dependencies: ["WireKit"], swiftSettings: strict),
 
         // Layer 2: crypto and media.
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
@@ -69,11 +73,17 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto"], swiftSettings: strict),
         .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),
+        // The signaling protocol (docs/signaling.md): JSON messages between SDK and server, pure.
+        .target(name: "Signaling", dependencies: ["ParleyCore", "AccessToken"], swiftSettings: strict),
 
         // Layer 3: networking and storage.
         .target(name: "ParleyNet",
                 dependencies: ["CParleyLinux", "ParleyCore", "ParleyCrypto", "HTTPWire", "WebSocketWire",
-                               "NetworkConditioner"],
+                               "NetworkConditioner", "HTTP2Wire"],
+                swiftSettings: strict),
+        // Push notifications for incoming calls: APNs VoIP over HTTP/2 (ES256 tokens), webhook relay.
+        .target(name: "PushNotifications",
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken"],
                 swiftSettings: strict),
         // Audio devices (the seed's AudioDevice model): file, tone, null, mixing, PulseAudio.
         .target(name: "AudioDevices", dependencies: ["ParleyCore", "AudioCore", "CPulseAudio"],
@@ -89,7 +99,8 @@ let package = Package(
         // Layer 4: the server as a library (tests drive it in-process).
         .target(name: "ParleyServer",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
-                               "ParleySRTP", "ParleyOpus", "WebRTC", "SDP"],
+                               "ParleySRTP", "ParleyOpus", "WebRTC", "SDP", "TwiML", "Signaling", "PushNotifications",
+                               "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto"],
                 swiftSettings: strict),
 
         // Test support as a library, shared by the test targets and parley-bench: an in-process
@@ -113,7 +124,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "SDP", "AudioCore",
-                                         "ParleyAudio", "ParleyOpus"],
+                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire"],
                           swiftSettings: strict),
 
         // Tests.
@@ -125,6 +136,13 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
+        .testTarget(name: "TwiMLTests", dependencies: ["TwiML"], swiftSettings: strict),
+        .testTarget(name: "HTTP2WireTests", dependencies: ["HTTP2Wire", "WireKit"], swiftSettings: strict),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "AccessToken", "ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "PushNotificationsTests",
+                    dependencies: ["PushNotifications", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken",
+                                   "ParleyCore"],
+                    swiftSettings: strict),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"], swiftSettings: strict),
         .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),
         .testTarget(name: "NetworkConditionerTests", dependencies: ["NetworkConditioner"], swiftSettings: strict),
@@ -144,7 +162,8 @@ let package = Package(
                                                            "NetworkConditioner"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire"],
+                    dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
+                                   "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
@@ -152,7 +171,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
-                                   "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner"],
+                                   "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling", "TwiML",
+                                   "AudioCore"],
                     swiftSettings: strict),
     ]
 )

@@ -107,7 +107,7 @@ let package = Package(
         // platform with a token, built-product lookup, tone generation and analysis.
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "ParleyAudio",
-                               "AudioCore", "NetworkConditioner"],
+                               "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto"],
                 swiftSettings: strict),
 
         // Layer 5: executables.

@@ -8,6 +8,15 @@ Keys (stored in a SQLite file, mode 0600; --db PATH, default ./parley.db):
       account SID, API key SID and secret. The secret is printed only here.
   parley keys list [--db PATH]
   parley keys revoke SK... [--db PATH]
+  parley account [--show-auth-token] [--rotate-auth-token] [--db PATH]
+      Print the default account SID; with --show-auth-token also its auth token (REST Basic auth
+      with the account SID; webhook signatures). --rotate-auth-token replaces it and prints the new one.
+
+Voice applications (the default account's, in the same --db file):
+  parley apps create --name NAME --voice-url URL [--voice-method GET|POST] [--status-callback URL]
+                     [--status-callback-method GET|POST] [--db PATH]
+  parley apps list [--db PATH]
+  parley apps delete AP... [--db PATH]
 
 Access tokens (HS256, Twilio format; printed to standard output):
   parley token voice --identity ID [--ttl SECONDS] [--outgoing-app AP...] [--param KEY=VALUE]...

@@ -14,6 +14,8 @@ func runCLI(_ arguments: [String], environment: [String: String]) -> Int32 {
     do {
         switch command {
         case "keys": return try KeysCommand.run(Array(arguments.dropFirst()))
+        case "apps": return try AppsCommand.run(Array(arguments.dropFirst()))
+        case "account": return try AccountCommand.run(Array(arguments.dropFirst()))
         case "token": return try TokenCommand.run(Array(arguments.dropFirst()), environment: environment)
         case "netsim": return try NetsimCommand.run(Array(arguments.dropFirst()))
         default: throw UsageError("unknown command \(command)")

@@ -91,6 +91,21 @@ extension ParleyError.Code {
     /// 53407: Media connection failed due to DTLS handshake failure
     public static let mediaDtlsTransportFailed = ParleyError.Code(rawValue: 53407)
 
+    // Codes of the vendor's REST API (not in the Voice SDK seed, so not in `all`): the
+    // `/2010-04-01` resources answer with them.
+    /// 20001: Invalid parameter
+    public static let invalidParameter = ParleyError.Code(rawValue: 20001)
+    /// 20003: Authenticate (wrong, missing or foreign credentials)
+    public static let authenticationFailed = ParleyError.Code(rawValue: 20003)
+    /// 20004: Method not allowed
+    public static let methodNotAllowed = ParleyError.Code(rawValue: 20004)
+    /// 20404: The requested resource was not found
+    public static let resourceNotFound = ParleyError.Code(rawValue: 20404)
+    /// 20500: Internal server error
+    public static let restInternalServer = ParleyError.Code(rawValue: 20500)
+    /// 21220: Invalid call state
+    public static let invalidCallState = ParleyError.Code(rawValue: 21220)
+
     /// Every code in the seed, in numeric order.
     public static let all: [ParleyError.Code] = [
         .accessTokenInvalid,
@@ -187,5 +202,12 @@ extension ParleyError {
         53404: ("MediaNoSupportedCodecError", "No supported codec"),
         53405: ("MediaConnectionError", "Media connection failed"),
         53407: ("MediaDtlsTransportFailedError", "Media connection failed due to DTLS handshake failure"),
+        // REST API codes (see above).
+        20001: ("InvalidParameterError", "Invalid parameter"),
+        20003: ("AuthenticationError", "Authenticate"),
+        20004: ("MethodNotAllowedError", "Method not allowed"),
+        20404: ("ResourceNotFoundError", "The requested resource was not found"),
+        20500: ("InternalServerError", "Internal server error"),
+        21220: ("InvalidCallStateError", "Invalid call state"),
     ]
 }

@@ -8,13 +8,17 @@ public struct TLSConfiguration: Sendable, Hashable {
     public var verifyPeer: Bool
     /// PEM file of trusted roots for verification; nil uses the system store.
     public var trustRootsPath: String?
+    /// ALPN protocol names (RFC 7301), most preferred first, e.g. `["h2"]`. Clients offer them;
+    /// servers pick the first of theirs the client offered. Empty (the default) leaves ALPN off.
+    public var alpnProtocols: [String]
 
     public init(certificatePath: String? = nil, privateKeyPath: String? = nil, verifyPeer: Bool = true,
-                trustRootsPath: String? = nil) {
+                trustRootsPath: String? = nil, alpnProtocols: [String] = []) {
         self.certificatePath = certificatePath
         self.privateKeyPath = privateKeyPath
         self.verifyPeer = verifyPeer
         self.trustRootsPath = trustRootsPath
+        self.alpnProtocols = alpnProtocols
     }
 
     /// A server configuration from PEM files.
@@ -23,8 +27,20 @@ public struct TLSConfiguration: Sendable, Hashable {
     }
 
     /// A client configuration; pass `trustRootsPath` to trust a private CA or self-signed certificate.
-    public static func client(verifyPeer: Bool = true, trustRootsPath: String? = nil) -> TLSConfiguration {
-        TLSConfiguration(verifyPeer: verifyPeer, trustRootsPath: trustRootsPath)
+    public static func client(verifyPeer: Bool = true, trustRootsPath: String? = nil,
+                              alpnProtocols: [String] = []) -> TLSConfiguration {
+        TLSConfiguration(verifyPeer: verifyPeer, trustRootsPath: trustRootsPath, alpnProtocols: alpnProtocols)
+    }
+
+    /// The ALPN protocol list in wire format (RFC 7301 §3.1): each name prefixed by its length.
+    /// Names that are empty or longer than 255 octets are skipped.
+    public var alpnWireFormat: [UInt8] {
+        var out: [UInt8] = []
+        for name in alpnProtocols where (1...255).contains(name.utf8.count) {
+            out.append(UInt8(name.utf8.count))
+            out.append(contentsOf: name.utf8)
+        }
+        return out
     }
 }
 

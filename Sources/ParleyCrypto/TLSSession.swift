@@ -115,6 +115,16 @@ public final class TLSSession {
         out.removeLast(Int(pending) - Int(max(n, 0)))
     }
 
+    /// The application protocol the handshake selected with ALPN (RFC 7301), e.g. `h2`; nil
+    /// before the handshake completes or when ALPN was not negotiated.
+    public var negotiatedProtocol: String? {
+        var data: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &length)
+        guard let data, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
     /// Queues a close_notify alert (RFC 8446 §6.1). Drain ciphertext afterwards.
     public func shutdown() {
         if isHandshakeComplete { _ = SSL_shutdown(ssl) }

@@ -5,7 +5,8 @@ import WebSocketWire
 /// The pure parsers under fuzzing. Each entry feeds arbitrary bytes to one parser; a parser may
 /// throw its documented error but must never trap, leak or read out of bounds.
 enum FuzzTarget: String, CaseIterable {
-    case http, websocket, jwt, stun, sdp, rtp, rtcp, red, wav
+    case http, websocket, jwt, stun, sdp, rtp, rtcp, red, wav, twiml, form, signaling, hpack
+    case http2Frame = "http2-frame"
     case telephoneEvent = "telephone-event"
     case audioReceive = "audio-receive"
 
@@ -22,6 +23,11 @@ enum FuzzTarget: String, CaseIterable {
         case .telephoneEvent: TelephoneEventFuzz.run(data)
         case .wav: WAVFuzz.run(data)
         case .audioReceive: AudioReceiveFuzz.run(data)
+        case .twiml: TwiMLFuzz.run(data)
+        case .form: FormFuzz.run(data)
+        case .signaling: SignalingFuzz.run(data)
+        case .hpack: HPACKFuzz.run(data)
+        case .http2Frame: HTTP2FrameFuzz.run(data)
         }
     }
 }

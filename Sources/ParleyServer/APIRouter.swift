@@ -17,24 +17,50 @@ public struct APIRouter: Sendable {
     let version: String
     /// `/v1/echo` (see `EchoEndpoint`); nil when the server runs without media.
     let echo: EchoEndpoint?
+    let media: MediaTransportServer?
+    /// The Twilio-compatible REST API under `/2010-04-01/`.
+    let rest: TwilioRESTRouter?
+    /// `/v1/registrations`: push bindings.
+    let registrations: PushRegistrationEndpoint?
 
     public init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String = ParleyVersion.current,
-                media: MediaTransportServer? = nil) {
+                media: MediaTransportServer? = nil, rest: TwilioRESTRouter? = nil) {
+        self.init(verifier: verifier, metrics: metrics, version: version, media: media, rest: rest, registrations: nil)
+    }
+
+    init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String, media: MediaTransportServer?,
+         rest: TwilioRESTRouter?, registrations: PushRegistrationEndpoint?) {
         self.verifier = verifier
         self.metrics = metrics
         self.version = version
+        self.media = media
         echo = media.map(EchoEndpoint.init(media:))
+        self.rest = rest
+        self.registrations = registrations
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         metrics.countRequest()
         if let echo, EchoEndpoint.matches(request.path) { return await echo.handle(request, router: self) }
+        if let rest, TwilioRESTRouter.matches(request.path) { return await rest.handle(request) }
+        if let registrations, PushRegistrationEndpoint.matches(request.path) {
+            return await registrations.handle(request, router: self)
+        }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             let body: JSONObject = ["status": .string("ok"), "version": .string(version)]
             return .json(JSONValue.object(body).serialized())
         case ("GET", "/metrics"):
-            var response = HTTPResponse.text(metrics.render())
+            var extra: [(name: String, type: String, value: Int)] = []
+            if let media {
+                let stats = await media.statistics()
+                extra = [("parley_media_sessions", "gauge", stats.sessions),
+                         ("parley_media_datagrams_received_total", "counter", stats.datagramsReceived),
+                         ("parley_media_datagrams_sent_total", "counter", stats.datagramsSent),
+                         ("parley_media_rtp_forwarded_total", "counter", stats.rtpForwarded),
+                         ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
+            }
+            var response = HTTPResponse.text(metrics.render(extra: extra))
             response.headers.set("Content-Type", "text/plain; version=0.0.4")
             return response
         case ("GET", "/v1/me"):

@@ -2,42 +2,112 @@ import AccessToken
 import ParleyCore
 import ParleyNet
 import ParleyStore
+import PushNotifications
+import Signaling
+import Synchronization
 import WebRTC
+
+/// The server's own base URL, for URLs it hands out (recordings, direct-dial documents): the
+/// configured public URL, or the listener's address once it is bound.
+final class PublicBaseURL: Sendable {
+    let configured: String?
+    let scheme: String
+    let host: String
+    let port = Atomic<Int>(0)
+
+    init(configured: String?, scheme: String, host: String) {
+        self.configured = configured
+        self.scheme = scheme
+        self.host = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
+    }
+
+    var url: String {
+        if let configured { return configured.hasSuffix("/") ? String(configured.dropLast()) : configured }
+        let h = host.contains(":") ? "[\(host)]" : host
+        return "\(scheme)://\(h):\(port.load(ordering: .relaxed))"
+    }
+}
 
 /// `parley-server` as a library: the store, the token verifier, the API router and the HTTP
 /// listener, wired together. Tests start it in-process on port 0; `parley-server` runs it until a
 /// signal arrives.
 public final class PlatformServer: Sendable {
     public let configuration: ServerConfiguration
-    public let store: any AccountStore
+    public let store: any PlatformStore
     public let metrics = ServerMetrics()
     /// The account and API key created on first start (or found on later ones).
     public let defaultCredentials: DefaultCredentials
     /// The shared WebRTC media socket (`--media`), bound in `init`.
     public let media: MediaTransportServer
     private let http: HTTPServer
+    /// The call engine (signaling, TwiML, bridging).
+    let voice: VoiceService
+    private let mediaClock: MediaClock
+    private let player: CallMediaPlayer
+    private let webhookHTTP: HTTPClient
+    private let mediaEvents: Task<Void, Never>
 
     /// Opens (or creates, mode 0600) the store, ensures the default account and key exist, and
     /// prepares the listener. Nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, store: (any AccountStore)? = nil) throws {
+    public init(configuration: ServerConfiguration, store: (any PlatformStore)? = nil) throws {
         self.configuration = configuration
         let store = try store ?? SQLiteAccountStore(path: configuration.databasePath)
         self.store = store
         defaultCredentials = try store.ensureDefaultAccount()
         let verifier = AccessTokenVerifier(resolver: StoreKeyResolver(store: store), leeway: configuration.tokenLeeway)
         media = try MediaTransportServer(configuration: .init(host: configuration.mediaHost, port: configuration.mediaPort))
-        let router = APIRouter(verifier: verifier, metrics: metrics, media: media)
-        var http = HTTPServer.Configuration(host: configuration.host, port: configuration.port,
-                                            threads: configuration.threads)
+        var httpConfig = HTTPServer.Configuration(host: configuration.host, port: configuration.port,
+                                                  webSocketMaxMessageBytes: SignalingLimits.maxMessageBytes,
+                                                  threads: configuration.threads)
         if let cert = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
-            http.tls = .server(certificatePath: cert, privateKeyPath: key)
+            httpConfig.tls = .server(certificatePath: cert, privateKeyPath: key)
         }
-        self.http = HTTPServer(configuration: http) { request in await router.handle(request) }
+        let base = PublicBaseURL(configured: configuration.publicURL,
+                                 scheme: configuration.tlsCertificatePath == nil ? "http" : "https",
+                                 host: configuration.host)
+        webhookHTTP = try HTTPClient()
+        mediaClock = MediaClock()
+        player = CallMediaPlayer(sink: MediaTransportSink(media: media))
+        mediaClock.add(player)
+        var providers: [String: any PushProvider] = [:]
+        if let url = configuration.pushWebhookURL {
+            providers["webhook"] = try WebhookPushProvider(url: url, client: webhookHTTP)
+        }
+        if let key = configuration.apnsKeyPath, let keyID = configuration.apnsKeyID,
+           let team = configuration.apnsTeamID, let bundle = configuration.apnsBundleID {
+            var apns = APNsConfiguration(keyPath: key, keyID: keyID, teamID: team, bundleID: bundle)
+            if let url = configuration.apnsURL { apns.endpoint = url }
+            apns.trustRootsPath = configuration.apnsTrustRoots
+            providers["apns"] = try APNsProvider(configuration: apns)
+        }
+        let notifier = PushNotifier(providers: providers)
+        var voiceConfig = VoiceService.Configuration()
+        voiceConfig.recordingsDirectory = configuration.recordingsDirectory
+        let voice = VoiceService(configuration: voiceConfig, store: store, media: media, verifier: verifier,
+                                 metrics: metrics, player: player, speech: SpeechSynthesizer(),
+                                 fetcher: try MediaFetcher(client: webhookHTTP),
+                                 webhooks: WebhookClient(http: webhookHTTP),
+                                 notifier: providers.isEmpty ? nil : notifier,
+                                 publicBaseURL: { base.url })
+        self.voice = voice
+        mediaEvents = Task { await voice.runMediaEvents() }
+        let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
+        let router = APIRouter(verifier: verifier, metrics: metrics, version: ParleyVersion.current, media: media,
+                               rest: rest, registrations: PushRegistrationEndpoint(store: store, providers: notifier.kinds))
+        let http = HTTPServer(configuration: httpConfig) { request in await router.handle(request) }
+        let signaling = SignalingEndpoint(service: voice, verifier: verifier, metrics: metrics)
+        http.addWebSocketRoute(SignalingEndpoint.path) { _, webSocket in await signaling.run(webSocket) }
+        self.http = http
+        self.base = base
     }
+
+    private let base: PublicBaseURL
 
     /// Binds and starts serving.
     public func start() throws {
         try http.start()
+        base.port.store(http.localPort, ordering: .relaxed)
+        mediaClock.start()
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(media.candidate)")
         if defaultCredentials.created {
@@ -50,7 +120,11 @@ public final class PlatformServer: Sendable {
 
     /// Stops accepting, lets in-flight requests finish, then closes.
     public func shutdown() async {
+        await voice.shutdown()
         await http.shutdown()
+        mediaClock.stop()
+        player.stopAll()
+        await mediaEvents.value
         await media.shutdown()
         Log.info(.platform, "stopped")
     }

@@ -15,17 +15,40 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The WebRTC media UDP socket (`--media`); port 0 picks an ephemeral one.
     public var mediaHost = "127.0.0.1"
     public var mediaPort = 0
+    /// The server's URL as applications see it (`--public-url`), for recording URLs; default
+    /// the listener's own address.
+    public var publicURL: String?
+    /// Where `<Record>` writes WAV files (`--recordings`).
+    public var recordingsDirectory = "./recordings"
+    /// Push relay for incoming calls (`--push-webhook URL`): the ClientNotificationUrl pattern.
+    public var pushWebhookURL: String?
+    /// APNs VoIP pushes (`--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
+    /// [--apns-url URL] [--apns-ca PEM]`).
+    public var apnsKeyPath: String?
+    public var apnsKeyID: String?
+    public var apnsTeamID: String?
+    public var apnsBundleID: String?
+    public var apnsURL: String?
+    public var apnsTrustRoots: String?
 
     public init() {}
 
     public static let usage = """
         usage: parley-server [--http HOST:PORT] [--media HOST:PORT] [--db PATH] [--log-level LEVEL]
                              [--tls-cert PEM --tls-key PEM] [--threads N] [--token-leeway SECONDS]
+                             [--public-url URL] [--recordings DIR] [--push-webhook URL]
+                             [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
+                              [--apns-url URL] [--apns-ca PEM]]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port)
           --db           SQLite store (default ./parley.db, created with mode 0600)
           --log-level    off|fatal|error|warning|info|debug|trace|all (default error)
           --tls-cert/--tls-key  serve HTTPS with this certificate and key
+          --public-url   the server's URL as webhooks should see it (default http://HOST:PORT)
+          --recordings   directory for <Record> files (default ./recordings)
+          --push-webhook POST incoming-call pushes (JSON, Twilio's twi_* keys) to this URL
+          --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
+                         --apns-url defaults to production, --apns-ca trusts a private CA)
         """
 
     /// Parses the arguments after the program name. Throws a message fit for standard error.
@@ -54,6 +77,15 @@ public struct ServerConfiguration: Sendable, Equatable {
             case "--log-level":
                 guard let level = LogLevel(name: value) else { throw ConfigurationError(message: "unknown log level \(value)") }
                 config.logLevel = level
+            case "--public-url": config.publicURL = value
+            case "--recordings": config.recordingsDirectory = value
+            case "--push-webhook": config.pushWebhookURL = value
+            case "--apns-key": config.apnsKeyPath = value
+            case "--apns-key-id": config.apnsKeyID = value
+            case "--apns-team-id": config.apnsTeamID = value
+            case "--apns-bundle-id": config.apnsBundleID = value
+            case "--apns-url": config.apnsURL = value
+            case "--apns-ca": config.apnsTrustRoots = value
             case "--tls-cert": config.tlsCertificatePath = value
             case "--tls-key": config.tlsPrivateKeyPath = value
             case "--threads":
@@ -65,6 +97,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             default:
                 throw ConfigurationError(message: "unknown option \(flag)\n\(usage)")
             }
+        }
+        let apns = [config.apnsKeyPath, config.apnsKeyID, config.apnsTeamID, config.apnsBundleID]
+        if apns.contains(where: { $0 != nil }), apns.contains(where: { $0 == nil }) {
+            throw ConfigurationError(message: "--apns-key, --apns-key-id, --apns-team-id and --apns-bundle-id go together")
         }
         if (config.tlsCertificatePath == nil) != (config.tlsPrivateKeyPath == nil) {
             throw ConfigurationError(message: "--tls-cert and --tls-key go together")

@@ -6,23 +6,60 @@ public final class ServerMetrics: Sendable {
     private let requests = Atomic<Int>(0)
     private let tokenRejections = Mutex<[Int: Int]>([:])
     private let tokensAccepted = Atomic<Int>(0)
+    private let signalingConnections = Atomic<Int>(0)
+    private let signalingSessions = Atomic<Int>(0)
+    private let signalingErrors = Mutex<[Int: Int]>([:])
+    private let activeCalls = Atomic<Int>(0)
+    private let callsTotal = Atomic<Int>(0)
+    private let callErrors = Mutex<[Int: Int]>([:])
 
     public init() {}
 
     func countRequest() { requests.add(1, ordering: .relaxed) }
     func countTokenAccepted() { tokensAccepted.add(1, ordering: .relaxed) }
     func countTokenRejected(code: Int) { tokenRejections.withLock { $0[code, default: 0] += 1 } }
+    func signalingConnectionOpened() { signalingConnections.add(1, ordering: .relaxed) }
+    func signalingConnectionClosed() { signalingConnections.subtract(1, ordering: .relaxed) }
+    func signalingSessionsChanged(_ count: Int) { signalingSessions.store(count, ordering: .relaxed) }
+    func countSignalingError(code: Int) { signalingErrors.withLock { $0[code, default: 0] += 1 } }
+    func callStarted() {
+        activeCalls.add(1, ordering: .relaxed)
+        callsTotal.add(1, ordering: .relaxed)
+    }
+    func callEnded() { activeCalls.subtract(1, ordering: .relaxed) }
+    func countCallError(code: Int) { callErrors.withLock { $0[code, default: 0] += 1 } }
 
     /// Rejected tokens by error code.
     public var tokenRejectionsByCode: [Int: Int] { tokenRejections.withLock { $0 } }
+    /// Calls that ended (or were refused) with an error, by code.
+    public var callErrorsByCode: [Int: Int] { callErrors.withLock { $0 } }
+    /// Calls in progress.
+    public var callsActive: Int { activeCalls.load(ordering: .relaxed) }
+    /// Open signaling WebSockets.
+    public var signalingConnectionsOpen: Int { signalingConnections.load(ordering: .relaxed) }
 
-    /// The counters in Prometheus text exposition format.
-    public func render() -> String {
+    /// The counters in Prometheus text exposition format; `extra` adds lines (media figures).
+    public func render(extra: [(name: String, type: String, value: Int)] = []) -> String {
         var out = "# TYPE parley_http_requests_total counter\nparley_http_requests_total \(requests.load(ordering: .relaxed))\n"
         out += "# TYPE parley_tokens_accepted_total counter\nparley_tokens_accepted_total \(tokensAccepted.load(ordering: .relaxed))\n"
         out += "# TYPE parley_tokens_rejected_total counter\n"
         for (code, n) in tokenRejectionsByCode.sorted(by: { $0.key < $1.key }) {
             out += "parley_tokens_rejected_total{code=\"\(code)\"} \(n)\n"
+        }
+        out += "# TYPE parley_signaling_connections gauge\nparley_signaling_connections \(signalingConnectionsOpen)\n"
+        out += "# TYPE parley_signaling_sessions gauge\nparley_signaling_sessions \(signalingSessions.load(ordering: .relaxed))\n"
+        out += "# TYPE parley_signaling_errors_total counter\n"
+        for (code, n) in signalingErrors.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            out += "parley_signaling_errors_total{code=\"\(code)\"} \(n)\n"
+        }
+        out += "# TYPE parley_calls_active gauge\nparley_calls_active \(callsActive)\n"
+        out += "# TYPE parley_calls_total counter\nparley_calls_total \(callsTotal.load(ordering: .relaxed))\n"
+        out += "# TYPE parley_call_errors_total counter\n"
+        for (code, n) in callErrorsByCode.sorted(by: { $0.key < $1.key }) {
+            out += "parley_call_errors_total{code=\"\(code)\"} \(n)\n"
+        }
+        for line in extra {
+            out += "# TYPE \(line.name) \(line.type)\n\(line.name) \(line.value)\n"
         }
         return out
     }

@@ -1,17 +1,25 @@
 import ParleyCrypto
 
 /// A Parley account: `AC` followed by 32 lowercase hex digits.
-public struct Account: Sendable, Equatable {
+///
+/// `description` leaves the auth token out, so an account can be logged safely.
+public struct Account: Sendable, Equatable, CustomStringConvertible {
     public let sid: String
     public let friendlyName: String
     /// Seconds since the epoch.
     public let createdAt: Int64
+    /// The account's auth token (32 lowercase hex digits): the REST API accepts it as the Basic auth
+    /// password with the account SID as user name, and webhooks are signed with it (`X-Twilio-Signature`).
+    public let authToken: String
 
-    public init(sid: String, friendlyName: String, createdAt: Int64) {
+    public init(sid: String, friendlyName: String, createdAt: Int64, authToken: String) {
         self.sid = sid
         self.friendlyName = friendlyName
         self.createdAt = createdAt
+        self.authToken = authToken
     }
+
+    public var description: String { "Account(\(sid), \"\(friendlyName)\")" }
 }
 
 /// An API key (`SK` + 32 hex) and its secret, used to sign access tokens.
@@ -73,5 +81,10 @@ public enum SID {
     /// A new API key secret: 32 characters from `[A-Za-z0-9]`, about 190 bits.
     public static func makeSecret() -> String {
         SecureRandom.alphanumeric(32)
+    }
+
+    /// A new account auth token: 32 lowercase hex digits (128 random bits), as Twilio's.
+    public static func makeAuthToken() -> String {
+        SecureRandom.hex(byteCount: 16)
     }
 }

@@ -19,6 +19,9 @@ public protocol AccountStore: Sendable {
     /// On first start, creates the default account and an API key and returns them; later, returns
     /// the default account and its oldest active key, creating a key if all were revoked.
     func ensureDefaultAccount() throws(StoreError) -> DefaultCredentials
+    /// Replaces the account's auth token with a new random one and returns the updated account;
+    /// the old token stops working at once. `.notFound` if there is no such account.
+    func rotateAuthToken(accountSid: String) throws(StoreError) -> Account
 }
 
 extension AccountStore {

@@ -1,23 +1,26 @@
 import Foundation
 import Synchronization
 
-/// An `AccountStore` in memory, for tests and ephemeral servers.
+/// An `AccountStore` and `VoiceStore` in memory, for tests and ephemeral servers. Voice state lives
+/// in `InMemoryAccountStore+Voice.swift`.
 public final class InMemoryAccountStore: AccountStore {
-    private struct State {
+    struct State {
         var accounts: [Account] = []
         var keys: [APIKey] = []
         var defaultAccountSid: String?
+        var voice = InMemoryVoiceState()
     }
 
-    private let state = Mutex(State())
-    private let now: @Sendable () -> Int64
+    let state = Mutex(State())
+    let now: @Sendable () -> Int64
 
     public init(now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         self.now = now
     }
 
     public func createAccount(friendlyName: String) throws(StoreError) -> Account {
-        let account = Account(sid: SID.make("AC"), friendlyName: friendlyName, createdAt: now())
+        let account = Account(sid: SID.make("AC"), friendlyName: friendlyName, createdAt: now(),
+                              authToken: SID.makeAuthToken())
         state.withLock { $0.accounts.append(account) }
         return account
     }
@@ -62,7 +65,8 @@ public final class InMemoryAccountStore: AccountStore {
             if let sid = s.defaultAccountSid, let existing = s.accounts.first(where: { $0.sid == sid }) {
                 account = existing
             } else {
-                account = Account(sid: SID.make("AC"), friendlyName: defaultAccountName, createdAt: time)
+                account = Account(sid: SID.make("AC"), friendlyName: defaultAccountName, createdAt: time,
+                                  authToken: SID.makeAuthToken())
                 s.accounts.append(account)
                 s.defaultAccountSid = account.sid
                 created = true
@@ -72,6 +76,18 @@ public final class InMemoryAccountStore: AccountStore {
             }
             let key = try Self.createKey(in: &s, accountSid: account.sid, friendlyName: defaultKeyName, at: time)
             return DefaultCredentials(account: account, apiKey: key, created: true)
+        }
+    }
+
+    public func rotateAuthToken(accountSid: String) throws(StoreError) -> Account {
+        let token = SID.makeAuthToken()
+        return try state.withLock { (s: inout State) throws(StoreError) -> Account in
+            guard let i = s.accounts.firstIndex(where: { $0.sid == accountSid }) else {
+                throw .notFound("account \(accountSid)")
+            }
+            let a = s.accounts[i]
+            s.accounts[i] = Account(sid: a.sid, friendlyName: a.friendlyName, createdAt: a.createdAt, authToken: token)
+            return s.accounts[i]
         }
     }
 

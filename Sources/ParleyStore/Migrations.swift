@@ -20,6 +20,73 @@ enum Migrations {
         );
         CREATE INDEX api_keys_by_account ON api_keys(account_sid);
         """,
+        // 1 → 2: account auth tokens (existing accounts get a random one: SQLite's randomblob reads
+        // the OS CSPRNG through the VFS), applications, calls, push bindings, recordings.
+        """
+        ALTER TABLE accounts ADD COLUMN auth_token TEXT NOT NULL DEFAULT '';
+        UPDATE accounts SET auth_token = lower(hex(randomblob(16))) WHERE auth_token = '';
+        CREATE TABLE applications (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            friendly_name TEXT NOT NULL,
+            voice_url TEXT,
+            voice_method TEXT NOT NULL,
+            status_callback TEXT,
+            status_callback_method TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX applications_by_account ON applications(account_sid, friendly_name);
+        CREATE TABLE calls (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            parent_call_sid TEXT,
+            application_sid TEXT,
+            from_address TEXT NOT NULL,
+            to_address TEXT NOT NULL,
+            direction TEXT NOT NULL,
+            status TEXT NOT NULL,
+            start_time INTEGER NOT NULL,
+            answer_time INTEGER,
+            end_time INTEGER,
+            duration INTEGER,
+            error_code INTEGER,
+            error_message TEXT,
+            status_callback TEXT,
+            status_callback_method TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX calls_by_start ON calls(account_sid, start_time);
+        CREATE INDEX calls_by_status ON calls(account_sid, status, start_time);
+        CREATE INDEX calls_by_to ON calls(account_sid, to_address, start_time);
+        CREATE INDEX calls_by_from ON calls(account_sid, from_address, start_time);
+        CREATE INDEX calls_by_parent ON calls(parent_call_sid);
+        CREATE TABLE push_bindings (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            identity TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            device_token TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            UNIQUE (account_sid, identity, device_token)
+        );
+        CREATE TABLE recordings (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            call_sid TEXT NOT NULL,
+            duration INTEGER NOT NULL,
+            channels INTEGER NOT NULL,
+            sample_rate INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            file_path TEXT NOT NULL,
+            source TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX recordings_by_account ON recordings(account_sid, created_at);
+        CREATE INDEX recordings_by_call ON recordings(call_sid, created_at);
+        """,
     ]
 
     /// The version this build writes.

@@ -1,10 +1,14 @@
 import Foundation
 import Synchronization
 
-/// An `AccountStore` in a SQLite file (created mode 0600; WAL journal).
+/// An `AccountStore` and `VoiceStore` in a SQLite file (created mode 0600; WAL journal). A row is on
+/// disk when the call that wrote it returns (each write is its own transaction), so `kill -9` loses
+/// nothing that was acknowledged. Voice tables live in the `SQLiteAccountStore+…` extensions.
 public final class SQLiteAccountStore: AccountStore {
-    private let db: Mutex<SQLiteDatabase>
-    private let now: @Sendable () -> Int64
+    /// The one connection, serialised by the mutex.
+    let db: Mutex<SQLiteDatabase>
+    /// The clock for `createdAt`/`updatedAt` stamps (seconds since the epoch).
+    let now: @Sendable () -> Int64
 
     /// Opens or creates the database at `path` and migrates it to the current schema.
     public init(path: String, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) })
@@ -21,21 +25,21 @@ public final class SQLiteAccountStore: AccountStore {
     }
 
     public func createAccount(friendlyName: String) throws(StoreError) -> Account {
-        let account = Account(sid: SID.make("AC"), friendlyName: friendlyName, createdAt: now())
+        let account = Account(sid: SID.make("AC"), friendlyName: friendlyName, createdAt: now(),
+                              authToken: SID.makeAuthToken())
         try db.withLock { (d) throws(StoreError) in try Self.insert(account, isDefault: false, into: d) }
         return account
     }
 
     public func account(sid: String) throws(StoreError) -> Account? {
         try db.withLock { (d) throws(StoreError) -> Account? in
-            try d.query("SELECT sid, friendly_name, created_at FROM accounts WHERE sid = ?1", [.text(sid)])
-                .first.map(Self.account(row:))
+            try d.query("\(Self.accountColumns) WHERE sid = ?1", [.text(sid)]).first.map(Self.account(row:))
         }
     }
 
     public func accounts() throws(StoreError) -> [Account] {
         try db.withLock { (d) throws(StoreError) -> [Account] in
-            try d.query("SELECT sid, friendly_name, created_at FROM accounts ORDER BY created_at, rowid")
+            try d.query("\(Self.accountColumns) ORDER BY created_at, rowid")
                 .map(Self.account(row:))
         }
     }
@@ -79,10 +83,11 @@ public final class SQLiteAccountStore: AccountStore {
             try d.transaction { (d) throws(StoreError) -> DefaultCredentials in
                 var created = false
                 let account: Account
-                if let row = try d.query("SELECT sid, friendly_name, created_at FROM accounts WHERE is_default = 1 LIMIT 1").first {
+                if let row = try d.query("\(Self.accountColumns) WHERE is_default = 1 LIMIT 1").first {
                     account = Self.account(row: row)
                 } else {
-                    account = Account(sid: SID.make("AC"), friendlyName: defaultAccountName, createdAt: time)
+                    account = Account(sid: SID.make("AC"), friendlyName: defaultAccountName, createdAt: time,
+                                      authToken: SID.makeAuthToken())
                     try Self.insert(account, isDefault: true, into: d)
                     created = true
                 }
@@ -97,14 +102,27 @@ public final class SQLiteAccountStore: AccountStore {
         }
     }
 
+    public func rotateAuthToken(accountSid: String) throws(StoreError) -> Account {
+        let token = SID.makeAuthToken()
+        return try db.withLock { (d) throws(StoreError) -> Account in
+            try d.execute("UPDATE accounts SET auth_token = ?2 WHERE sid = ?1", [.text(accountSid), .text(token)])
+            guard d.changes == 1,
+                  let row = try d.query("\(Self.accountColumns) WHERE sid = ?1", [.text(accountSid)]).first else {
+                throw .notFound("account \(accountSid)")
+            }
+            return Self.account(row: row)
+        }
+    }
+
     // MARK: Rows
 
+    private static let accountColumns = "SELECT sid, friendly_name, created_at, auth_token FROM accounts"
     private static let keyColumns = "SELECT sid, account_sid, friendly_name, secret, created_at, revoked FROM api_keys"
 
     private static func insert(_ account: Account, isDefault: Bool, into d: SQLiteDatabase) throws(StoreError) {
-        try d.execute("INSERT INTO accounts (sid, friendly_name, created_at, is_default) VALUES (?1, ?2, ?3, ?4)",
+        try d.execute("INSERT INTO accounts (sid, friendly_name, created_at, is_default, auth_token) VALUES (?1, ?2, ?3, ?4, ?5)",
                       [.text(account.sid), .text(account.friendlyName), .integer(account.createdAt),
-                       .integer(isDefault ? 1 : 0)])
+                       .integer(isDefault ? 1 : 0), .text(account.authToken)])
     }
 
     private static func createKey(in d: SQLiteDatabase, accountSid: String, friendlyName: String,
@@ -120,7 +138,8 @@ public final class SQLiteAccountStore: AccountStore {
     }
 
     private static func account(row: [SQLValue]) -> Account {
-        Account(sid: row[0].string ?? "", friendlyName: row[1].string ?? "", createdAt: row[2].int64 ?? 0)
+        Account(sid: row[0].string ?? "", friendlyName: row[1].string ?? "", createdAt: row[2].int64 ?? 0,
+                authToken: row[3].string ?? "")
     }
 
     private static func key(row: [SQLValue]) -> APIKey {

@@ -10,6 +10,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     /// An argument was rejected (e.g. a malformed SID).
     case invalidArgument(String)
+    /// A record with the same key already exists (e.g. inserting a call whose SID is taken).
+    case conflict(String)
 
     public var description: String {
         switch self {
@@ -19,6 +21,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "database schema version \(found) is newer than this build supports (\(supported))"
         case .notFound(let what): return "not found: \(what)"
         case .invalidArgument(let what): return "invalid argument: \(what)"
+        case .conflict(let what): return "already exists: \(what)"
         }
     }
 }

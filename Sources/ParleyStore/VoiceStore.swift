@@ -176,6 +176,9 @@ public struct CallQuery: Sendable, Equatable {
     /// `StartTime=` a day gives both ends of that day).
     public var startedOnOrAfter: Int64?
     public var startedOnOrBefore: Int64?
+    /// End time bounds, inclusive (`EndTime>=` / `EndTime<=`); a call that has not ended never matches.
+    public var endedOnOrAfter: Int64? = nil
+    public var endedOnOrBefore: Int64? = nil
     public var offset: Int
     public var limit: Int
 

@@ -42,6 +42,11 @@ public struct AudioOffer: Sendable {
     public let bundled: Bool
     /// The SSRCs the offerer announced for its audio.
     public let remoteSSRCs: [UInt32]
+    /// The offered RFC 4733 `telephone-event` payload type at the codec's clock rate
+    /// (`telephone-event/48000` beside Opus, `/8000` beside G.711; RFC 4733 §2.1), if any.
+    public let telephoneEventPayloadType: UInt8?
+    /// The offer's fmtp for `telephoneEventPayloadType` (the events it supports, e.g. `0-16`).
+    public let telephoneEventFormatParameters: String?
 
     /// Parses and checks an SDP offer.
     /// - Throws: 53403 when the text is not SDP or misses transport parameters (ICE credentials,
@@ -101,11 +106,21 @@ public struct AudioOffer: Sendable {
         formatParameters = media.formatParameters(for: chosen.pt)?.parameterString
         bundled = media.mid.map { mid in offer.bundleGroups.contains { $0.contains(mid) } } ?? false
         remoteSSRCs = media.ssrcs
+        telephoneEventPayloadType = Self.pickTelephoneEvent(media, clockRate: chosen.codec.clockRate)
+        telephoneEventFormatParameters = telephoneEventPayloadType.flatMap { media.formatParameters(for: $0)?.parameterString }
     }
 
     /// Our DTLS role: the offerer's `actpass` or `active` makes us the server (`a=setup:passive`,
     /// RFC 8842 §5.2/5.3); `passive` makes us the client.
     public var localDTLSRole: DTLSRole { setup == .passive ? .client : .server }
+
+    /// The first `telephone-event` payload type at `clockRate`.
+    static func pickTelephoneEvent(_ media: MediaDescription, clockRate: UInt32) -> UInt8? {
+        media.payloadTypes.first { pt in
+            guard let map = media.rtpMap(for: pt) else { return false }
+            return map.encodingName.lowercased() == "telephone-event" && map.clockRate == clockRate
+        }
+    }
 
     /// The first supported codec in the offer's preference order, Opus before G.711 when both appear.
     static func pickCodec(_ media: MediaDescription) -> (AudioCodec, UInt8)? {

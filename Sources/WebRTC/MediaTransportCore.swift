@@ -13,12 +13,12 @@ final class MediaTransportCore {
     var socket: UDPSocket?
     var candidates: [ICETransportAddress] = []
     var stats = MediaTransportStatistics()
-    private var sessions: [String: PeerSession] = [:]
-    private var byUfrag: [String: PeerSession] = [:]
+    var sessions: [String: PeerSession] = [:]
+    var byUfrag: [String: PeerSession] = [:]
     private var byAddress: [ICETransportAddress: PeerSession] = [:]
     /// Control datagrams (STUN, DTLS, RTCP reports) produced by a session call; moved into the
     /// socket's send batch right after the call, so they keep their order with echoed media.
-    private var outbox: [Datagram] = []
+    var outbox: [Datagram] = []
     private let epoch = ContinuousClock.now
     private var housekeeping = true
     static let tickInterval: Duration = .milliseconds(100)
@@ -34,18 +34,22 @@ final class MediaTransportCore {
 
     // MARK: - Sessions
 
-    func createSession(_ offer: AudioOffer) -> Result<PeerSessionAnswer, ParleyError> {
+    /// A session of `kind`; `events` (call sessions) receives its state changes and keys.
+    func createSession(_ offer: AudioOffer, kind: PeerSessionKind = .echo,
+                       events: OffLoopDelivery<PeerSessionEvent>? = nil) -> Result<PeerSessionAnswer, ParleyError> {
         guard sessions.count < configuration.maxSessions else {
             return .failure(ParleyError(.mediaServerLocalDescFailed, reason: "media server is full (\(sessions.count) sessions)"))
         }
         var random = SystemRandomNumberGenerator()
-        var credentials = ICECredentials.random(using: &random)
-        while byUfrag[credentials.ufrag] != nil { credentials = ICECredentials.random(using: &random) }
         let id = SecureRandom.hex(byteCount: 12)
         let ssrc = UInt32.random(in: 1...UInt32.max, using: &random)
-        let parameters = AnswerParameters(localCredentials: credentials, fingerprint: certificate.fingerprint,
+        var parameters = AnswerParameters(localCredentials: uniqueCredentials(), fingerprint: certificate.fingerprint,
                                           candidates: candidates, ssrc: ssrc, cname: "parley-\(id.prefix(8))",
+                                          streamID: kind == .echo ? "parley-echo" : "parley-\(id.prefix(8))",
+                                          trackID: kind == .echo ? "echo-audio" : "audio-\(id.suffix(8))",
                                           sessionID: UInt64.random(in: 1...(1 << 62), using: &random))
+        parameters.telephoneEvent = kind == .call
+        let credentials = parameters.localCredentials
         let answer = EchoAnswerBuilder.answer(to: offer, parameters: parameters).serialized()
         var sessionConfig = PeerSession.Configuration()
         sessionConfig.maxDuration = configuration.maxSessionDuration
@@ -53,14 +57,15 @@ final class MediaTransportCore {
         sessionConfig.rtcpInterval = configuration.rtcpInterval
         sessionConfig.ice.consentTimeout = configuration.consentTimeout
         do {
-            let session = try PeerSession(id: id, offer: offer, answer: answer, localCredentials: credentials,
-                                          localSSRC: ssrc, certificate: certificate, configuration: sessionConfig,
-                                          now: now)
+            let session = try PeerSession(id: id, kind: kind, offer: offer, answer: answer, parameters: parameters,
+                                          certificate: certificate, configuration: sessionConfig, now: now)
+            session.events = events
             sessions[id] = session
             byUfrag[credentials.ufrag] = session
             stats.sessionsCreated += 1
             stats.sessions = sessions.count
-            Log.info(.webrtc, "session \(id) created: \(offer.codec) PT \(offer.payloadType), DTLS \(offer.localDTLSRole)")
+            Log.info(.webrtc, "\(kind) session \(id) created: \(offer.codec) PT \(offer.payloadType)"
+                     + "\(session.telephoneEventPayloadType.map { ", telephone-event PT \($0)" } ?? ""), DTLS \(offer.localDTLSRole)")
             return .success(PeerSessionAnswer(id: id, sdp: answer))
         } catch {
             return .failure(error)
@@ -85,10 +90,20 @@ final class MediaTransportCore {
 
     func snapshots() -> [PeerSessionSnapshot] { sessions.values.map { $0.snapshot(now: now) } }
 
+    /// ICE credentials whose ufrag no session uses (the shared port routes first checks by it).
+    func uniqueCredentials() -> ICECredentials {
+        var random = SystemRandomNumberGenerator()
+        var credentials = ICECredentials.random(using: &random)
+        while byUfrag[credentials.ufrag] != nil { credentials = ICECredentials.random(using: &random) }
+        return credentials
+    }
+
     private func remove(_ session: PeerSession) {
         guard sessions.removeValue(forKey: session.id) != nil else { return }
         if session.state == .failed { stats.sessionsFailed += 1 }
+        session.unlinkForwarding()
         byUfrag[session.localUfrag] = nil
+        if let previous = session.previousUfrag, byUfrag[previous] === session { byUfrag[previous] = nil }
         for address in session.socketAddresses.keys where byAddress[address] === session { byAddress[address] = nil }
         stats.sessions = sessions.count
     }
@@ -139,9 +154,14 @@ final class MediaTransportCore {
         case .rtp:
             stats.rtp += 1
             guard let session = byAddress[source] else { return unrouted(kind, source) }
-            let echoed = session.counters.rtpEchoed
-            session.receiveRTP(datagram, from: source, now: now, out: &outbox, batch: batch)
-            stats.datagramsSent += session.counters.rtpEchoed - echoed
+            switch session.kind {
+            case .echo:
+                stats.datagramsSent += session.receiveEchoRTP(datagram, from: source, now: now, out: &outbox, batch: batch)
+            case .call:
+                let forwarded = session.receiveCallRTP(datagram, from: source, now: now, out: &outbox, batch: batch)
+                stats.datagramsSent += forwarded
+                stats.rtpForwarded += forwarded
+            }
             after(session)
         case .rtcp:
             stats.rtcp += 1
@@ -159,7 +179,7 @@ final class MediaTransportCore {
     }
 
     /// Removes a session that reached a terminal state.
-    private func after(_ session: PeerSession) {
+    func after(_ session: PeerSession) {
         if session.state.isTerminal { remove(session) }
     }
 
@@ -170,7 +190,7 @@ final class MediaTransportCore {
     }
 
     /// Sends everything queued: control datagrams, then the batch (one `sendmmsg`).
-    private func flush() {
+    func flush() {
         guard let batch = socket?.sendBatch else {
             outbox.removeAll(keepingCapacity: true)
             return

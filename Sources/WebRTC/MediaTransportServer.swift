@@ -37,7 +37,7 @@ public final class MediaTransportServer: Sendable {
     public let configuration: Configuration
     public let loop: EventLoop
     private let socket: UDPSocket
-    private let core: LoopBound<MediaTransportCore>
+    let core: LoopBound<MediaTransportCore>
     private let ownsLoop: Bool
     /// The host candidate every answer carries.
     public let candidate: ICETransportAddress
@@ -95,7 +95,8 @@ public final class MediaTransportServer: Sendable {
         return try result.get()
     }
 
-    /// Closes a session (close_notify to the peer). False if the id is unknown.
+    /// Closes a session (close_notify to the peer). A call session reports `.stateChanged(.closed)`
+    /// and leaves every forwarding link. False if the id is unknown.
     public func closeSession(id: String) async -> Bool {
         let core = self.core
         return await onLoop { core.value.closeSession(id: id, reason: "closed by request") }
@@ -132,7 +133,7 @@ public final class MediaTransportServer: Sendable {
     }
 
     /// Runs `body` on the loop thread and returns its result.
-    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
             loop.execute { continuation.resume(returning: body()) }
         }

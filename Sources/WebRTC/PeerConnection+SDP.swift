@@ -8,10 +8,12 @@ import SDP
 enum ClientSDP {
     static let opus = (pt: UInt8(111), fmtp: "minptime=10;useinbandfec=1")
     static let telephoneEvent = UInt8(101)
+    /// RFC 4733 §2.1: events use the audio codec's clock rate, so Opus needs its own (Chrome's PT).
+    static let telephoneEventWide = UInt8(110)
 
     static func offer(_ core: PeerConnectionCore) -> String {
         var formats: [String] = ["111", "0", "8"]
-        if core.configuration.offerTelephoneEvent { formats.append(String(telephoneEvent)) }
+        if core.configuration.offerTelephoneEvent { formats += [String(telephoneEventWide), String(telephoneEvent)] }
         var rtp: [SDPAttribute] = [
             SDPAttribute(.rtpmap(SDPRTPMap(payloadType: opus.pt, encodingName: "opus", clockRate: 48_000, channels: 2))),
             SDPAttribute(.fmtp(SDPFormatParameters(payloadType: opus.pt, parameterString: opus.fmtp))),
@@ -19,6 +21,9 @@ enum ClientSDP {
             SDPAttribute(.rtpmap(SDPRTPMap(payloadType: 8, encodingName: "PCMA", clockRate: 8_000))),
         ]
         if core.configuration.offerTelephoneEvent {
+            rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: telephoneEventWide, encodingName: "telephone-event",
+                                                      clockRate: 48_000))))
+            rtp.append(SDPAttribute(.fmtp(SDPFormatParameters(payloadType: telephoneEventWide, parameterString: "0-16"))))
             rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: telephoneEvent, encodingName: "telephone-event",
                                                       clockRate: 8_000))))
             rtp.append(SDPAttribute(.fmtp(SDPFormatParameters(payloadType: telephoneEvent, parameterString: "0-16"))))

@@ -31,7 +31,8 @@ public final class PeerConnection: Sendable {
         /// Not connected this long after the remote description: `.failed` (53405 / 53407).
         public var connectTimeout: Duration = .seconds(20)
         public var rtcpInterval: Duration = .seconds(1)
-        /// Offer `telephone-event/8000` (RFC 4733) as PT 101.
+        /// Offer RFC 4733 telephone events: `telephone-event/48000` as PT 110 (for Opus) and
+        /// `telephone-event/8000` as PT 101 (for G.711).
         public var offerTelephoneEvent = true
 
         public init(iceServers: [ICEServer] = [], transportPolicy: ICETransportPolicy = .all,
@@ -79,6 +80,9 @@ public final class PeerConnection: Sendable {
         public var remoteCandidate: ICECandidate?
         public var codec: AudioCodec?
         public var payloadType: UInt8?
+        /// The peer's accepted RFC 4733 telephone-event payload type, if any (send key packets on it
+        /// with `sendAudio(payload:timestampIncrement:payloadType:marker:)`).
+        public var telephoneEventPayloadType: UInt8?
         public var localSSRC: UInt32
         public var remoteSSRC: UInt32?
         public var packetsSent: UInt64 = 0
@@ -172,7 +176,7 @@ public final class PeerConnection: Sendable {
 
     /// Gathers candidates (waiting for gathering to complete, like aiortc: no trickle needed) and
     /// returns the SDP offer: one sendrecv audio section with Opus 111, PCMU 0, PCMA 8 (and
-    /// telephone-event 101), BUNDLE, rtcp-mux, `a=setup:actpass`. We are the controlling agent.
+    /// telephone-event 110 and 101), BUNDLE, rtcp-mux, `a=setup:actpass`. We are the controlling agent.
     public func createOffer() async throws(ParleyError) -> String {
         try checkOpen()
         let core = self.core

@@ -11,6 +11,7 @@ extension PeerConnectionCore {
             return completion(.failure(ParleyError(.mediaClientLocalDescFailed, reason: "offer already created or closed")))
         }
         timings.signalingStarted = elapsed(now)
+        isOfferer = true
         startGathering(completion) { [unowned self] in ClientSDP.offer(self) }
     }
 
@@ -27,6 +28,7 @@ extension PeerConnectionCore {
     }
 
     func setRemoteAnswer(_ answer: AudioOffer) -> Result<Void, ParleyError> {
+        if iceRestartPending { return applyRestartAnswer(answer) }
         guard localSDP != nil, remote == nil, !state.isTerminal else {
             return .failure(ParleyError(.mediaClientRemoteDescFailed, reason: "no local offer, or answer already set"))
         }
@@ -46,7 +48,15 @@ extension PeerConnectionCore {
         remote = description
         stats.codec = description.codec
         stats.payloadType = description.payloadType
+        stats.telephoneEventPayloadType = isOfferer ? description.telephoneEventPayloadType : nil  // our answers take none
         timings.remoteDescription = elapsed(now)
+        addRemoteCandidates(description)
+        startTicking()
+        return nil
+    }
+
+    /// The peer's ICE credentials and candidates (RFC 8839 §5.1); the checks start.
+    func addRemoteCandidates(_ description: AudioOffer) {
         ice.setRemoteCredentials(description.remoteCredentials)
         let media = description.description.media[description.audioIndex]
         var ended = false
@@ -59,8 +69,6 @@ extension PeerConnectionCore {
             }
         }
         if ended { apply(ice.endOfRemoteCandidates(now: instant)) }
-        startTicking()
-        return nil
     }
 
     func startGathering(_ completion: @escaping (Result<String, ParleyError>) -> Void,

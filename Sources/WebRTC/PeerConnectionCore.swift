@@ -31,6 +31,10 @@ final class PeerConnectionCore {
     var srtp: SRTPContext?
     var remote: AudioOffer?
     var localSDP: String?
+    /// We created the offer (and so may restart ICE with a new one).
+    var isOfferer = false
+    /// `restartICE()` made a new offer; its answer is applied as a restart.
+    var iceRestartPending = false
     var state: State = .new
     var failure: ParleyError?
     var timings = PeerConnection.Timings()

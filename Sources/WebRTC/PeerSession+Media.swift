@@ -12,26 +12,27 @@ extension PeerSession {
     /// reports, rewritten with our SSRC (sequence number and timestamp shifted by constants, so gaps
     /// and pacing carry over), then copied once into a send-batch slot and protected there for the
     /// selected pair. Nothing allocates; the caller flushes the batch once per receive batch.
-    func receiveRTP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
-                    out: inout [Datagram], batch: UDPSendBatch) {
+    /// Returns the number of datagrams queued (0 or 1).
+    func receiveEchoRTP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
+                        out: inout [Datagram], batch: UDPSendBatch) -> Int {
         apply(ice.noteTraffic(from: source, now: Self.instant(now)), fallback: datagram.address, now: now, out: &out)
         let received = datagram.bytes.count
         guard let srtp, state == .connected,
               received + SRTPContext.maxTrailerLength <= min(datagram.slot.count, batch.maxDatagramBytes) else {
             counters.mediaDropped += 1
-            return
+            return 0
         }
         let buffer = datagram.slot
         let length: Int
         do { length = try srtp.unprotect(buffer, length: received) } catch {
             counters.srtpErrors += 1
-            return
+            return 0
         }
         let packet = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
         guard let view = try? RTPPacketView(UnsafeRawBufferPointer(packet)),
               let rewriter = try? RTPHeaderRewriter(packet) else {
             counters.mediaDropped += 1
-            return
+            return 0
         }
         counters.rtpReceived += 1
         let payloadBytes = view.payloadRange.count
@@ -48,12 +49,18 @@ extension PeerSession {
                 return -1
             }
         }
-        guard queued else { return }
+        guard queued else { return 0 }
+        noteSent(timestamp: timestamp, payloadBytes: payloadBytes, now: now)
+        counters.rtpEchoed += 1
+        return 1
+    }
+
+    /// Sender-report state (RFC 3550 §6.4.1) after one RTP packet went out on our stream.
+    func noteSent(timestamp: UInt32, payloadBytes: Int, now: Double) {
         sentPackets &+= 1
         sentOctets &+= UInt32(truncatingIfNeeded: payloadBytes)
         lastSentTimestamp = timestamp
         lastSentAt = now
-        counters.rtpEchoed += 1
     }
 
     /// An SRTCP packet, unprotected in place in the receive slot and walked without decoding;

@@ -7,7 +7,10 @@ import RTCP
 import STUN
 
 /// The server side of one WebRTC audio session: an ICE-lite agent answering the peer's checks,
-/// a DTLS session (server for `a=setup:actpass`), SRTP keyed from it, and the echo media path.
+/// a DTLS session (server for `a=setup:actpass`), SRTP keyed from it, and a media path: an echo
+/// session sends what it receives back; a call session forwards it to its sinks (the sessions
+/// whose `source` it is) and sends what its own source forwards or the server plays
+/// (`PeerSession+Forwarding.swift`).
 ///
 /// Threading: every instance is owned by the `MediaTransportServer`'s event loop and only touched
 /// on that loop's thread (the server reaches it through `LoopBound`); nothing here locks. Control
@@ -24,10 +27,16 @@ final class PeerSession {
     }
 
     let id: String
+    let kind: PeerSessionKind
     let offer: AudioOffer
     let configuration: Configuration
-    let answer: String
+    /// The current answer, and what it was built from (a restart changes both).
+    var answer: String
+    var answerParameters: AnswerParameters
     let localSSRC: UInt32
+    /// Negotiated payload types: the audio codec's, and RFC 4733 telephone-event's (call sessions).
+    var audioPayloadType: UInt8
+    var telephoneEventPayloadType: UInt8?
     var ice: ICELiteAgent
     let dtls: DTLSSession
     var srtp: SRTPContext?
@@ -53,21 +62,43 @@ final class PeerSession {
     /// A DTLS retransmission timer is pending on the loop.
     var dtlsTimerPending = false
 
-    init(id: String, offer: AudioOffer, answer: String, localCredentials: ICECredentials, localSSRC: UInt32,
+    // Call sessions.
+    /// Where events and tapped audio go (off the loop); nil for echo sessions and untapped ones.
+    var events: OffLoopDelivery<PeerSessionEvent>?
+    var tap: OffLoopDelivery<AudioTapPacket>?
+    /// Numbering of what we send when it comes from a source or is played.
+    var stream: OutgoingStream
+    /// The session whose media we send (at most one), and the sessions we send ours to.
+    var source: PeerSession?
+    var sinks: [PeerSession] = []
+    var telephoneEvents = TelephoneEventTracker()
+    /// The ufrag before the last ICE restart, still routed to us until the next one.
+    var previousUfrag: String?
+    /// An ICE restart awaits the peer's first nomination under the new credentials.
+    var restartPending = false
+    var iceDisconnected = false
+
+    init(id: String, kind: PeerSessionKind, offer: AudioOffer, answer: String, parameters: AnswerParameters,
          certificate: CertificateIdentity, configuration: Configuration, now: Double) throws(ParleyError) {
         self.id = id
+        self.kind = kind
         self.offer = offer
         self.answer = answer
-        self.localSSRC = localSSRC
+        answerParameters = parameters
+        localSSRC = parameters.ssrc
+        audioPayloadType = offer.payloadType
+        telephoneEventPayloadType = parameters.telephoneEvent ? offer.telephoneEventPayloadType : nil
         self.configuration = configuration
         createdAt = now
-        ice = ICELiteAgent(localCredentials: localCredentials, remoteCredentials: offer.remoteCredentials,
+        ice = ICELiteAgent(localCredentials: parameters.localCredentials, remoteCredentials: offer.remoteCredentials,
                            configuration: configuration.ice, hmac: { HMAC.sha1(key: $0, message: $1) })
         dtls = try DTLSSession(role: offer.localDTLSRole, certificate: certificate,
                                remoteFingerprints: offer.remoteFingerprints)
         var random = SystemRandomNumberGenerator()
         sequenceShift = UInt16.random(in: 0...UInt16.max, using: &random)
         timestampShift = UInt32.random(in: 0...UInt32.max, using: &random)
+        stream = OutgoingStream(clockRate: offer.codec.clockRate, initialSequence: sequenceShift,
+                                initialTimestamp: timestampShift)
     }
 
     var localUfrag: String { ice.localCredentials.ufrag }
@@ -86,6 +117,12 @@ final class PeerSession {
             socketAddresses[source] = socket
         }
         apply(actions, fallback: socket, now: now, out: &out)
+        if restartPending, actions.contains(where: { if case .selected = $0 { true } else { false } }),
+           ICELiteAgent.localUfrag(ofBindingRequest: bytes) == localUfrag {
+            restartPending = false
+            Log.info(.webrtc, "session \(id): ICE restart complete, media on \(source)")
+            events?.send(.iceRestarted(sessionID: id))
+        }
     }
 
     /// A DTLS record from a known peer address.
@@ -154,10 +191,21 @@ final class PeerSession {
                     if state == .new { setState(.checking) }
                 case .connected, .completed:
                     if iceConnectedAt == nil { iceConnectedAt = now }
+                    if iceDisconnected {
+                        iceDisconnected = false
+                        events?.send(.connectivityRestored(sessionID: id))
+                    }
                     updateConnected(now: now)
                 case .failed:
+                    // A lite agent fails only when consent on the selected pair expires.
+                    if !state.isTerminal, ice.selectedAddress != nil { events?.send(.consentLost(sessionID: id)) }
                     fail(ice.failure ?? ParleyError(.mediaConnection, reason: "ICE failed"))
-                case .disconnected, .new, .closed:
+                case .disconnected:
+                    if !iceDisconnected, !state.isTerminal {
+                        iceDisconnected = true
+                        events?.send(.connectivityLost(sessionID: id))
+                    }
+                case .new, .closed:
                     break
                 }
             }
@@ -175,6 +223,13 @@ final class PeerSession {
         guard new != state, !state.isTerminal else { return }
         Log.debug(.webrtc, "session \(id): \(state) → \(new)")
         state = new
+        events?.send(.stateChanged(sessionID: id, state: new, error: new == .failed ? failure : nil))
+        if new.isTerminal {
+            events?.finish()
+            tap?.finish()
+            events = nil
+            tap = nil
+        }
     }
 
     func fail(_ error: ParleyError) {
@@ -215,6 +270,7 @@ final class PeerSession {
             nextRTCPAt = now + configuration.rtcpInterval.seconds
             sendReports(now: now, out: &out)
         }
+        if let key = telephoneEvents.expire(now: now) { reportDigit(key) }
     }
 
     static let placeholder = try! SocketAddress.resolve(host: "127.0.0.1", port: 9)
@@ -226,12 +282,14 @@ final class PeerSession {
     func snapshot(now: Double) -> PeerSessionSnapshot {
         func after(_ t: Double?) -> Duration? { t.map { .nanoseconds(Int64(($0 - createdAt) * 1e9)) } }
         return PeerSessionSnapshot(
-            id: id, state: state, failure: failure, codec: offer.codec, payloadType: offer.payloadType,
+            id: id, kind: kind, state: state, failure: failure, codec: offer.codec, payloadType: audioPayloadType,
+            telephoneEventPayloadType: telephoneEventPayloadType,
             localSSRC: localSSRC, remoteSSRC: reception.packetsReceived > 0 ? reception.ssrc : nil,
             selectedAddress: ice.selectedAddress, iceConnectedAfter: after(iceConnectedAt),
             dtlsConnectedAfter: after(dtlsConnectedAt), connectedAfter: after(connectedAt),
             age: .nanoseconds(Int64((now - createdAt) * 1e9)), counters: counters, jitter: reception.jitter,
-            cumulativeLost: reception.cumulativeLost)
+            cumulativeLost: reception.cumulativeLost, forwardingSource: source?.id, forwardingSinks: sinks.map(\.id),
+            tapped: tap != nil)
     }
 }
 

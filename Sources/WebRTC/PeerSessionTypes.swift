@@ -17,13 +17,24 @@ public enum PeerConnectionState: String, Sendable, Hashable, CaseIterable {
     public var isTerminal: Bool { self == .failed || self == .closed }
 }
 
+/// What a session does with the media it receives.
+public enum PeerSessionKind: String, Sendable, Hashable, CaseIterable {
+    /// Sends it back on its own stream (`createEchoSession`).
+    case echo
+    /// Forwards it to the sessions it is the source of (`createCallSession`, `forward(from:to:)`).
+    case call
+}
+
 /// A copy of one session's state and counters, safe to hand to other threads.
 public struct PeerSessionSnapshot: Sendable {
     public var id: String
+    public var kind: PeerSessionKind
     public var state: PeerConnectionState
     public var failure: ParleyError?
     public var codec: AudioCodec
     public var payloadType: UInt8
+    /// The negotiated RFC 4733 telephone-event payload type (call sessions whose offer had one).
+    public var telephoneEventPayloadType: UInt8?
     public var localSSRC: UInt32
     public var remoteSSRC: UInt32?
     /// The peer address media goes to (the nominated pair).
@@ -38,6 +49,11 @@ public struct PeerSessionSnapshot: Sendable {
     public var jitter: UInt32
     /// Packets lost in the received stream since the first one (RFC 3550 A.3).
     public var cumulativeLost: Int64
+    /// The session whose media this one receives (`forward(from:to:)`), and those it feeds.
+    public var forwardingSource: String?
+    public var forwardingSinks: [String]
+    /// An audio tap is set.
+    public var tapped: Bool
 }
 
 /// Per-session packet counters.
@@ -52,8 +68,20 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var rtcpSent = 0
     /// SRTP/SRTCP packets that failed to unprotect (replay, authentication) or protect.
     public var srtpErrors = 0
-    /// RTP/RTCP that arrived before SRTP was keyed, or did not parse.
+    /// RTP/RTCP that arrived before SRTP was keyed, or did not parse, or (call sessions) RTP with a
+    /// payload type that was not negotiated.
     public var mediaDropped = 0
+    /// RTP packets from the forwarding source sent on this session's stream.
+    public var rtpForwarded = 0
+    /// Forwarded packets this session could not send: not connected, or a telephone event while
+    /// this session negotiated none.
+    public var forwardDropped = 0
+    /// Frames sent by `play(_:to:)`, and those dropped (a forwarding source is set, not
+    /// connected, or too large).
+    public var framesPlayed = 0
+    public var framesDropped = 0
+    /// RFC 4733 keys received (each reported once as `PeerSessionEvent.digit`).
+    public var digits = 0
 
     public init() {}
 }
@@ -74,11 +102,14 @@ public struct MediaTransportStatistics: Sendable, Hashable {
     public var unknownDropped = 0
     /// Well-classified but matching no session (unknown ufrag or source address).
     public var unroutedDropped = 0
+    /// RTP packets forwarded from one session to another, and frames played by the server.
+    public var rtpForwarded = 0
+    public var framesPlayed = 0
 
     public init() {}
 }
 
-/// What `MediaTransportServer.createSession` returns: the id (for `Location`) and the SDP answer.
+/// What `MediaTransportServer.createEchoSession` and `createCallSession` return: the id (for `Location`) and the SDP answer.
 public struct PeerSessionAnswer: Sendable {
     public var id: String
     public var sdp: String

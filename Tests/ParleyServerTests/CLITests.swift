@@ -41,6 +41,46 @@ import Testing
         #expect(rejected.stderr.contains("20103"))
     }
 
+    @Test func appsAndAccountCommands() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("cli.db").path
+
+        let noStore = try Executables.run("parley", ["account", "--db", db])
+        #expect(noStore.status == 2 && !FileManager.default.fileExists(atPath: db))
+
+        let created = try Executables.run("parley", ["apps", "create", "--name", "Main", "--voice-url", "https://app.example.com/voice",
+                                                     "--voice-method", "get", "--status-callback", "https://app.example.com/cb",
+                                                     "--db", db])
+        #expect(created.status == 0, "\(created.stderr)")
+        let appSid = try #require(created.stdout.firstMatch(of: /AP[0-9a-f]{32}/)).output
+        let accountSid = try #require(created.stdout.firstMatch(of: /AC[0-9a-f]{32}/)).output
+        #expect(created.stdout.contains("GET https://app.example.com/voice"))
+
+        let listed = try Executables.run("parley", ["apps", "list", "--db", db])
+        #expect(listed.status == 0 && listed.stdout.contains(String(appSid)) && listed.stdout.contains("Main"))
+
+        let account = try Executables.run("parley", ["account", "--db", db])
+        #expect(account.status == 0 && account.stdout.contains(String(accountSid)))
+        #expect(!account.stdout.contains("Auth token"))
+        let shown = try Executables.run("parley", ["account", "--show-auth-token", "--db", db])
+        let token = try #require(shown.stdout.firstMatch(of: /Auth token: +([0-9a-f]{32})/)).output.1
+        let rotated = try Executables.run("parley", ["account", "--rotate-auth-token", "--db", db])
+        let newToken = try #require(rotated.stdout.firstMatch(of: /Auth token: +([0-9a-f]{32})/)).output.1
+        #expect(newToken != token)
+
+        let deleted = try Executables.run("parley", ["apps", "delete", String(appSid), "--db", db])
+        #expect(deleted.status == 0)
+        #expect(!(try Executables.run("parley", ["apps", "list", "--db", db])).stdout.contains(String(appSid)))
+        let again = try Executables.run("parley", ["apps", "delete", String(appSid), "--db", db])
+        #expect(again.status == 1 && again.stderr.contains("not found"))
+        for bad in [["apps", "create", "--name", "x", "--db", db],
+                    ["apps", "create", "--name", "x", "--voice-url", "ftp://x/y", "--db", db],
+                    ["apps", "create", "--name", "x", "--voice-url", "https://x/y", "--voice-method", "PUT", "--db", db]] {
+            #expect(try Executables.run("parley", bad).status == 2, "\(bad)")
+        }
+    }
+
     @Test func expiredTokenPrintsItsCode() throws {
         let env = ["PARLEY_ACCOUNT_SID": "AC" + String(repeating: "a", count: 32),
                    "PARLEY_API_KEY": "SK" + String(repeating: "b", count: 32),

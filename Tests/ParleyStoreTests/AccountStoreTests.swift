@@ -67,6 +67,33 @@ import Testing
         #expect(try store.accounts().count == 1)
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func accountsHaveAuthTokens(kind: StoreKind) throws {
+        let dir = try TempDir(); defer { dir.cleanup() }
+        let store = try kind.make(in: dir)
+        let a = try store.createAccount(friendlyName: "Acme")
+        let b = try store.ensureDefaultAccount().account
+        for account in [a, b] {
+            #expect(account.authToken.count == 32 && account.authToken.allSatisfy(\.isHexDigit))
+            #expect(account.authToken == account.authToken.lowercased())
+        }
+        #expect(a.authToken != b.authToken)
+        #expect(try store.account(sid: a.sid)?.authToken == a.authToken)
+
+        let rotated = try store.rotateAuthToken(accountSid: a.sid)
+        #expect(rotated.sid == a.sid && rotated.friendlyName == a.friendlyName && rotated.createdAt == a.createdAt)
+        #expect(rotated.authToken != a.authToken && rotated.authToken.count == 32)
+        #expect(try store.account(sid: a.sid) == rotated)
+        #expect(try store.account(sid: b.sid)?.authToken == b.authToken)
+        #expect(throws: StoreError.notFound("account ACnope")) { try store.rotateAuthToken(accountSid: "ACnope") }
+    }
+
+    @Test func accountDescriptionHidesAuthToken() throws {
+        let account = try InMemoryAccountStore().createAccount(friendlyName: "Acme")
+        #expect(!"\(account)".contains(account.authToken))
+        #expect("\(account)".contains(account.sid))
+    }
+
     @Test func keyDescriptionHidesSecret() throws {
         let store = InMemoryAccountStore()
         let key = try store.ensureDefaultAccount().apiKey
@@ -114,17 +141,17 @@ import Testing
         let raw = try SQLiteDatabase(path: path)
         #expect(try raw.userVersion == 0)
         let store = try SQLiteAccountStore(path: path)
-        #expect(try store.schemaVersion == 1)
-        #expect(try raw.userVersion == 1)
+        #expect(try store.schemaVersion == 2)
+        #expect(try raw.userVersion == 2)
         let tables = try raw.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0.first?.string }
-        #expect(tables == ["accounts", "api_keys"])
+        #expect(tables == ["accounts", "api_keys", "applications", "calls", "push_bindings", "recordings"])
     }
 
     @Test func refusesNewerSchema() throws {
         let dir = try TempDir(); defer { dir.cleanup() }
         let path = dir.path("parley.db")
         try SQLiteDatabase(path: path).setUserVersion(99)
-        #expect(throws: StoreError.schemaTooNew(found: 99, supported: 1)) { try SQLiteAccountStore(path: path) }
+        #expect(throws: StoreError.schemaTooNew(found: 99, supported: 2)) { try SQLiteAccountStore(path: path) }
     }
 
     @Test func transactionRollsBack() throws {

@@ -14,11 +14,11 @@ struct TempDir {
     func cleanup() { try? FileManager.default.removeItem(at: url) }
 }
 
-/// The two `AccountStore` implementations; every shared test runs against both.
+/// The two `PlatformStore` implementations; every shared test runs against both.
 enum StoreKind: String, CaseIterable {
     case sqlite, memory
 
-    func make(in dir: TempDir, now: @escaping @Sendable () -> Int64 = { 1_800_000_000 }) throws -> any AccountStore {
+    func make(in dir: TempDir, now: @escaping @Sendable () -> Int64 = { 1_800_000_000 }) throws -> any PlatformStore {
         switch self {
         case .sqlite: return try SQLiteAccountStore(path: dir.path("parley.db"), now: now)
         case .memory: return InMemoryAccountStore(now: now)

@@ -1,0 +1,145 @@
+import AccessToken
+import HTTPWire
+import ParleyCore
+import ParleyStore
+
+/// The vendor-compatible REST API under `/2010-04-01/Accounts/{AccountSid}/`, so an existing voice
+/// backend (or the official `twilio` library with only its base URL changed) manages Parley:
+///
+/// - `Accounts/{AC}.json`: GET the account.
+/// - `Applications.json`: GET list (`FriendlyName`, paging), POST create. `Applications/{AP}.json`:
+///   GET, POST update, DELETE (204).
+/// - `Calls.json`: GET list (`Status`, `To`, `From`, `ParentCallSid`, `StartTime[<>=]`,
+///   `EndTime[<>=]`, paging). `Calls/{CA}.json`: GET; POST `Status=completed|canceled` hangs up,
+///   `Url` (+`Method`) redirects the live call to new TwiML.
+/// - `Recordings.json` (`CallSid`, `DateCreated[<>]`, paging), `Calls/{CA}/Recordings.json`,
+///   `Recordings/{RE}.json` and `Calls/{CA}/Recordings/{RE}.json`; `Recordings/{RE}.wav` (or no
+///   extension) downloads the WAV file.
+///
+/// Auth is HTTP Basic with an API key SID and secret, or the account SID and auth token, of the
+/// account in the URL; anything else is 401 with code 20003. Errors use the vendor's JSON shape
+/// (`RESTFailure`). Request bodies are `application/x-www-form-urlencoded`.
+public struct TwilioRESTRouter: Sendable {
+    /// The path prefix this router serves.
+    public static let root = "/2010-04-01"
+
+    let store: any PlatformStore
+    let calls: (any LiveCallControl)?
+    let publicBaseURL: @Sendable () -> String
+    let authenticator: RESTAuthenticator
+
+    /// - Parameters:
+    ///   - store: accounts, keys, applications, calls and recordings.
+    ///   - calls: the live call engine for `POST Calls/{CA}.json`; nil answers such updates with 21220.
+    ///   - publicBaseURL: the server's external base URL (`https://voice.example.com`), read per
+    ///     request, for absolute URLs such as a recording's `media_url`.
+    public init(store: any PlatformStore, calls: (any LiveCallControl)?, publicBaseURL: @escaping @Sendable () -> String) {
+        self.store = store
+        self.calls = calls
+        self.publicBaseURL = publicBaseURL
+        authenticator = RESTAuthenticator(store: store)
+    }
+
+    /// True for paths under `/2010-04-01`.
+    public static func matches(_ path: String) -> Bool { path == root || path.hasPrefix(root + "/") }
+
+    /// Answers one request; never throws (failures become the vendor's error JSON).
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        do {
+            return try await route(request)
+        } catch {
+            return error.response
+        }
+    }
+
+    /// What a resource handler needs: the request, its parameters, the authenticated account and
+    /// the path that was asked for (for error messages).
+    struct Context {
+        let request: HTTPRequest
+        let parameters: RESTParameters
+        let account: Account
+        var method: String { request.method }
+        var path: String { request.path }
+    }
+
+    private func route(_ request: HTTPRequest) async throws(RESTFailure) -> HTTPResponse {
+        let path = request.path
+        let segments = path.dropFirst(Self.root.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            .map(String.init)
+        guard segments.count >= 2, segments[0] == "Accounts", !segments.contains("") else { throw .notFound(path) }
+        let accountSegment = segments.count == 2 ? Self.stripJSON(segments[1]) : segments[1]
+        guard let accountSid = accountSegment else { throw .notFound(path) }
+        let account = try authenticator.authenticate(request, accountSid: accountSid)
+        let context = Context(request: request, parameters: try RESTParameters(request), account: account)
+
+        let rest = Array(segments.dropFirst(2))
+        switch rest.count {
+        case 0:
+            try Self.allow(context, "GET")
+            return Self.json(RESTResourceJSON.account(account))
+        case 1:
+            switch rest[0] {
+            case "Applications.json": return try listOrCreateApplications(context)
+            case "Calls.json": return try listCalls(context)
+            case "Recordings.json": return try listRecordings(context, callSid: nil)
+            default: throw .notFound(path)
+            }
+        case 2:
+            switch rest[0] {
+            case "Applications": return try application(context, sid: try Self.sid(rest[1], path: path))
+            case "Calls": return try await call(context, sid: try Self.sid(rest[1], path: path))
+            case "Recordings": return try recording(context, name: rest[1], callSid: nil)
+            default: throw .notFound(path)
+            }
+        case 3 where rest[0] == "Calls" && rest[2] == "Recordings.json":
+            return try listRecordings(context, callSid: rest[1])
+        case 4 where rest[0] == "Calls" && rest[2] == "Recordings":
+            return try recording(context, name: rest[3], callSid: rest[1])
+        default:
+            throw .notFound(path)
+        }
+    }
+
+    // MARK: Helpers shared by the resources
+
+    /// `name` without its `.json` suffix, or nil if it has none.
+    static func stripJSON(_ name: String) -> String? {
+        name.hasSuffix(".json") && name.count > 5 ? String(name.dropLast(5)) : nil
+    }
+
+    /// The SID in a `{Sid}.json` segment.
+    static func sid(_ segment: String, path: String) throws(RESTFailure) -> String {
+        guard let sid = stripJSON(segment) else { throw .notFound(path) }
+        return sid
+    }
+
+    /// Throws 405 unless the request's method is one of `methods` (comma-separated for `Allow`).
+    static func allow(_ context: Context, _ methods: String) throws(RESTFailure) {
+        let allowed = methods.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard allowed.contains(context.method) else { throw .methodNotAllowed(context.method, allow: methods) }
+    }
+
+    static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        .json(value.serialized(), status: status)
+    }
+
+    /// An http(s) URL parameter: nil when absent or empty (which clears it), 20001 when malformed.
+    static func url(_ parameters: RESTParameters, _ name: String) throws(RESTFailure) -> String? {
+        guard let value = parameters[name], !value.isEmpty else { return nil }
+        let lower = value.lowercased()
+        let scheme = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+        guard scheme > 0, value.utf8.count <= 4096, value.count > scheme,
+              !value.dropFirst(scheme).hasPrefix("/"), !value.contains(where: { $0 == " " || $0.isNewline }) else {
+            throw .invalidParameter("\(name) is not a valid http(s) URL: \(value)")
+        }
+        return value
+    }
+
+    /// `GET` or `POST` (any case), uppercased; `fallback` when absent or empty.
+    static func method(_ parameters: RESTParameters, _ name: String, fallback: String) throws(RESTFailure) -> String {
+        guard let value = parameters[name], !value.isEmpty else { return fallback }
+        let upper = value.uppercased()
+        guard upper == "GET" || upper == "POST" else { throw .invalidParameter("\(name) must be GET or POST, got \(value)") }
+        return upper
+    }
+}

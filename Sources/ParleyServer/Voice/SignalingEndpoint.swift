@@ -1,0 +1,111 @@
+import AccessToken
+import HTTPWire
+import ParleyCore
+import ParleyNet
+import Signaling
+import Synchronization
+import WebSocketWire
+
+/// `GET /v1/signaling` (WebSocket): the signaling protocol of docs/signaling.md. The first
+/// message must be a `hello` with a valid access token within 10 s; after that each message goes
+/// to the `VoiceService`. Malformed messages get an `error` and the connection stays up; a silent
+/// client (no message for three heartbeats) is closed.
+struct SignalingEndpoint: Sendable {
+    static let path = "/v1/signaling"
+    /// WebSocket close codes for refused hellos (4000–4999 are the application's, RFC 6455 §7.4.2).
+    static let unauthorized = WebSocketCloseCode(4401)
+    static let helloTimeoutCode = WebSocketCloseCode(4408)
+
+    let service: VoiceService
+    let verifier: AccessTokenVerifier
+    let metrics: ServerMetrics
+    var helloTimeout: Duration = .seconds(10)
+    var heartbeat: Duration = .seconds(20)
+
+    func run(_ webSocket: WebSocket) async {
+        let socket = SignalingSocket(webSocket)
+        metrics.signalingConnectionOpened()
+        defer { metrics.signalingConnectionClosed() }
+        var iterator = webSocket.messages.makeAsyncIterator()
+        let watchdog = Watchdog(socket: socket, limit: helloTimeout)
+        guard let first = await iterator.next() else { return watchdog.cancel() }
+        watchdog.cancel()
+        let hello: Hello
+        let helloID: String?
+        do throws(SignalingError) {
+            let envelope = try SignalingCodec.decode(Self.text(first))
+            guard case .hello(let h) = envelope.message else {
+                throw SignalingError(.malformedRequest, "the first message must be hello", id: envelope.id)
+            }
+            hello = h
+            helloID = envelope.id
+        } catch {
+            metrics.countSignalingError(code: error.code.rawValue)
+            socket.sendError(error.parleyError, ref: error.id)
+            return await socket.close(code: Self.unauthorized, reason: "hello expected")
+        }
+        let token: VerifiedToken
+        do {
+            token = try verifier.verify(hello.token)
+        } catch {
+            metrics.countTokenRejected(code: error.code.rawValue)
+            socket.sendError(error, ref: helloID)
+            return await socket.close(code: Self.unauthorized, reason: "access token rejected")
+        }
+        metrics.countTokenAccepted()
+        let (sessionID, _) = await service.attach(token: token, socket: socket, resume: hello.resume)
+        let idle = Watchdog(socket: socket, limit: heartbeat * 3)
+        while let message = await iterator.next() {
+            idle.reset()
+            do throws(SignalingError) {
+                let envelope = try SignalingCodec.decode(Self.text(message))
+                await service.handle(envelope, sessionID: sessionID)
+            } catch {
+                metrics.countSignalingError(code: error.code.rawValue)
+                socket.sendError(error.parleyError, ref: error.id)
+            }
+        }
+        idle.cancel()
+        socket.abandon()
+        await service.detach(sessionID: sessionID, socket: socket)
+    }
+
+    /// Text frames as they are; binary frames are read as UTF-8 too (and fail to decode if they are not JSON).
+    static func text(_ message: WebSocketMessage) -> [UInt8] {
+        switch message {
+        case .text(let text): Array(text.utf8)
+        case .binary(let bytes): bytes
+        }
+    }
+}
+
+/// Closes a socket when `reset()` is not called for `limit`.
+private final class Watchdog: Sendable {
+    private final class Deadline: Sendable {
+        let instant: Mutex<ContinuousClock.Instant>
+        init(_ instant: ContinuousClock.Instant) { self.instant = Mutex(instant) }
+    }
+
+    private let task: Task<Void, Never>
+    private let deadline: Deadline
+    private let limit: Duration
+
+    init(socket: SignalingSocket, limit: Duration) {
+        let deadline = Deadline(ContinuousClock.now + limit)
+        self.deadline = deadline
+        self.limit = limit
+        task = Task {
+            while !Task.isCancelled {
+                let due = deadline.instant.withLock { $0 }
+                if ContinuousClock.now >= due {
+                    await socket.webSocket.close(code: SignalingEndpoint.helloTimeoutCode, reason: "timed out")
+                    return
+                }
+                try? await Task.sleep(until: due, clock: .continuous)
+            }
+        }
+    }
+
+    func reset() { deadline.instant.withLock { $0 = ContinuousClock.now + limit } }
+    func cancel() { task.cancel() }
+}

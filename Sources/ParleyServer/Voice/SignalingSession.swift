@@ -1,0 +1,60 @@
+import AccessToken
+import Signaling
+
+/// One client's signaling session: who it is (from its access token), the socket it speaks on,
+/// and the calls it takes part in. It outlives a dropped socket for the resume window, so a client
+/// that reconnects with `hello.resume` picks its calls back up. Owned by `VoiceService`.
+final class SignalingSession {
+    let id: String
+    let token: VerifiedToken
+    private(set) var socket: SignalingSocket?
+    var listening = false
+    /// Calls (any leg SID) this session is a party to.
+    var callSids: Set<String> = []
+    /// Messages for the client while it has no socket; sent on resume (bounded).
+    private var queued: [(SignalingMessage, String?)] = []
+    var detachedAt: ContinuousClock.Instant?
+    var expiryTask: Task<Void, Never>?
+    var rateLimiter = MessageRateLimiter()
+    static let maxQueued = 256
+
+    init(id: String, token: VerifiedToken, socket: SignalingSocket) {
+        self.id = id
+        self.token = token
+        self.socket = socket
+    }
+
+    var identity: String { token.identity }
+    var accountSid: String { token.accountSid }
+    var listenKey: ListenKey { ListenKey(accountSid: accountSid, identity: identity) }
+
+    func send(_ message: SignalingMessage, ref: String? = nil) {
+        if let socket {
+            socket.send(message, ref: ref)
+        } else if queued.count < Self.maxQueued {
+            queued.append((message, ref))
+        }
+    }
+
+    /// The socket went away: keep the session for the resume window.
+    func detach() {
+        socket = nil
+        detachedAt = .now
+    }
+
+    /// A new socket resumed the session: flush what queued up meanwhile.
+    func attach(_ socket: SignalingSocket) {
+        self.socket = socket
+        detachedAt = nil
+        expiryTask?.cancel()
+        expiryTask = nil
+        for (message, ref) in queued { socket.send(message, ref: ref) }
+        queued.removeAll()
+    }
+}
+
+/// An identity within an account: whom an invite for `client:<identity>` reaches.
+struct ListenKey: Hashable, Sendable {
+    var accountSid: String
+    var identity: String
+}

@@ -1,0 +1,80 @@
+import ParleyCore
+import Synchronization
+import TwiML
+
+/// Delivers status callbacks in the background, signed, retrying failures with exponential
+/// backoff (1, 2, 4, 8, 16 s: five retries). Enqueueing never waits, so a slow or dead callback
+/// URL never holds up a call; the queue is bounded and counts what it drops.
+final class StatusCallbackQueue: Sendable {
+    struct Delivery: Sendable {
+        var url: String
+        var method: TwiMLMethod
+        var parameters: [(String, String)]
+        var authToken: String
+    }
+
+    struct Statistics: Sendable, Equatable {
+        var delivered = 0
+        var retried = 0
+        var failed = 0
+        var dropped = 0
+        var inFlight = 0
+    }
+
+    let webhooks: WebhookClient
+    let maxInFlight: Int
+    let retryDelays: [Duration]
+    private let stats = Mutex(Statistics())
+
+    init(webhooks: WebhookClient, maxInFlight: Int = 10_000,
+         retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]) {
+        self.webhooks = webhooks
+        self.maxInFlight = maxInFlight
+        self.retryDelays = retryDelays
+    }
+
+    var statistics: Statistics { stats.withLock { $0 } }
+
+    /// Starts delivering `delivery`; returns at once.
+    func enqueue(_ delivery: Delivery) {
+        let admitted = stats.withLock { s -> Bool in
+            guard s.inFlight < maxInFlight else {
+                s.dropped += 1
+                return false
+            }
+            s.inFlight += 1
+            return true
+        }
+        guard admitted else {
+            Log.warning(.platform, "status callback to \(WebhookClient.redacted(delivery.url)) dropped: queue full")
+            return
+        }
+        Task.detached { [self] in await deliver(delivery) }
+    }
+
+    private func deliver(_ delivery: Delivery) async {
+        var attempt = 0
+        while true {
+            var ok = false
+            do {
+                let reply = try await webhooks.send(url: delivery.url, method: delivery.method,
+                                                    parameters: delivery.parameters, authToken: delivery.authToken)
+                ok = (200..<300).contains(reply.status)
+                // 4xx other than 408/429 will not get better by retrying.
+                if !ok, (400..<500).contains(reply.status), reply.status != 408, reply.status != 429 { break }
+            } catch {
+                Log.debug(.platform, "status callback attempt \(attempt + 1) failed: \(error)")
+            }
+            if ok {
+                stats.withLock { $0.delivered += 1; $0.inFlight -= 1 }
+                return
+            }
+            guard attempt < retryDelays.count else { break }
+            stats.withLock { $0.retried += 1 }
+            try? await Task.sleep(for: retryDelays[attempt])
+            attempt += 1
+        }
+        Log.warning(.platform, "status callback to \(WebhookClient.redacted(delivery.url)) failed after \(attempt + 1) attempts")
+        stats.withLock { $0.failed += 1; $0.inFlight -= 1 }
+    }
+}

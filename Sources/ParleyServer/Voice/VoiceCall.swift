@@ -1,0 +1,62 @@
+import ParleyCore
+import ParleyStore
+import TwiML
+
+/// A call the server is handling: the caller's leg, the TwiML it runs, and what `<Dial>` started.
+/// Owned by `VoiceService` (actor-isolated there); never shared across threads.
+final class VoiceCall {
+    let parent: CallLeg
+    /// The account's auth token, which signs this call's webhooks.
+    let authToken: String
+    let application: Application?
+    var interpreter: TwiMLInterpreter?
+    /// The document to start with once the caller's media is connected.
+    var pendingDocument: (TwiMLResponse, url: String)?
+    var mediaConnected = false
+    /// Playback prepared before the caller's media connected; started when it does.
+    var pendingPlayback: (generation: Int, source: any AudioSource)?
+    var dial: DialOperation?
+    /// Bumped whenever playback starts or stops, so a stale "finished" is ignored.
+    var mediaGeneration = 0
+    /// Bumped whenever the interpreter's timer is rescheduled.
+    var timerGeneration = 0
+    var timerTask: Task<Void, Never>?
+    /// The tail of this call's media-server operations, which run in order.
+    var mediaOperations: Task<Void, Never>?
+    /// Why the call failed to connect, when the document ended right after a failed `<Dial>` and
+    /// the caller was never answered (answerOnBridge or direct routing).
+    var unansweredDialError: ParleyError?
+    var recording: ActiveRecording?
+
+    init(parent: CallLeg, authToken: String, application: Application?) {
+        self.parent = parent
+        self.authToken = authToken
+        self.application = application
+    }
+
+    var sid: String { parent.sid }
+    var isAnswered: Bool { parent.record.answerTime != nil }
+}
+
+/// The legs a `<Dial>` rings, and the one that answered.
+final class DialOperation {
+    let request: DialRequest
+    var children: [CallLeg]
+    /// Signaling sessions an invite was sent to, per child call SID.
+    var invitedSessions: [String: Set<String>] = [:]
+    /// Push bindings still being notified, per child call SID.
+    var pendingPushes: [String: Int] = [:]
+    var bridged: CallLeg?
+    var ringTask: Task<Void, Never>?
+    var limitTask: Task<Void, Never>?
+    var ringingSent = false
+    let generation: Int
+
+    init(request: DialRequest, children: [CallLeg], generation: Int) {
+        self.request = request
+        self.children = children
+        self.generation = generation
+    }
+
+    func child(_ sid: String) -> CallLeg? { children.first { $0.sid == sid } }
+}

@@ -1,0 +1,307 @@
+import ParleyCore
+import ParleyCrypto
+import ParleyStore
+import Signaling
+import TwiML
+
+extension VoiceService {
+    /// `<Dial>`: a child leg per `<Client>`, each invited on every live connection listening for
+    /// the identity and every push binding of it. All ring; the first to accept wins.
+    func startDial(_ call: VoiceCall, request: DialRequest) {
+        var children: [CallLeg] = []
+        let now = wallClock
+        for noun in request.nouns {
+            guard case .client(let client) = noun else { continue }
+            let record = CallRecord(sid: SID.make("CA"), accountSid: call.parent.record.accountSid,
+                                    parentCallSid: call.sid, applicationSid: call.parent.record.applicationSid,
+                                    from: request.callerId ?? call.parent.record.from, to: "client:\(client.identity)",
+                                    direction: "outbound-dial", status: .queued, startTime: now,
+                                    statusCallback: client.statusCallback,
+                                    statusCallbackMethod: client.statusCallback == nil ? nil : client.statusCallbackMethod.rawValue,
+                                    createdAt: now, updatedAt: now)
+            let leg = CallLeg(record: record)
+            leg.identity = client.identity
+            leg.authToken = call.authToken
+            leg.customParameters = client.parameters.map { ($0.name, $0.value) }
+            leg.statusCallbackEvents = client.statusCallbackEvents.isEmpty ? ["completed"] : client.statusCallbackEvents.map(\.rawValue)
+            children.append(leg)
+        }
+        guard !children.isEmpty else {
+            let kind = request.nouns.first.map(Self.nounName) ?? "nothing"
+            let error = ParleyError(.notFound, reason: "<Dial> to \(kind) has no route: Parley dials only <Client> until the SIP gateway and rooms exist")
+            call.unansweredDialError = error
+            return deliver(.dialCompleted(DialOutcome(status: .failed)), to: call)
+        }
+        call.mediaGeneration += 1
+        let dial = DialOperation(request: request, children: children, generation: call.mediaGeneration)
+        call.dial = dial
+        for leg in children {
+            try? store.insertCall(leg.record)
+            legIndex[leg.sid] = call.sid
+            setStatus(leg, .initiated)
+        }
+        for leg in children { ring(leg, call: call, dial: dial) }
+        guard calls[call.sid] === call, call.dial === dial else { return }
+        let callSid = call.sid
+        let generation = dial.generation
+        let timeout = max(1, request.timeout)
+        dial.ringTask = Task { [weak self] in
+            try? await Task.sleep(for: .seconds(timeout))
+            guard !Task.isCancelled else { return }
+            await self?.dialTimedOut(callSid: callSid, generation: generation)
+        }
+    }
+
+    static func nounName(_ noun: TwiMLDialNoun) -> String {
+        switch noun {
+        case .client: "<Client>"
+        case .number: "<Number>"
+        case .sip: "<Sip>"
+        case .conference: "<Conference>"
+        }
+    }
+
+    /// Sends the invite for `leg` to its identity's connections and push bindings.
+    private func ring(_ leg: CallLeg, call: VoiceCall, dial: DialOperation) {
+        guard let identity = leg.identity else { return }
+        let key = ListenKey(accountSid: leg.record.accountSid, identity: identity)
+        let sessionIDs = listeners[key] ?? []
+        var params: [String: String] = [:]
+        for (k, v) in leg.customParameters { params[k] = v }
+        let incoming = Incoming(callSid: leg.sid, from: leg.record.from, to: leg.record.to, params: params,
+                                callerInfo: CallerInfo(isVerified: nil))
+        for id in sessionIDs {
+            guard let session = sessions[id] else { continue }
+            session.send(.incoming(incoming))
+            session.callSids.insert(leg.sid)
+            dial.invitedSessions[leg.sid, default: []].insert(id)
+        }
+        let bindings = (try? store.bindings(accountSid: key.accountSid, identity: identity, now: wallClock)) ?? []
+        if let notifier, !bindings.isEmpty {
+            dial.pendingPushes[leg.sid] = bindings.count
+            let notice = IncomingCallNotice(kind: .invite, callSid: leg.sid, accountSid: key.accountSid,
+                                            from: leg.record.from, to: leg.record.to, parameters: leg.customParameters,
+                                            bridgeToken: SecureRandom.hex(byteCount: 16))
+            leg.pushedBindings = bindings
+            for binding in bindings {
+                let callSid = call.sid, legSid = leg.sid
+                Task { [weak self] in
+                    let outcome = await notifier.notify(notice, binding: binding)
+                    await self?.pushFinished(callSid: callSid, legSid: legSid, binding: binding, outcome: outcome)
+                }
+            }
+        }
+        let reached = !sessionIDs.isEmpty || (notifier != nil && !bindings.isEmpty)
+        guard reached else {
+            return childFailed(call, leg, status: .failed,
+                               error: ParleyError(.temporarilyUnavailable, reason: "\(identity) is not connected and has no push binding"))
+        }
+        if !sessionIDs.isEmpty { legRinging(call, leg) }
+    }
+
+    private func pushFinished(callSid: String, legSid: String, binding: PushBinding, outcome: PushOutcome) {
+        switch outcome {
+        case .delivered:
+            try? store.renewBinding(sid: binding.sid, expiresAt: wallClock + PushBinding.timeToLive)
+        case .unregistered:
+            _ = try? store.deleteBinding(accountSid: binding.accountSid, identity: binding.identity,
+                                         deviceToken: binding.deviceToken)
+            Log.info(.platform, "push binding \(binding.sid) removed: the provider says the device is unregistered")
+        case .failed(let reason):
+            Log.warning(.platform, "push to binding \(binding.sid) failed: \(reason)")
+        }
+        guard let call = calls[callSid], let dial = call.dial, let leg = dial.child(legSid), leg.isLive else { return }
+        dial.pendingPushes[legSid, default: 1] -= 1
+        if outcome == .delivered {
+            legRinging(call, leg)
+        } else if dial.pendingPushes[legSid] == 0, dial.invitedSessions[legSid]?.isEmpty ?? true, leg.record.status != .ringing {
+            childFailed(call, leg, status: .failed,
+                        error: ParleyError(.temporarilyUnavailable, reason: "\(leg.identity ?? "the callee") could not be reached"))
+        }
+    }
+
+    /// The callee is being alerted: ringing for the leg and (once) for the caller, with ringback
+    /// unless answerOnBridge (then the caller's SDK plays its own).
+    private func legRinging(_ call: VoiceCall, _ leg: CallLeg) {
+        guard leg.record.status == .initiated || leg.record.status == .queued else { return }
+        setStatus(leg, .ringing)
+        guard let dial = call.dial, !dial.ringingSent else { return }
+        dial.ringingSent = true
+        if let id = call.parent.sessionID { sessions[id]?.send(.ringing(CallReference(callSid: call.sid))) }
+        if !dial.request.answerOnBridge { playTone(RingbackSource(), to: call.parent) }
+    }
+
+    /// `accept` from a callee's client: it takes the call if it is still ringing.
+    func acceptIncoming(_ accept: Accept, session: SignalingSession, ref: String?) {
+        guard let parentSid = legIndex[accept.callSid], let call = calls[parentSid], let dial = call.dial,
+              let leg = dial.child(accept.callSid), leg.identity == session.identity,
+              leg.record.accountSid == session.accountSid else {
+            return sendError(ParleyError(.callDoesNotExist, reason: "no ringing call \(accept.callSid) for \(session.identity)"),
+                             to: session, ref: ref)
+        }
+        guard dial.bridged == nil, leg.isLive else {
+            return sendError(ParleyError(.callCancelled, reason: "the call was answered elsewhere or ended"), to: session, ref: ref)
+        }
+        dial.ringTask?.cancel()
+        dial.bridged = leg
+        leg.sessionID = session.id
+        session.callSids.insert(leg.sid)
+        dial.invitedSessions[leg.sid]?.remove(session.id)
+        cancelInvitations(dial, except: leg, code: .callCancelled, reason: "answered elsewhere")
+        cancelInvitations(of: leg, dial: dial, code: .callCancelled, reason: "answered on another device")
+        if call.parent.mediaSessionID != nil { player.stop(session: call.parent.mediaSessionID!) }
+        setStatus(leg, .inProgress)
+        session.send(.connected(CallReference(callSid: leg.sid)), ref: ref)
+        if !call.isAnswered { answerParent(call) }
+        setUpMedia(for: leg, offer: accept.sdp)
+        if dial.request.timeLimit > 0 {
+            let callSid = call.sid, legSid = leg.sid, limit = dial.request.timeLimit
+            dial.limitTask = Task { [weak self] in
+                try? await Task.sleep(for: .seconds(limit))
+                guard !Task.isCancelled else { return }
+                await self?.timeLimitReached(callSid: callSid, legSid: legSid)
+            }
+        }
+    }
+
+    private func timeLimitReached(callSid: String, legSid: String) {
+        guard let call = calls[callSid], let dial = call.dial, let leg = dial.bridged, leg.sid == legSid else { return }
+        endChild(call, leg, status: .completed, error: nil, notifyClient: true)
+    }
+
+    /// Both legs have media: forward each one's RTP to the other.
+    func bridge(_ call: VoiceCall, child: CallLeg) {
+        guard let a = call.parent.mediaSessionID, let b = child.mediaSessionID else { return }
+        player.stop(session: a)
+        player.stop(session: b)
+        let media = self.media
+        let callSid = call.sid
+        enqueueMediaOperation(call) { [weak self] in
+            let ab = await media.forward(from: a, to: b)
+            let ba = await media.forward(from: b, to: a)
+            if !(ab && ba) {
+                await self?.bridgeFailed(callSid: callSid)
+            }
+        }
+    }
+
+    private func bridgeFailed(callSid: String) {
+        guard let call = calls[callSid], let leg = call.dial?.bridged else { return }
+        Log.warning(.webrtc, "call \(callSid): the legs negotiated different codecs; transcoding is not supported yet")
+        endChild(call, leg, status: .failed, error: ParleyError(.mediaNoSupportedCodec,
+                                                                  reason: "the two legs negotiated different codecs"),
+                 notifyClient: true)
+    }
+
+    /// Runs media-server operations of one call in order.
+    func enqueueMediaOperation(_ call: VoiceCall, _ operation: @escaping @Sendable () async -> Void) {
+        let previous = call.mediaOperations
+        call.mediaOperations = Task {
+            await previous?.value
+            await operation()
+        }
+    }
+
+    /// `reject` from a callee: the leg ends busy (31486) or declined (31603).
+    func rejectIncoming(_ reject: Reject, session: SignalingSession, ref: String?) {
+        guard let parentSid = legIndex[reject.callSid], let call = calls[parentSid], let dial = call.dial,
+              let leg = dial.child(reject.callSid), leg.identity == session.identity, dial.bridged !== leg else {
+            return sendError(ParleyError(.callDoesNotExist, reason: "no ringing call \(reject.callSid)"), to: session, ref: ref)
+        }
+        session.callSids.remove(leg.sid)
+        dial.invitedSessions[leg.sid]?.remove(session.id)
+        let busy = reject.reason == .busy
+        childFailed(call, leg, status: busy ? .busy : .failed,
+                    error: busy ? ParleyError(.busyHere, reason: "\(session.identity) is busy")
+                        : ParleyError(.decline, reason: "\(session.identity) rejected the call"))
+    }
+
+    private func dialTimedOut(callSid: String, generation: Int) {
+        guard let call = calls[callSid], let dial = call.dial, dial.generation == generation, dial.bridged == nil else { return }
+        for leg in dial.children where leg.isLive {
+            childFailed(call, leg, status: .noAnswer,
+                        error: ParleyError(.requestTimeout, reason: "no answer within \(dial.request.timeout) s"))
+        }
+    }
+
+    /// An unanswered child leg is over; when none is left ringing, the `<Dial>` ends.
+    func childFailed(_ call: VoiceCall, _ leg: CallLeg, status: CallStatus, error: ParleyError) {
+        guard let dial = call.dial, leg.isLive else { return }
+        cancelInvitations(of: leg, dial: dial, code: error.code == .requestTimeout ? .requestTimeout : .callCancelled,
+                          reason: error.failureReason ?? error.code.text)
+        finishLeg(leg, status: status, error: error)
+        guard dial.bridged == nil, dial.children.allSatisfy({ !$0.isLive }) else { return }
+        let outcome = DialOutcome(status: DialCallStatus(status), callSid: leg.sid, duration: 0)
+        finishDial(call, outcome: outcome, error: error)
+    }
+
+    /// The `<Dial>` is over: stop ringback and forwarding, and tell the interpreter.
+    func finishDial(_ call: VoiceCall, outcome: DialOutcome, error: ParleyError?) {
+        guard let dial = call.dial else { return }
+        dial.ringTask?.cancel()
+        dial.limitTask?.cancel()
+        call.dial = nil
+        for leg in dial.children { legIndex[leg.sid] = nil }
+        if let a = call.parent.mediaSessionID {
+            player.stop(session: a)
+            let media = self.media
+            enqueueMediaOperation(call) { await media.stopForwarding(to: a) }
+        }
+        if !call.isAnswered, let error { call.unansweredDialError = error }
+        deliver(.dialCompleted(outcome), to: call)
+    }
+
+    /// `.cancelDial`: a REST redirect abandons the dial without reporting it.
+    func cancelDial(_ call: VoiceCall) {
+        guard let dial = call.dial else { return }
+        for leg in dial.children where leg.isLive {
+            if leg === dial.bridged {
+                endChild(call, leg, status: .completed, error: nil, notifyClient: true, reportToInterpreter: false)
+            } else {
+                cancelInvitations(of: leg, dial: dial, code: .callCancelled, reason: "the caller's call was redirected")
+                finishLeg(leg, status: .canceled, error: nil)
+            }
+        }
+        dial.ringTask?.cancel()
+        dial.limitTask?.cancel()
+        for leg in dial.children { legIndex[leg.sid] = nil }
+        call.dial = nil
+    }
+
+    /// Cancels the invites of every child except `winner`.
+    private func cancelInvitations(_ dial: DialOperation, except winner: CallLeg, code: ParleyError.Code, reason: String) {
+        for leg in dial.children where leg !== winner && leg.isLive {
+            cancelInvitations(of: leg, dial: dial, code: code, reason: reason)
+            finishLeg(leg, status: .canceled, error: nil)
+        }
+    }
+
+    /// Sends `cancelled` to the sessions still alerted for `leg`, and a cancel push to its bindings.
+    func cancelInvitations(of leg: CallLeg, dial: DialOperation, code: ParleyError.Code, reason: String) {
+        for id in dial.invitedSessions[leg.sid] ?? [] {
+            guard let session = sessions[id] else { continue }
+            session.send(.cancelled(Cancelled(callSid: leg.sid, code: code.rawValue, reason: reason)))
+            session.callSids.remove(leg.sid)
+        }
+        dial.invitedSessions[leg.sid] = nil
+        guard let notifier, !leg.pushedBindings.isEmpty else { return }
+        let notice = IncomingCallNotice(kind: .cancel, callSid: leg.sid, accountSid: leg.record.accountSid,
+                                        from: leg.record.from, to: leg.record.to, parameters: [], bridgeToken: "")
+        for binding in leg.pushedBindings {
+            Task { _ = await notifier.notify(notice, binding: binding) }
+        }
+        leg.pushedBindings = []
+    }
+}
+
+extension DialCallStatus {
+    init(_ status: CallStatus) {
+        switch status {
+        case .busy: self = .busy
+        case .noAnswer: self = .noAnswer
+        case .canceled: self = .canceled
+        case .completed: self = .completed
+        default: self = .failed
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import Signaling
+import TwiML
+
+extension VoiceService {
+    /// The caller's leg is answered: in progress, `connected` to its client.
+    func answerParent(_ call: VoiceCall) {
+        guard !call.isAnswered, call.parent.isLive else { return }
+        setStatus(call.parent, .inProgress)
+        if let id = call.parent.sessionID { sessions[id]?.send(.connected(CallReference(callSid: call.sid))) }
+    }
+
+    /// Moves a leg to `status`, writes the row, and sends its status callback.
+    func setStatus(_ leg: CallLeg, _ status: CallStatus, error: ParleyError? = nil) {
+        guard leg.record.status != status, !leg.record.status.isFinal else { return }
+        let now = wallClock
+        leg.record.status = status
+        leg.record.updatedAt = now
+        if status == .inProgress, leg.record.answerTime == nil { leg.record.answerTime = now }
+        if status.isFinal {
+            leg.record.endTime = now
+            leg.record.duration = leg.record.answerTime.map { max(0, now - $0) } ?? 0
+            if let error {
+                leg.record.errorCode = error.code.rawValue
+                leg.record.errorMessage = error.failureReason ?? error.code.text
+            }
+        }
+        do { try store.updateCall(leg.record) } catch {
+            Log.error(.platform, "call \(leg.sid): cannot store status \(status.rawValue): \(error)")
+        }
+        sendStatusCallback(leg)
+    }
+
+    private func sendStatusCallback(_ leg: CallLeg) {
+        guard let url = leg.record.statusCallback, !url.isEmpty else { return }
+        let event: String
+        switch leg.record.status {
+        case .initiated: event = "initiated"
+        case .ringing: event = "ringing"
+        case .inProgress: event = "answered"
+        case .completed, .busy, .failed, .noAnswer, .canceled: event = "completed"
+        case .queued: return
+        }
+        guard leg.statusCallbackEvents.contains(event) else { return }
+        let method = TwiMLMethod(rawValue: (leg.record.statusCallbackMethod ?? "POST").uppercased()) ?? .post
+        let parameters = CallParameters.statusCallback(leg, timestamp: Self.rfc2822(Date()))
+        leg.callbackSequence += 1
+        callbacks.enqueue(.init(url: url, method: method, parameters: parameters, authToken: leg.authToken))
+    }
+
+    static func rfc2822(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
+        return formatter.string(from: date)
+    }
+
+    /// A child leg is over: final status, its client told, its media closed.
+    func finishLeg(_ leg: CallLeg, status: CallStatus, error: ParleyError?) {
+        guard leg.isLive else { return }
+        setStatus(leg, status, error: error)
+        if let error { metrics.countCallError(code: error.code.rawValue) }
+        if let id = leg.mediaSessionID {
+            leg.mediaSessionID = nil
+            closeMediaSession(id)
+        }
+        if let id = leg.sessionID { sessions[id]?.callSids.remove(leg.sid) }
+    }
+
+    /// Ends a child leg that was answered (or failed after accept): its client gets `hangup`, and
+    /// the `<Dial>` completes so the caller's TwiML goes on.
+    func endChild(_ call: VoiceCall, _ leg: CallLeg, status: CallStatus, error: ParleyError?, notifyClient: Bool,
+                  reportToInterpreter: Bool = true) {
+        guard leg.isLive else { return }
+        if notifyClient, let id = leg.sessionID {
+            sessions[id]?.send(.hangup(Hangup(callSid: leg.sid, code: error?.code.rawValue, reason: error?.failureReason)))
+        }
+        finishLeg(leg, status: status, error: error)
+        guard reportToInterpreter, let dial = call.dial, dial.bridged === leg else { return }
+        let outcome = DialOutcome(status: DialCallStatus(status), callSid: leg.sid,
+                                  duration: Int(leg.record.duration ?? 0))
+        finishDial(call, outcome: outcome, error: error)
+    }
+
+    /// Ends the whole call: every child leg, the caller's leg, the TwiML.
+    func endCall(_ call: VoiceCall, status: CallStatus, error: ParleyError?, notifyCaller: Bool = true) {
+        guard calls[call.sid] === call else { return }
+        calls[call.sid] = nil
+        call.timerTask?.cancel()
+        call.interpreter = nil
+        if let dial = call.dial {
+            dial.ringTask?.cancel()
+            dial.limitTask?.cancel()
+            let cancelCode: ParleyError.Code = error?.code == .requestTerminated ? .requestTerminated : .callCancelled
+            for leg in dial.children where leg.isLive {
+                if leg === dial.bridged {
+                    if let id = leg.sessionID { sessions[id]?.send(.hangup(Hangup(callSid: leg.sid))) }
+                    finishLeg(leg, status: .completed, error: nil)
+                } else {
+                    cancelInvitations(of: leg, dial: dial, code: cancelCode, reason: error?.failureReason ?? "the caller hung up")
+                    finishLeg(leg, status: .canceled, error: nil)
+                }
+            }
+            for leg in dial.children { legIndex[leg.sid] = nil }
+            call.dial = nil
+        }
+        stopRecording(call, deliverResult: false)
+        if notifyCaller, let id = call.parent.sessionID {
+            sessions[id]?.send(.hangup(Hangup(callSid: call.sid, code: error?.code.rawValue, reason: error?.failureReason)))
+        }
+        finishLeg(call.parent, status: status, error: error)
+        legIndex[call.sid] = nil
+        metrics.callEnded()
+        Log.info(.platform, "call \(call.sid) ended: \(status.rawValue)\(error.map { " (\($0.code.rawValue))" } ?? "")")
+    }
+
+    /// A leg's client is gone (signaling expired, media failed or closed).
+    func legGone(callSid: String, sessionID: String?, error: ParleyError?) {
+        guard let (call, leg) = callAndLeg(callSid) else {
+            // An invite still ringing on a session that expired.
+            return
+        }
+        if let sessionID, leg.sessionID != sessionID {
+            // Only alerted on that session: forget it.
+            call.dial?.invitedSessions[callSid]?.remove(sessionID)
+            return
+        }
+        if call.parent === leg {
+            endCall(call, status: call.isAnswered ? .completed : .failed, error: error, notifyCaller: error != nil)
+        } else {
+            endChild(call, leg, status: .completed, error: error, notifyClient: error != nil)
+        }
+    }
+
+    /// `hangup` from a client.
+    func hangupFromClient(_ hangup: Hangup, session: SignalingSession, ref: String?) {
+        guard let (call, leg) = leg(hangup.callSid, of: session) else {
+            return sendError(ParleyError(.callDoesNotExist, reason: "no call \(hangup.callSid) on this connection"),
+                             to: session, ref: ref)
+        }
+        if call.parent === leg {
+            if call.isAnswered {
+                endCall(call, status: .completed, error: nil, notifyCaller: false)
+            } else {
+                endCall(call, status: .canceled, error: ParleyError(.requestTerminated, reason: "the caller hung up"),
+                        notifyCaller: false)
+            }
+        } else {
+            endChild(call, leg, status: .completed, error: nil, notifyClient: false)
+        }
+    }
+
+    /// `cancel` from the caller before the call connected.
+    func cancelOutgoing(_ reference: CallReference, session: SignalingSession, ref: String?) {
+        let call = calls.values.first { c in
+            c.parent.sessionID == session.id
+                && (c.sid == reference.callSid || (reference.callId != nil && c.parent.clientCallID == reference.callId))
+        }
+        guard let call else {
+            return sendError(ParleyError(.callDoesNotExist, reason: "no call to cancel"), to: session, ref: ref)
+        }
+        let error = ParleyError(.requestTerminated, reason: "the caller cancelled the call")
+        endCall(call, status: call.isAnswered ? .completed : .canceled, error: call.isAnswered ? nil : error,
+                notifyCaller: false)
+    }
+}
+
+extension VoiceService: LiveCallControl {
+    func hangUp(callSid: String, status: String) async -> Bool {
+        guard let (call, leg) = callAndLeg(callSid) else { return false }
+        if call.parent === leg {
+            let answered = call.isAnswered
+            endCall(call, status: answered ? .completed : .canceled,
+                    error: answered ? nil : ParleyError(.requestTerminated, reason: "hung up through the REST API"))
+        } else if call.dial?.bridged === leg {
+            endChild(call, leg, status: .completed, error: nil, notifyClient: true)
+        } else {
+            childFailed(call, leg, status: .canceled,
+                        error: ParleyError(.requestTerminated, reason: "cancelled through the REST API"))
+        }
+        return true
+    }
+
+    func redirect(callSid: String, url: String, method: String) async -> Bool {
+        guard let call = calls[callSid] else { return false }
+        let verb = TwiMLMethod(rawValue: method.uppercased()) ?? .post
+        if call.interpreter == nil {
+            call.pendingDocument = nil
+            fetchDocument(call, url: url, method: verb, parameters: [])
+        } else {
+            deliver(.redirect(url: url, method: verb), to: call)
+        }
+        return true
+    }
+}

@@ -1,0 +1,187 @@
+import ParleyCore
+import ParleyStore
+import Signaling
+import TwiML
+import WebRTC
+
+extension VoiceService {
+    /// `invite` from a client: a new call from `client:<identity>`. With an outgoing application in
+    /// the token's voice grant the application's TwiML routes it; without one, `To` names a client
+    /// identity and the call is dialed directly (as `<Dial answerOnBridge="true"><Client>`).
+    func startOutgoingCall(_ invite: Invite, session: SignalingSession, ref: String?) {
+        guard let grant = session.token.voice else {
+            return failInvite(ParleyError(.forbidden, reason: "the access token has no voice grant"), session: session, ref: ref)
+        }
+        let to = (invite.to ?? invite.params["To"] ?? "").trimmingCharacters(in: .whitespaces)
+        var application: Application?
+        if let appSid = grant.outgoingApplicationSid, !appSid.isEmpty {
+            guard let app = try? store.application(sid: appSid), app.accountSid == session.accountSid else {
+                return failInvite(ParleyError(.applicationNotFound, reason: "no application \(appSid) in this account"),
+                                  session: session, ref: ref)
+            }
+            guard app.voiceURL?.isEmpty == false else {
+                return failInvite(ParleyError(.applicationNotFound, reason: "application \(appSid) has no VoiceUrl"),
+                                  session: session, ref: ref)
+            }
+            application = app
+        } else if Self.clientIdentity(to).isEmpty {
+            return failInvite(ParleyError(.addressIncomplete, reason: "To is empty: name a client identity"),
+                              session: session, ref: ref)
+        }
+        guard let account = try? store.account(sid: session.accountSid) else {
+            return failInvite(ParleyError(.internalServer, reason: "the token's account is gone"), session: session, ref: ref)
+        }
+        let now = wallClock
+        let record = CallRecord(sid: SID.make("CA"), accountSid: account.sid, applicationSid: application?.sid,
+                                from: "client:\(session.identity)", to: to, direction: "inbound", status: .queued,
+                                startTime: now, statusCallback: application?.statusCallback,
+                                statusCallbackMethod: application?.statusCallbackMethod, createdAt: now, updatedAt: now)
+        let leg = CallLeg(record: record)
+        leg.sessionID = session.id
+        leg.identity = session.identity
+        leg.clientCallID = invite.callId
+        leg.authToken = account.authToken
+        var params = grant.outgoingApplicationParams.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        for (k, v) in invite.params.sorted(by: { $0.key < $1.key }) where k != "To" {
+            params.removeAll { $0.0 == k }
+            params.append((k, v))
+        }
+        leg.customParameters = params
+        do { try store.insertCall(record) } catch {
+            return failInvite(ParleyError(.internalServer, reason: "cannot store the call: \(error)"), session: session, ref: ref)
+        }
+        let call = VoiceCall(parent: leg, authToken: account.authToken, application: application)
+        calls[leg.sid] = call
+        legIndex[leg.sid] = leg.sid
+        session.callSids.insert(leg.sid)
+        metrics.callStarted()
+        session.send(.callCreated(CallCreated(callId: invite.callId, callSid: leg.sid)), ref: ref)
+        // As for any incoming call: initiated, then ringing while the application decides.
+        setStatus(leg, .initiated)
+        setStatus(leg, .ringing)
+        setUpMedia(for: leg, offer: invite.sdp)
+
+        let callSid = leg.sid
+        let timeout = configuration.mediaConnectTimeout
+        Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.mediaConnectDeadline(callSid: callSid)
+        }
+        if let application, let url = application.voiceURL {
+            let method = TwiMLMethod(rawValue: application.voiceMethod.uppercased()) ?? .post
+            fetchDocument(call, url: url, method: method, parameters: [])
+        } else {
+            let client = TwiMLDialNoun.client(TwiMLClient(identity: Self.clientIdentity(to)))
+            var dial = TwiMLDial(nouns: [client])
+            dial.answerOnBridge = true
+            dial.timeout = configuration.defaultRingTimeout
+            call.pendingDocument = (TwiMLResponse(verbs: [.dial(dial)]), url: publicBaseURL() + "/v1/direct-dial")
+        }
+    }
+
+    /// `client:bob` → `bob`; anything else as given.
+    static func clientIdentity(_ to: String) -> String {
+        to.hasPrefix("client:") ? String(to.dropFirst("client:".count)) : to
+    }
+
+    /// An invite refused before a call exists: an error reply to the request.
+    func failInvite(_ error: ParleyError, session: SignalingSession, ref: String?) {
+        Log.info(.signaling, "invite from \(session.identity) refused: \(error)")
+        metrics.countCallError(code: error.code.rawValue)
+        sendError(error, to: session, ref: ref)
+    }
+
+    /// Creates the leg's WebRTC session from the client's offer and sends the answer back.
+    func setUpMedia(for leg: CallLeg, offer: String) {
+        let callSid = leg.sid
+        let media = self.media
+        let sink = mediaEventSink
+        Task { [weak self] in
+            do throws(ParleyError) {
+                let answer = try await media.createCallSession(offer: offer) { event in sink.yield(event) }
+                let codec = await media.session(id: answer.id).map { CallAudioCodec($0.codec) } ?? .opus
+                await self?.mediaReady(callSid: callSid, answer: answer, codec: codec)
+            } catch {
+                await self?.mediaSetupFailed(callSid: callSid, error: error)
+            }
+        }
+    }
+
+    private func mediaReady(callSid: String, answer: PeerSessionAnswer, codec: CallAudioCodec) {
+        guard let leg = liveLeg(callSid) else {
+            closeMediaSession(answer.id)
+            return
+        }
+        leg.mediaSessionID = answer.id
+        mediaIndex[answer.id] = callSid
+        mediaCodecs[answer.id] = codec
+        if let id = leg.sessionID { sessions[id]?.send(.answer(Answer(callSid: callSid, sdp: answer.sdp))) }
+        if let (call, _) = callAndLeg(callSid), call.parent !== leg, let dial = call.dial, dial.bridged === leg {
+            bridge(call, child: leg)
+        }
+    }
+
+    private func mediaSetupFailed(callSid: String, error: ParleyError) {
+        guard let (call, leg) = callAndLeg(callSid) else { return }
+        Log.info(.webrtc, "call \(callSid): media setup failed: \(error)")
+        if call.parent === leg {
+            endCall(call, status: .failed, error: error)
+        } else {
+            endChild(call, leg, status: .failed, error: error, notifyClient: true)
+        }
+    }
+
+    private func mediaConnectDeadline(callSid: String) {
+        guard let call = calls[callSid], !call.mediaConnected else { return }
+        endCall(call, status: .failed, error: ParleyError(.mediaConnection, reason: "the caller's media did not connect"))
+    }
+
+    /// Media events from the media server, in order.
+    func mediaEvent(_ event: PeerSessionEvent) {
+        guard let callSid = mediaIndex[event.sessionID], let (call, leg) = callAndLeg(callSid) else { return }
+        switch event {
+        case .stateChanged(_, let state, let error):
+            switch state {
+            case .connected:
+                if call.parent === leg {
+                    call.mediaConnected = true
+                    if let (generation, source) = call.pendingPlayback {
+                        call.pendingPlayback = nil
+                        startPlayback(callSid: call.sid, generation: generation, source: source)
+                    }
+                }
+            case .failed, .closed:
+                mediaIndex[event.sessionID] = nil
+                mediaCodecs[event.sessionID] = nil
+                leg.mediaSessionID = nil
+                let reason = error ?? ParleyError(.mediaConnection, reason: "the media session \(state.rawValue)")
+                legGone(callSid: callSid, sessionID: nil, error: state == .failed ? reason : nil)
+            case .new, .checking:
+                break
+            }
+        case .digit(_, let digit):
+            receiveMediaDigit(digit, call: call, leg: leg)
+        case .connectivityLost, .connectivityRestored, .consentLost, .iceRestarted:
+            break
+        }
+    }
+
+    /// Closes a media session in the background (close_notify to the peer).
+    func closeMediaSession(_ id: String) {
+        player.stop(session: id)
+        mediaIndex[id] = nil
+        mediaCodecs[id] = nil
+        let media = self.media
+        Task { _ = await media.closeSession(id: id) }
+    }
+
+    /// The live call and leg with `callSid` (parent or child).
+    func callAndLeg(_ callSid: String) -> (VoiceCall, CallLeg)? {
+        guard let parentSid = legIndex[callSid], let call = calls[parentSid] else { return nil }
+        if callSid == parentSid { return (call, call.parent) }
+        guard let child = call.dial?.child(callSid) else { return nil }
+        return (call, child)
+    }
+
+    func liveLeg(_ callSid: String) -> CallLeg? { callAndLeg(callSid)?.1 }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import TwiML
+import WebRTC
+
+/// A `<Record>` in progress.
+final class ActiveRecording {
+    let request: RecordRequest
+    let sid: String
+    let recorder: CallRecorder
+    let mediaSessionID: String
+    var watchTask: Task<Void, Never>?
+
+    init(request: RecordRequest, sid: String, recorder: CallRecorder, mediaSessionID: String) {
+        self.request = request
+        self.sid = sid
+        self.recorder = recorder
+        self.mediaSessionID = mediaSessionID
+    }
+}
+
+extension VoiceService {
+    /// `<Record>`: the caller's audio into an 8 kHz mono WAV until maxLength, `timeout` seconds of
+    /// silence, a finishOnKey digit, or hangup.
+    func startRecording(_ call: VoiceCall, request: RecordRequest) {
+        guard let mediaID = call.parent.mediaSessionID else {
+            return deliver(.recordingFinished(url: "", duration: 0, digits: "", sid: ""), to: call)
+        }
+        let sid = SID.make("RE")
+        let directory = configuration.recordingsDirectory
+        let path = directory + "/" + sid + ".wav"
+        let callSid = call.sid
+        let recorder: CallRecorder
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var config = CallRecorder.Configuration()
+            config.maximumSeconds = Double(max(1, request.maxLength))
+            recorder = try CallRecorder(path: path, configuration: config, onLimit: { [weak self] in
+                Task { await self?.finishRecording(callSid: callSid, recordingSid: sid, digits: "") }
+            })
+        } catch {
+            Log.error(.platform, "call \(callSid): cannot record: \(error)")
+            return deliver(.recordingFinished(url: "", duration: 0, digits: "", sid: ""), to: call)
+        }
+        let active = ActiveRecording(request: request, sid: sid, recorder: recorder, mediaSessionID: mediaID)
+        call.recording = active
+        if request.playBeep { playTone(ToneSource.beep(), to: call.parent) }
+        let media = self.media
+        let epoch = self.epoch
+        enqueueMediaOperation(call) {
+            _ = await media.setAudioTap(session: mediaID) { packet in
+                let micros = (ContinuousClock.now - epoch).components
+                let arrival = micros.seconds * 1_000_000 + micros.attoseconds / 1_000_000_000_000
+                recorder.receive(TappedAudioPacket(payload: packet.payload, sequenceNumber: packet.sequenceNumber,
+                                                   timestamp: packet.timestamp, codec: CallAudioCodec(packet.codec)),
+                                 arrivalMicroseconds: arrival)
+            }
+        }
+        let silence = Double(max(1, request.timeout))
+        active.watchTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                let status = recorder.status()
+                if status.reachedMaximumLength || (status.duration > 0.5 && status.trailingSilence >= silence) {
+                    await self?.finishRecording(callSid: callSid, recordingSid: sid, digits: "")
+                    return
+                }
+            }
+        }
+    }
+
+    /// True when `digit` ended the recording in progress.
+    func recordingDigit(_ digit: Character, call: VoiceCall) -> Bool {
+        guard let active = call.recording else { return false }
+        guard active.request.finishOnKey.contains(digit) else { return true }
+        finishRecording(callSid: call.sid, recordingSid: active.sid, digits: String(digit))
+        return true
+    }
+
+    func finishRecording(callSid: String, recordingSid: String, digits: String) {
+        guard let call = calls[callSid], let active = call.recording, active.sid == recordingSid else { return }
+        let result = closeRecording(call, active)
+        let url = publicBaseURL() + "/2010-04-01/Accounts/\(call.parent.record.accountSid)/Recordings/\(recordingSid)"
+        deliver(.recordingFinished(url: url, duration: result.map { Int($0.duration.rounded()) } ?? 0, digits: digits,
+                                   sid: recordingSid), to: call)
+    }
+
+    /// `.stopRecording` or the call ending: keep what was recorded, report nothing.
+    func stopRecording(_ call: VoiceCall, deliverResult: Bool) {
+        guard let active = call.recording else { return }
+        _ = closeRecording(call, active)
+    }
+
+    private func closeRecording(_ call: VoiceCall, _ active: ActiveRecording) -> CallRecorder.Recording? {
+        call.recording = nil
+        active.watchTask?.cancel()
+        let media = self.media
+        let mediaID = active.mediaSessionID
+        enqueueMediaOperation(call) { _ = await media.setAudioTap(session: mediaID, nil) }
+        do {
+            let recording = try active.recorder.finish()
+            let now = wallClock
+            let row = RecordingRecord(sid: active.sid, accountSid: call.parent.record.accountSid, callSid: call.sid,
+                                      duration: Int64(recording.duration.rounded()), channels: recording.channels,
+                                      sampleRate: recording.sampleRate, status: "completed", filePath: recording.path,
+                                      source: "RecordVerb", createdAt: now)
+            try store.insertRecording(row)
+            return recording
+        } catch {
+            Log.error(.platform, "call \(call.sid): recording \(active.sid) failed: \(error)")
+            return nil
+        }
+    }
+}

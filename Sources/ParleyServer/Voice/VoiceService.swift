@@ -1,0 +1,220 @@
+import AccessToken
+import Foundation
+import ParleyCore
+import ParleyCrypto
+import ParleyStore
+import Signaling
+import TwiML
+import WebRTC
+
+/// The voice platform's call engine: signaling sessions, who listens for which identity, live
+/// calls with their TwiML, `<Dial>` fan-out to live connections and push bindings, bridging legs
+/// on the media server, server-side media, status callbacks.
+///
+/// An actor: every state change happens on it, and its methods never suspend in the middle of
+/// one. Slow work (webhooks, speech synthesis, fetching audio, media setup) runs in tasks whose
+/// results come back as new calls into the actor, which re-check that the call still exists.
+actor VoiceService {
+    struct Configuration: Sendable {
+        /// A dropped signaling socket may resume its session this long.
+        var resumeWindow: Duration = .seconds(30)
+        /// Clients ping at least this often (seconds; announced in `welcome`).
+        var heartbeat = 20
+        /// `<Dial>` ring time when the document gives none (TwiML default: 30 s).
+        var defaultRingTimeout = 30
+        /// Caller's media must connect this soon after the invite.
+        var mediaConnectTimeout: Duration = .seconds(15)
+        /// Where `<Record>` files go.
+        var recordingsDirectory = "./recordings"
+        /// What held parties hear: music (true) or silence.
+        var holdMusic = true
+    }
+
+    let configuration: Configuration
+    let store: any PlatformStore
+    let media: MediaTransportServer
+    let verifier: AccessTokenVerifier
+    let metrics: ServerMetrics
+    let player: CallMediaPlayer
+    let speech: SpeechSynthesizer
+    let fetcher: MediaFetcher
+    let webhooks: WebhookClient
+    let callbacks: StatusCallbackQueue
+    let notifier: (any InviteNotifier)?
+    let publicBaseURL: @Sendable () -> String
+
+    var sessions: [String: SignalingSession] = [:]
+    var listeners: [ListenKey: [String]] = [:]
+    /// Live calls by parent call SID.
+    var calls: [String: VoiceCall] = [:]
+    /// Every live leg (parent and child) by call SID → its call's parent SID.
+    var legIndex: [String: String] = [:]
+    /// Media session id → leg call SID.
+    var mediaIndex: [String: String] = [:]
+    /// Media session id → its negotiated codec.
+    var mediaCodecs: [String: CallAudioCodec] = [:]
+    let epoch = ContinuousClock.now
+    /// Media-server events, consumed in order by `runMediaEvents()`.
+    nonisolated let mediaEventSink: AsyncStream<PeerSessionEvent>.Continuation
+    private let mediaEvents: AsyncStream<PeerSessionEvent>
+
+    init(configuration: Configuration, store: any PlatformStore, media: MediaTransportServer,
+         verifier: AccessTokenVerifier, metrics: ServerMetrics, player: CallMediaPlayer, speech: SpeechSynthesizer,
+         fetcher: MediaFetcher, webhooks: WebhookClient, notifier: (any InviteNotifier)?,
+         publicBaseURL: @escaping @Sendable () -> String) {
+        self.configuration = configuration
+        self.store = store
+        self.media = media
+        self.verifier = verifier
+        self.metrics = metrics
+        self.player = player
+        self.speech = speech
+        self.fetcher = fetcher
+        self.webhooks = webhooks
+        callbacks = StatusCallbackQueue(webhooks: webhooks)
+        self.notifier = notifier
+        self.publicBaseURL = publicBaseURL
+        (mediaEvents, mediaEventSink) = AsyncStream<PeerSessionEvent>.makeStream()
+    }
+
+    /// Feeds media-server events to the engine until `shutdown()`.
+    func runMediaEvents() async {
+        for await event in mediaEvents { mediaEvent(event) }
+    }
+
+    /// Milliseconds on the engine's monotonic clock (the TwiML interpreter's time base).
+    var nowMilliseconds: Int64 {
+        let (s, atto) = (ContinuousClock.now - epoch).components
+        return s * 1000 + atto / 1_000_000_000_000_000
+    }
+
+    /// Seconds since the epoch (store timestamps).
+    var wallClock: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    // MARK: - Sessions
+
+    /// A client said hello with a verified token: a new session, or the one it resumes.
+    /// Returns the session id and whether it was resumed.
+    func attach(token: VerifiedToken, socket: SignalingSocket, resume: String?) -> (id: String, resumed: Bool) {
+        if let resume, let session = sessions[resume], session.token.accountSid == token.accountSid,
+           session.token.identity == token.identity {
+            session.attach(socket)
+            let live = session.callSids.filter { legIndex[$0] != nil }.sorted()
+            socket.send(.resumed(Resumed(session: session.id, calls: live)))
+            Log.info(.signaling, "session \(session.id) resumed by \(token.identity) (\(live.count) calls)")
+            return (session.id, true)
+        }
+        let id = SecureRandom.hex(byteCount: 12)
+        let session = SignalingSession(id: id, token: token, socket: socket)
+        sessions[id] = session
+        metrics.signalingSessionsChanged(sessions.count)
+        socket.send(.welcome(Welcome(session: id, identity: token.identity,
+                                     resumeWindow: Int(configuration.resumeWindow.components.seconds),
+                                     heartbeat: configuration.heartbeat)))
+        return (id, false)
+    }
+
+    /// The session's socket closed. The session stays for the resume window, then its calls end
+    /// with 53001 and its listens are dropped.
+    func detach(sessionID: String, socket: SignalingSocket) {
+        guard let session = sessions[sessionID] else { return }
+        guard session.socket === socket else { return }  // already resumed on another socket
+        session.detach()
+        let window = configuration.resumeWindow
+        session.expiryTask = Task { [weak self] in
+            try? await Task.sleep(for: window)
+            guard !Task.isCancelled else { return }
+            await self?.expire(sessionID: sessionID)
+        }
+    }
+
+    private func expire(sessionID: String) {
+        guard let session = sessions[sessionID], session.socket == nil else { return }
+        Log.info(.signaling, "session \(sessionID) of \(session.identity) expired")
+        removeListener(session)
+        sessions[sessionID] = nil
+        metrics.signalingSessionsChanged(sessions.count)
+        let error = ParleyError(.signalingConnectionDisconnected, reason: "the client's signaling connection was lost")
+        for sid in session.callSids { legGone(callSid: sid, sessionID: sessionID, error: error) }
+    }
+
+    private func removeListener(_ session: SignalingSession) {
+        guard session.listening else { return }
+        session.listening = false
+        listeners[session.listenKey]?.removeAll { $0 == session.id }
+        if listeners[session.listenKey]?.isEmpty == true { listeners[session.listenKey] = nil }
+    }
+
+    // MARK: - Messages
+
+    /// One decoded message from a session's client.
+    func handle(_ envelope: SignalingEnvelope, sessionID: String) {
+        guard let session = sessions[sessionID] else { return }
+        let ref = envelope.id
+        switch envelope.message {
+        case .listen:
+            guard session.token.voice?.incomingAllow == true else {
+                return session.send(.error(SignalingErrorBody(code: .forbidden,
+                                                              message: "the access token does not allow incoming calls")), ref: ref)
+            }
+            if !session.listening {
+                session.listening = true
+                listeners[session.listenKey, default: []].append(session.id)
+            }
+            session.send(.listening, ref: ref)
+        case .unlisten:
+            removeListener(session)
+        case .invite(let invite):
+            startOutgoingCall(invite, session: session, ref: ref)
+        case .accept(let accept):
+            acceptIncoming(accept, session: session, ref: ref)
+        case .reject(let reject):
+            rejectIncoming(reject, session: session, ref: ref)
+        case .cancel(let reference):
+            cancelOutgoing(reference, session: session, ref: ref)
+        case .hangup(let hangup):
+            hangupFromClient(hangup, session: session, ref: ref)
+        case .hold(let hold):
+            setHold(hold, session: session, ref: ref)
+        case .dtmf(let dtmf):
+            receiveDigits(dtmf, session: session, ref: ref)
+        case .message(let message):
+            relayMessage(message, session: session, ref: ref)
+        case .iceRestart(let restart):
+            restartICE(restart, session: session, ref: ref)
+        case .ping:
+            session.send(.pong, ref: ref)
+        case .pong:
+            break
+        case .hello:
+            session.send(.error(SignalingErrorBody(code: .malformedRequest, message: "hello was already received")), ref: ref)
+        default:
+            session.send(.error(SignalingErrorBody(code: .malformedRequest,
+                                                   message: "\(envelope.message.type.rawValue) is sent by the server, not the client")),
+                         ref: ref)
+        }
+    }
+
+    func sendError(_ error: ParleyError, to session: SignalingSession, ref: String?) {
+        session.send(.error(SignalingErrorBody(code: error.code.rawValue, message: error.failureReason ?? error.code.text)),
+                     ref: ref)
+    }
+
+    /// The live leg `callSid` and its call, if `session` is a party to it.
+    func leg(_ callSid: String, of session: SignalingSession) -> (VoiceCall, CallLeg)? {
+        guard let parentSid = legIndex[callSid], let call = calls[parentSid] else { return nil }
+        let leg = callSid == parentSid ? call.parent : call.dial?.child(callSid)
+        guard let leg, leg.sessionID == session.id else { return nil }
+        return (call, leg)
+    }
+
+    // MARK: - Shutdown
+
+    func shutdown() {
+        for call in Array(calls.values) {
+            endCall(call, status: .completed, error: ParleyError(.serviceUnavailable, reason: "the server is shutting down"))
+        }
+        for session in sessions.values { session.expiryTask?.cancel() }
+        mediaEventSink.finish()
+    }
+}

@@ -1,0 +1,87 @@
+import ICE
+import ParleyCore
+import SDP
+
+/// Call sessions on the loop: forwarding links, played frames, audio taps and ICE restarts.
+extension MediaTransportCore {
+    /// Makes `sourceID`'s media go to `sinkID`. Both must be live call sessions with the same codec.
+    func forward(from sourceID: String, to sinkID: String) -> Bool {
+        guard sourceID != sinkID, let source = sessions[sourceID], let sink = sessions[sinkID],
+              source.kind == .call, sink.kind == .call, !source.state.isTerminal, !sink.state.isTerminal else {
+            return false
+        }
+        guard source.offer.codec == sink.offer.codec else {
+            Log.info(.webrtc, "cannot forward \(sourceID) → \(sinkID): \(source.offer.codec) vs \(sink.offer.codec) "
+                     + "(transcoding is not supported)")
+            return false
+        }
+        if sink.source !== source {
+            sink.setSource(source)
+            Log.debug(.webrtc, "forwarding \(sourceID) → \(sinkID)")
+        }
+        return true
+    }
+
+    func stopForwarding(to sinkID: String) {
+        guard let sink = sessions[sinkID], sink.source != nil else { return }
+        sink.setSource(nil)
+        Log.debug(.webrtc, "forwarding to \(sinkID) stopped")
+    }
+
+    func play(_ frame: EncodedAudioFrame, to id: String) {
+        guard let session = sessions[id], let batch = socket?.sendBatch else { return }
+        if session.play(frame, now: now, batch: batch) {
+            stats.datagramsSent += 1
+            stats.framesPlayed += 1
+        }
+        flush()
+    }
+
+    func setAudioTap(_ tap: OffLoopDelivery<AudioTapPacket>?, session id: String) -> Bool {
+        guard let session = sessions[id], !session.state.isTerminal else {
+            tap?.finish()
+            return false
+        }
+        session.tap?.finish()
+        session.tap = tap
+        return true
+    }
+
+    /// A new offer for a live session (RFC 8839 §4.4.1.1.1). New remote ICE credentials are an
+    /// ICE restart (RFC 8445 §9): we answer with new ones of ours, and the agent keeps the
+    /// selected pair (and answers checks under the old credentials) until the peer nominates
+    /// under the new ones. DTLS, SRTP, the SSRC and forwarding links are kept, so the offer must
+    /// keep the certificate fingerprint and the codec. Unchanged credentials get the current
+    /// credentials back (a plain re-offer).
+    func restart(id: String, offer: AudioOffer) -> Result<String, ParleyError> {
+        guard let session = sessions[id], !session.state.isTerminal else {
+            return .failure(ParleyError(.mediaServerRemoteDescFailed, reason: "no live media session \(id)"))
+        }
+        guard offer.remoteFingerprints.contains(where: { session.offer.remoteFingerprints.contains($0) }) else {
+            return .failure(ParleyError(.mediaServerRemoteDescFailed,
+                                        reason: "the re-offer changes the DTLS certificate; a new DTLS session is not supported"))
+        }
+        guard offer.codec == session.offer.codec else {
+            return .failure(ParleyError(.mediaNoSupportedCodec,
+                                        reason: "the re-offer's codec \(offer.codec) differs from the session's \(session.offer.codec)"))
+        }
+        var parameters = session.answerParameters
+        parameters.sessionVersion += 1
+        if offer.remoteCredentials != session.ice.remoteCredentials {
+            parameters.localCredentials = uniqueCredentials()
+            let old = session.localUfrag
+            if let stale = session.previousUfrag, byUfrag[stale] === session { byUfrag[stale] = nil }
+            _ = session.ice.restart(localCredentials: parameters.localCredentials, remoteCredentials: offer.remoteCredentials)
+            session.previousUfrag = old
+            session.restartPending = true
+            byUfrag[parameters.localCredentials.ufrag] = session
+            Log.info(.webrtc, "session \(id): ICE restart")
+        }
+        let answer = EchoAnswerBuilder.answer(to: offer, parameters: parameters, dtlsRole: session.offer.localDTLSRole)
+        session.answerParameters = parameters
+        session.answer = answer.serialized()
+        session.audioPayloadType = offer.payloadType
+        if parameters.telephoneEvent { session.telephoneEventPayloadType = offer.telephoneEventPayloadType }
+        return .success(session.answer)
+    }
+}

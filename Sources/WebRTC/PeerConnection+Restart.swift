@@ -1,0 +1,51 @@
+import ICE
+import ParleyCore
+
+extension PeerConnection {
+    /// ICE restart (RFC 8445 §9, RFC 8839 §4.4.1.1.1), for the side that made the first offer:
+    /// new local ICE credentials, the checklist starts over, and a new offer is returned for the
+    /// peer. Apply its answer with `setRemoteAnswer(_:)`. DTLS and SRTP are kept, and media stays
+    /// on the current pair until a new one is selected under the new credentials.
+    /// - Throws: 53400 when we did not offer, have no answer yet, or are closed.
+    public func restartICE() async throws(ParleyError) -> String {
+        let core = self.core
+        let result: Result<String, ParleyError> = await withCheckedContinuation { done in
+            loop.execute { done.resume(returning: core.value.restartICE()) }
+        }
+        return try result.get()
+    }
+}
+
+extension PeerConnectionCore {
+    func restartICE() -> Result<String, ParleyError> {
+        guard isOfferer, remote != nil, !state.isTerminal, gatheringWaiter == nil else {
+            return .failure(ParleyError(.mediaClientLocalDescFailed,
+                                        reason: "ICE restart needs an answered offer of ours and an open connection"))
+        }
+        apply(ice.restart(remoteCredentials: nil, now: instant))
+        iceRestartPending = true
+        let sdp = ClientSDP.offer(self)
+        localSDP = sdp
+        flush()
+        Log.info(.webrtc, "pc: ICE restart, new offer")
+        return .success(sdp)
+    }
+
+    /// The answer to a restart offer: the peer's new credentials and candidates. The DTLS
+    /// fingerprint must not change (DTLS is kept).
+    func applyRestartAnswer(_ answer: AudioOffer) -> Result<Void, ParleyError> {
+        guard !state.isTerminal, let current = remote else {
+            return .failure(ParleyError(.mediaClientRemoteDescFailed, reason: "closed"))
+        }
+        guard answer.remoteFingerprints.contains(where: { current.remoteFingerprints.contains($0) }) else {
+            return .failure(ParleyError(.mediaClientRemoteDescFailed,
+                                        reason: "the restart answer changes the DTLS certificate"))
+        }
+        iceRestartPending = false
+        remote = answer
+        stats.payloadType = answer.payloadType
+        addRemoteCandidates(answer)
+        flush()
+        return .success(())
+    }
+}

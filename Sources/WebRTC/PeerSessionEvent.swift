@@ -1,0 +1,85 @@
+import ParleyCore
+
+/// What a call session reports to its owner (the call engine), delivered in order on a task of
+/// its own, never on the media loop thread, so the handler may block briefly or start async work.
+public enum PeerSessionEvent: Sendable, Hashable {
+    /// The session moved to `state`; `error` is set for `.failed` (53405 ICE or consent, 53407
+    /// DTLS). After a terminal state nothing more is reported and the session is gone: it is
+    /// no longer a forwarding source or sink.
+    case stateChanged(sessionID: String, state: PeerConnectionState, error: ParleyError?)
+    /// One RFC 4733 telephone-event key (`0`–`9`, `*`, `#`, `A`–`D`), reported once when it ends
+    /// (its first E-bit packet), or when the next key starts or 2 s pass after its last packet if
+    /// every end packet was lost.
+    case digit(sessionID: String, digit: Character)
+    /// ICE saw nothing from the peer for 5 s (`disconnected`): media is probably interrupted. The
+    /// session fails when consent is not refreshed before the consent timeout (RFC 7675).
+    case connectivityLost(sessionID: String)
+    /// Traffic came back after `connectivityLost`.
+    case connectivityRestored(sessionID: String)
+    /// ICE consent expired (RFC 7675 §5.1); `.stateChanged(.failed)` follows at once.
+    case consentLost(sessionID: String)
+    /// An ICE restart (`restartSession`) completed: the peer nominated a pair under the new
+    /// credentials.
+    case iceRestarted(sessionID: String)
+
+    /// The session the event is about.
+    public var sessionID: String {
+        switch self {
+        case .stateChanged(let id, _, _), .digit(let id, _), .connectivityLost(let id), .connectivityRestored(let id),
+             .consentLost(let id), .iceRestarted(let id):
+            id
+        }
+    }
+}
+
+/// One encoded frame the server sends itself (`MediaTransportServer.play(_:to:)`): an Opus
+/// packet the caller encoded, or G.711 bytes, in the session's negotiated codec.
+public struct EncodedAudioFrame: Sendable, Hashable {
+    public var payload: [UInt8]
+    /// Samples the frame covers at the codec's RTP clock rate (960 for 20 ms of Opus, 160 for
+    /// 20 ms of PCMU): the RTP timestamp advances by this much after the frame.
+    public var samples: Int
+
+    public init(payload: [UInt8], samples: Int) {
+        self.payload = payload
+        self.samples = samples
+    }
+}
+
+/// One received audio packet (SRTP removed) handed to an audio tap, for recording or decoding on
+/// the server. Telephone-event packets are not tapped: they arrive as `PeerSessionEvent.digit`.
+public struct AudioTapPacket: Sendable, Hashable {
+    public var payload: [UInt8]
+    public var sequenceNumber: UInt16
+    public var timestamp: UInt32
+    public var payloadType: UInt8
+    public var codec: AudioCodec
+
+    public init(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8, codec: AudioCodec) {
+        self.payload = payload
+        self.sequenceNumber = sequenceNumber
+        self.timestamp = timestamp
+        self.payloadType = payloadType
+        self.codec = codec
+    }
+}
+
+/// Carries values from the loop thread to a handler running on its own task, in order
+/// (an `AsyncStream` drained by one task). `send` never blocks the loop; past `limit` unconsumed
+/// values the oldest are dropped.
+final class OffLoopDelivery<Value: Sendable>: Sendable {
+    private let continuation: AsyncStream<Value>.Continuation
+
+    init(limit: Int, handler: @escaping @Sendable (Value) -> Void) {
+        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(limit))
+        self.continuation = continuation
+        Task.detached {
+            for await value in stream { handler(value) }
+        }
+    }
+
+    func send(_ value: Value) { continuation.yield(value) }
+
+    /// Delivers what is queued, then ends the task.
+    func finish() { continuation.finish() }
+}

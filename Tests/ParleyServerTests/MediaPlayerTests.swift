@@ -1,0 +1,130 @@
+import AudioCore
+import Foundation
+@testable import ParleyServer
+import ParleyTestSupport
+import Synchronization
+import Testing
+
+@Suite struct MediaPlayerTests {
+    @Test func opusFramesOfATonePlayAtTwentyMillisecondsAndEnd() async throws {
+        let sink = CollectingSink()
+        let player = CallMediaPlayer(sink: sink)
+        let playback = try player.start(ToneSource(frequencies: [440], seconds: 1), session: "s1", codec: .opus)
+        for _ in 0..<60 { player.tick() }
+        let frames = sink.frames(for: "s1")
+        #expect(frames.count == 50)
+        #expect(frames.allSatisfy { $0.samples == 960 && !$0.payload.isEmpty && $0.payload.count < 200 })
+        #expect(await playback.ended() == .finished)
+        #expect(playback.framesPlayed == 50)
+        #expect(player.playback(session: "s1") == nil)
+        let frequency = try ToneAudio.dominantFrequency(ofOpus: frames.map(\.payload))
+        #expect(abs(frequency - 440) <= 4)
+        let stats = player.statistics
+        #expect(stats.framesSent == 50 && stats.ticks == 60 && stats.activePlaybacks == 0)
+        #expect(stats.cpuNanoseconds > 0)
+    }
+
+    @Test func pcmuFramesCarry160SamplesOfRingback() throws {
+        let sink = CollectingSink()
+        let player = CallMediaPlayer(sink: sink)
+        try player.start(RingbackSource(), session: "s2", codec: .pcmu)
+        for _ in 0..<50 { player.tick() }
+        let frames = sink.frames(for: "s2")
+        #expect(frames.count == 50)
+        #expect(frames.allSatisfy { $0.samples == 160 && $0.payload.count == 160 })
+        let pcm = frames.dropFirst(2).flatMap { $0.payload.map(G711.muLawDecode) }
+        #expect(MediaSignal.amplitude(pcm, frequency: 440, rate: 8_000) > 2_000)
+        #expect(MediaSignal.amplitude(pcm, frequency: 480, rate: 8_000) > 2_000)
+        #expect(MediaSignal.amplitude(pcm, frequency: 1_000, rate: 8_000) < 100)
+    }
+
+    @Test func stopAndReplaceEndPlaybacks() async throws {
+        let sink = CollectingSink()
+        let player = CallMediaPlayer(sink: sink)
+        let ended = Mutex<[MediaPlayback.Outcome]>([])
+        let first = try player.start(SilenceSource(), session: "a", codec: .opus) { outcome in ended.withLock { $0.append(outcome) } }
+        player.tick()
+        let second = try player.start(HoldMusic.source(), session: "a", codec: .opus)
+        #expect(await first.ended() == .replaced)
+        player.tick()
+        #expect(player.stop(session: "a"))
+        #expect(!player.stop(session: "a"))
+        #expect(await second.ended() == .stopped)
+        player.tick()
+        #expect(sink.frames(for: "a").count == 2)
+        #expect(ended.withLock { $0 } == [.replaced])
+    }
+
+    @Test func everySessionGetsOneFramePerTick() throws {
+        let sink = CollectingSink()
+        let player = CallMediaPlayer(sink: sink)
+        for i in 0..<20 { try player.start(RingbackSource(), session: "call\(i)", codec: i % 2 == 0 ? .opus : .pcma) }
+        for _ in 0..<10 { player.tick() }
+        #expect(player.statistics.activePlaybacks == 20)
+        for i in 0..<20 {
+            let frames = sink.frames(for: "call\(i)")
+            #expect(frames.count == 10)
+            #expect(frames.allSatisfy { $0.samples == (i % 2 == 0 ? 960 : 160) })
+        }
+        player.stopAll()
+        #expect(player.statistics.activePlaybacks == 0)
+    }
+
+    @Test func sequenceOfSayLikeAudioThenDigitsFinishesOnTheLastFrame() async throws {
+        let sink = CollectingSink()
+        let player = CallMediaPlayer(sink: sink)
+        let prompt = PCMAudio(samples: MediaSignal.sine(300, rate: 48_000, seconds: 0.5))
+        let playback = try player.start(SequenceSource([PCMSource(prompt), try DigitsSource("5")]), session: "q", codec: .opus)
+        for _ in 0..<40 { player.tick() }
+        // 0.5 s + 170 ms = 33.5 frames: 34 frames, the last one partly silence.
+        #expect(sink.frames(for: "q").count == 34)
+        #expect(await playback.ended() == .finished)
+    }
+
+    @Test func realClockTicksFiftyTimesASecond() async throws {
+        let clock = MediaClock(name: "test-media-clock")
+        let counter = TickCounter(target: 15)
+        clock.add(counter)
+        let started = ContinuousClock.now
+        clock.start()
+        await counter.reached()
+        let elapsed = ContinuousClock.now - started
+        clock.stop()
+        let after = counter.count
+        #expect(elapsed >= .milliseconds(280) && elapsed < .milliseconds(600))
+        #expect(clock.statistics.ticks >= 15)
+        #expect(counter.count == after)  // nothing ticks after stop() returned
+        clock.remove(counter)
+    }
+}
+
+/// Counts ticks and resumes a waiter at the `target`th.
+final class TickCounter: MediaClockTarget {
+    private let state = Mutex<(count: Int, waiter: CheckedContinuation<Void, Never>?)>((0, nil))
+    let target: Int
+
+    init(target: Int) { self.target = target }
+
+    var count: Int { state.withLock { $0.count } }
+
+    func tick() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.count += 1
+            guard s.count >= target else { return nil }
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+
+    func reached() async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { s -> Bool in
+                if s.count >= target { return true }
+                s.waiter = continuation
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import AccessToken
+import Foundation
+import ParleyCore
+import ParleyServer
+import ParleyStore
+import ParleyTestSupport
+import Signaling
+import Testing
+import WebRTC
+
+/// An in-process platform with a TwiML test app and helpers to place calls between clients.
+struct VoiceHarness {
+    let server: PlatformServer
+    let store: InMemoryAccountStore
+    let app: TwiMLTestApp
+    let credentials: DefaultCredentials
+
+    var baseURL: String { "http://127.0.0.1:\(server.port)" }
+
+    static func start() async throws -> VoiceHarness {
+        if ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"] != nil { Log.setLevel(.debug) }
+        var config = ServerConfiguration()
+        config.port = 0
+        config.mediaPort = 0
+        config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(UUID().uuidString)"
+        let store = InMemoryAccountStore()
+        let server = try PlatformServer(configuration: config, store: store)
+        try server.start()
+        let credentials = server.defaultCredentials
+        let app = try TwiMLTestApp(authToken: credentials.account.authToken)
+        return VoiceHarness(server: server, store: store, app: app, credentials: credentials)
+    }
+
+    func stop() async {
+        await app.shutdown()
+        await server.shutdown()
+    }
+
+    /// An application whose Voice URL is the test app's `path`, with status callbacks to `/status`.
+    func makeApplication(path: String = "/voice") throws -> Application {
+        app.set("/status", "<Response/>")
+        return try store.createApplication(ApplicationDraft(friendlyName: "test app", voiceURL: app.baseURL + path,
+                                                     statusCallback: app.baseURL + "/status"),
+                                    accountSid: credentials.account.sid)
+    }
+
+    func token(_ identity: String, application: String? = nil, voice: Bool = true) throws -> String {
+        let grants: [AccessTokenGrant] = voice
+            ? [.voice(VoiceGrant(incomingAllow: true, outgoingApplicationSid: application))]
+            : [.video(VideoGrant(room: nil))]
+        return try AccessTokenBuilder.mint(accountSid: credentials.account.sid, apiKeySid: credentials.apiKey.sid,
+                                           apiSecret: credentials.apiKey.secret, identity: identity, ttl: 600,
+                                           grants: grants, now: Int64(Date().timeIntervalSince1970))
+    }
+
+    func client(_ identity: String, application: String? = nil, listen: Bool = false) async throws -> SignalingTestClient {
+        let client = try await SignalingTestClient(baseURL: baseURL, token: token(identity, application: application))
+        if listen {
+            try await client.send(.listen, id: "l1")
+            _ = try await client.expect("listening") { if case .listening = $0 { true } else { nil } }
+        }
+        return client
+    }
+}
+
+/// One side of a test call: a signaling client and a WebRTC peer connection.
+struct TestParty {
+    let signaling: SignalingTestClient
+    let peer: PeerConnection
+
+    init(_ signaling: SignalingTestClient) throws {
+        self.signaling = signaling
+        peer = try PeerConnection()
+    }
+
+    /// Sends `invite` and returns the call SID once the server created the call.
+    func invite(to: String, params: [String: String] = [:]) async throws -> String {
+        let offer = try await peer.createOffer()
+        try await signaling.send(.invite(Invite(callId: UUID().uuidString, to: to, params: params, sdp: offer)), id: "i1")
+        return try await signaling.expect("callCreated or error") { message -> String? in
+            switch message {
+            case .callCreated(let created): return created.callSid
+            case .error(let body): return "error:\(body.code)"
+            default: return nil
+            }
+        }
+    }
+
+    /// Waits for the media answer and connects.
+    func connectMedia() async throws {
+        let sdp = try await signaling.expect("answer") { if case .answer(let a) = $0 { a.sdp } else { nil } }
+        try await peer.setRemoteAnswer(sdp)
+        #expect(await peer.waitUntilConnected(timeout: .seconds(10)))
+    }
+
+    /// Accepts an incoming call and connects its media.
+    func accept(_ callSid: String) async throws {
+        let offer = try await peer.createOffer()
+        try await signaling.send(.accept(Accept(callSid: callSid, sdp: offer)))
+        try await connectMedia()
+    }
+
+    func expectIncoming() async throws -> Incoming {
+        try await signaling.expect("incoming") { if case .incoming(let i) = $0 { i } else { nil } }
+    }
+
+    func expectHangup() async throws -> Hangup {
+        try await signaling.expect("hangup") { if case .hangup(let h) = $0 { h } else { nil } }
+    }
+
+    func expectConnected() async throws {
+        _ = try await signaling.expect("connected") { if case .connected = $0 { true } else { nil } }
+    }
+
+    func close() async {
+        await peer.close()
+        await signaling.close()
+    }
+}

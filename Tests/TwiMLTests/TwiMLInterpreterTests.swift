@@ -1,0 +1,163 @@
+import Testing
+@testable import TwiML
+
+let appURL = "https://app.example.com/voice/incoming"
+
+func document(_ body: String) throws -> TwiMLResponse { try TwiMLResponse(parsing: "<Response>\(body)</Response>") }
+
+func interpreter(_ body: String, maxFetches: Int = 100) throws -> TwiMLInterpreter {
+    TwiMLInterpreter(document: try document(body), documentURL: appURL, maxFetches: maxFetches)
+}
+
+func say(_ text: String, loop: Int = 1) -> TwiMLAction { .say(text: text, voice: nil, language: nil, loop: loop) }
+
+@Suite struct TwiMLInterpreterTests {
+    @Test func sayThenDialWithActionFetchesTheNextDocument() throws {
+        var t = try interpreter("""
+            <Say>Connecting</Say><Dial action="../after" timeout="20" callerId="+1000"><Client url="whisper">bob</Client></Dial>\
+            <Say>never</Say>
+            """)
+        #expect(t.start(now: 0) == [.answer, say("Connecting")])
+        #expect(t.nextDeadline == nil && !t.isFinished)
+        var request = DialRequest(TwiMLDial(nouns: [.client(TwiMLClient(identity: "bob", url: "whisper"))], timeout: 20,
+                                            callerId: "+1000"), documentURL: appURL)
+        #expect(request.nouns == [.client(TwiMLClient(identity: "bob", url: "https://app.example.com/voice/whisper"))])
+        request.timeout = 20
+        #expect(t.handle(.mediaFinished, now: 1500) == [.dial(request)])
+        #expect(t.handle(.digit("1"), now: 2000) == [])
+        #expect(t.handle(.mediaFinished, now: 2000) == [])
+        let outcome = DialOutcome(status: .completed, callSid: "CA0123", duration: 42)
+        #expect(t.handle(.dialCompleted(outcome), now: 45_000) == [.fetch(url: "https://app.example.com/after", method: .post, parameters: [
+            ("DialCallStatus", "completed"), ("DialCallSid", "CA0123"), ("DialCallDuration", "42"),
+        ])])
+        #expect(t.fetchCount == 1)
+        #expect(t.handle(.documentFetched(try document("<Say>Bye</Say>"), url: "https://app.example.com/after"), now: 45_100)
+                == [say("Bye")])
+        #expect(t.documentURL == "https://app.example.com/after")
+        #expect(t.handle(.mediaFinished, now: 46_000) == [.hangup])
+        #expect(t.isFinished && t.failureReason == nil)
+        #expect(t.handle(.mediaFinished, now: 47_000) == [])
+    }
+
+    @Test func dialWithoutActionContinuesWithTheNextVerb() throws {
+        var t = try interpreter("<Dial>+15550001111</Dial><Say>They were busy</Say>")
+        #expect(t.start(now: 0) == [.answer, .dial(DialRequest(TwiMLDial(nouns: [.number(TwiMLNumber(number: "+15550001111"))]),
+                                                                documentURL: appURL))])
+        #expect(t.handle(.dialCompleted(DialOutcome(status: .busy)), now: 3000) == [say("They were busy")])
+    }
+
+    @Test func answerOnBridgeLeavesAnsweringToTheBridge() throws {
+        var t = try interpreter("<Dial answerOnBridge='true'><Client>bob</Client></Dial><Say>after</Say><Say>more</Say>")
+        let start = t.start(now: 0)
+        #expect(start.count == 1 && !start.contains(.answer))
+        #expect(t.handle(.dialCompleted(DialOutcome(status: .noAnswer)), now: 30_000) == [.answer, say("after")])
+
+        var bridged = try interpreter("<Dial answerOnBridge='true'><Client>bob</Client></Dial><Say>after</Say>")
+        _ = bridged.start(now: 0)
+        #expect(bridged.handle(.dialCompleted(DialOutcome(status: .completed, callSid: "CA1", duration: 5)), now: 9000)
+                == [say("after")])
+        #expect(bridged.isAnswered)
+    }
+
+    @Test func recordFetchesItsActionWithTheRecording() throws {
+        var t = try interpreter("<Record maxLength='30' playBeep='false' recordingStatusCallback='status'/><Say>unreached</Say>")
+        var expected = RecordRequest(TwiMLRecord(maxLength: 30, playBeep: false, recordingStatusCallback: "status"),
+                                     documentURL: appURL)
+        #expect(expected.recordingStatusCallback == "https://app.example.com/voice/status")
+        expected.maxLength = 30
+        #expect(t.start(now: 0) == [.answer, .record(expected)])
+        #expect(t.handle(.recordingFinished(url: "https://rec/RE1", duration: 12, digits: "#", sid: "RE1"), now: 12_000) == [
+            .fetch(url: appURL, method: .post, parameters: [("RecordingUrl", "https://rec/RE1"), ("RecordingDuration", "12"),
+                                                            ("RecordingSid", "RE1"), ("Digits", "#")]),
+        ])
+    }
+
+    @Test func emptyRecordingContinuesWithTheNextVerb() throws {
+        var t = try interpreter("<Record action='/r'/><Say>Nothing recorded</Say>")
+        _ = t.start(now: 0)
+        #expect(t.handle(.recordingFinished(url: "", duration: 0, digits: "hangup", sid: "RE2"), now: 5000)
+                == [say("Nothing recorded")])
+    }
+
+    @Test func pauseWaitsOnTheDeadlineAndDelaysAnswering() throws {
+        var t = try interpreter("<Pause length='2'/><Pause length='0'/><Say>x</Say>")
+        #expect(t.start(now: 1000) == [])
+        #expect(t.nextDeadline == 3000)
+        #expect(t.tick(now: 2999) == [])
+        #expect(t.tick(now: 3000) == [.answer, say("x")])
+        #expect(t.nextDeadline == nil)
+    }
+
+    @Test func hangupRejectAndEndOfDocument() throws {
+        var reject = try interpreter("<Reject reason='busy'/><Say>x</Say>")
+        #expect(reject.start(now: 0) == [.reject(reason: .busy)])
+        #expect(reject.isFinished && !reject.isAnswered)
+
+        var late = try interpreter("<Say>hi</Say><Reject/>")
+        _ = late.start(now: 0)
+        #expect(late.handle(.mediaFinished, now: 1) == [.hangup])
+
+        var hangup = try interpreter("<Hangup/><Say>x</Say>")
+        #expect(hangup.start(now: 0) == [.hangup])
+        #expect(hangup.start(now: 0) == [])
+
+        var empty = try interpreter("")
+        #expect(empty.start(now: 0) == [.hangup])
+        #expect(empty.isFinished)
+
+        var loop = try interpreter("<Say loop='0'>forever</Say>")
+        #expect(loop.start(now: 0) == [.answer, say("forever", loop: 1000)])
+    }
+
+    @Test func redirectLoopsAreCapped() throws {
+        var t = try interpreter("<Redirect>loop</Redirect>", maxFetches: 5)
+        let loopURL = "https://app.example.com/voice/loop"
+        #expect(t.start(now: 0) == [.fetch(url: loopURL, method: .post, parameters: [])])
+        for i in 1..<5 {
+            #expect(t.handle(.documentFetched(try document("<Redirect method='GET'>loop</Redirect>"), url: loopURL), now: Int64(i))
+                    == [.fetch(url: loopURL, method: .get, parameters: [])])
+        }
+        #expect(t.fetchCount == 5)
+        #expect(t.handle(.documentFetched(try document("<Redirect>loop</Redirect>"), url: loopURL), now: 9) == [.hangup])
+        #expect(t.isFinished)
+        #expect(t.failureReason?.contains("more than 5 TwiML documents") == true)
+    }
+
+    @Test func relativeURLsResolveAgainstTheCurrentDocument() throws {
+        var t = try interpreter("<Play>../media/hello.wav</Play><Redirect>next?x=1</Redirect>")
+        #expect(t.start(now: 0) == [.answer, .play(url: "https://app.example.com/media/hello.wav", loop: 1)])
+        #expect(t.handle(.mediaFinished, now: 1) == [.fetch(url: "https://app.example.com/voice/next?x=1", method: .post,
+                                                            parameters: [])])
+        #expect(t.handle(.documentFetched(try document("<Play loop='2'>a.wav</Play><Play digits='1w2'/>"),
+                                          url: "https://cdn.example.net/flows/step2"), now: 2)
+                == [.play(url: "https://cdn.example.net/flows/a.wav", loop: 2)])
+        #expect(t.handle(.mediaFinished, now: 3) == [.playDigits("1w2")])
+    }
+
+    @Test func restRedirectAbandonsTheCurrentVerb() throws {
+        var dialing = try interpreter("<Dial><Client>bob</Client></Dial>")
+        _ = dialing.start(now: 0)
+        #expect(dialing.handle(.redirect(url: "https://other.example/new", method: .get), now: 10)
+                == [.cancelDial, .fetch(url: "https://other.example/new", method: .get, parameters: [])])
+        #expect(dialing.handle(.dialCompleted(DialOutcome(status: .canceled)), now: 11) == [])
+        #expect(dialing.handle(.documentFetched(try document("<Hangup/>"), url: "https://other.example/new"), now: 12) == [.hangup])
+        #expect(dialing.handle(.redirect(url: "/x", method: .post), now: 13) == [])
+
+        var saying = try interpreter("<Say>long</Say>")
+        _ = saying.start(now: 0)
+        #expect(saying.handle(.redirect(url: "/x", method: .post), now: 1)
+                == [.stopMedia, .fetch(url: "https://app.example.com/x", method: .post, parameters: [])])
+
+        var recording = try interpreter("<Record/>")
+        _ = recording.start(now: 0)
+        #expect(recording.handle(.redirect(url: "/x", method: .post), now: 1).first == .stopRecording)
+    }
+
+    @Test func fetchFailureEndsTheCallWithAReason() throws {
+        var t = try interpreter("<Redirect>/next</Redirect>")
+        _ = t.start(now: 0)
+        #expect(t.handle(.fetchFailed(reason: "HTTP 500 from https://app.example.com/next"), now: 1) == [.hangup])
+        #expect(t.failureReason == "HTTP 500 from https://app.example.com/next")
+        #expect(t.isFinished)
+    }
+}

@@ -193,7 +193,7 @@ extension HTTP2ClientCore {
         }
         stream.responseBody += bytes
         stream.unacknowledged += flowControlled
-        if !endStream && stream.unacknowledged >= options.receiveWindow / 2 {
+        if !endStream && stream.unacknowledged >= max(1, Int(local.initialWindowSize) / 2) {
             write(HTTP2Frame(streamID: streamID, payload: .windowUpdate(increment: UInt32(stream.unacknowledged))))
             stream.receiveWindow += stream.unacknowledged
             stream.unacknowledged = 0

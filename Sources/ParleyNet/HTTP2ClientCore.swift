@@ -69,7 +69,7 @@ struct HTTP2ClientCore {
         self.options = options
         var local = HTTP2Settings()
         local.enablePush = false
-        local.initialWindowSize = UInt32(clamping: options.receiveWindow)
+        local.initialWindowSize = UInt32(clamping: min(max(0, options.receiveWindow), Int(HTTP2Settings.maxWindowSize)))
         local.maxHeaderListSize = UInt32(clamping: options.maxHeaderListSize)
         self.local = local
         frames = HTTP2FrameDecoder(maxFrameSize: Int(local.maxFrameSize), maxHeaderBlockSize: max(options.maxHeaderListSize, 16_384))
@@ -84,7 +84,7 @@ struct HTTP2ClientCore {
     }
 
     /// The connection receive window we keep topped up: our stream window, at least the initial 65,535.
-    var connectionWindowTarget: Int { max(65_535, options.receiveWindow) }
+    var connectionWindowTarget: Int { min(max(65_535, options.receiveWindow), Int(HTTP2Settings.maxWindowSize)) }
 
     /// Whether new requests may be given to this connection.
     var acceptsRequests: Bool { !goAwayReceived && !closed && nextStreamID <= 0x7FFF_FFFF }

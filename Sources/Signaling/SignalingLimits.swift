@@ -57,12 +57,10 @@ public enum SignalingCloseCode {
     public static let messageTooBig: UInt16 = 1009
     /// Internal server error.
     public static let internalError: UInt16 = 1011
-    /// The first message was not a valid `hello`.
-    public static let protocolError: UInt16 = 4400
-    /// Authentication failed: invalid token, wrong identity on resume, or no `hello` in time.
+    /// The `hello` was refused: not a valid hello, or the token was rejected.
     public static let unauthorized: UInt16 = 4401
-    /// The session was resumed on another connection.
-    public static let sessionTakenOver: UInt16 = 4409
+    /// Timed out: no `hello` within 10 s, or nothing received for 3 heartbeat intervals.
+    public static let timedOut: UInt16 = 4408
     /// No common protocol version.
     public static let unsupportedVersion: UInt16 = 4426
 }

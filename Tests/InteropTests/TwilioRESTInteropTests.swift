@@ -107,13 +107,14 @@ import Testing
         #expect(result["by_auth_token"] == .integer(12))
         #expect(result["bad_auth"]?.objectValue?.int("status") == 401)
         #expect(result["bad_auth"]?.objectValue?.int("code") == 20003)
+        #expect(result["bad_list_status"] == .integer(401))
     }
 
     static let script = """
         import json, sys
         from datetime import datetime, timezone
         from twilio.rest import Client
-        from twilio.base.exceptions import TwilioRestException
+        from twilio.base.exceptions import TwilioException, TwilioRestException
 
         cfg = json.load(sys.stdin)
         def client(user, password):
@@ -175,7 +176,12 @@ import Testing
         out["recording_duration"] = c.recordings(cfg["recording"]).fetch().duration
 
         out["by_auth_token"] = len(client(cfg["account"], cfg["auth_token"]).calls.list())
-        out["bad_auth"] = failure(lambda: client(cfg["key"], "wrong").calls.list())
+        out["bad_auth"] = failure(lambda: client(cfg["key"], "wrong").calls(cfg["first"]).fetch())
+        try:
+            client(cfg["account"], "0" * 32).calls.list()
+            out["bad_list_status"] = 0
+        except TwilioException as e:   # the library reports a refused page without the code
+            out["bad_list_status"] = e.args[1].status_code
         print(json.dumps(out))
         """
 }

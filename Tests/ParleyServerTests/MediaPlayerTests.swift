@@ -83,16 +83,17 @@ import Testing
 
     @Test func realClockTicksFiftyTimesASecond() async throws {
         let clock = MediaClock(name: "test-media-clock")
-        let counter = TickCounter(target: 15)
+        let counter = TickCounter(target: 16)
         clock.add(counter)
-        let started = ContinuousClock.now
         clock.start()
         await counter.reached()
-        let elapsed = ContinuousClock.now - started
         clock.stop()
         let after = counter.count
-        #expect(elapsed >= .milliseconds(280) && elapsed < .milliseconds(600))
-        #expect(clock.statistics.ticks >= 15)
+        // Fifteen intervals between the first and the sixteenth tick, timed on the clock's thread.
+        let times = counter.times
+        let span = Double(times[15] - times[0]) / 1e6
+        #expect(span > 270 && span < 400, "15 ticks took \(span) ms")
+        #expect(clock.statistics.ticks >= 16)
         #expect(counter.count == after)  // nothing ticks after stop() returned
         clock.remove(counter)
     }
@@ -100,17 +101,25 @@ import Testing
 
 /// Counts ticks and resumes a waiter at the `target`th.
 final class TickCounter: MediaClockTarget {
-    private let state = Mutex<(count: Int, waiter: CheckedContinuation<Void, Never>?)>((0, nil))
+    private struct State {
+        var times: [UInt64] = []
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
     let target: Int
 
     init(target: Int) { self.target = target }
 
-    var count: Int { state.withLock { $0.count } }
+    var count: Int { state.withLock { $0.times.count } }
+    /// Monotonic nanoseconds of each tick.
+    var times: [UInt64] { state.withLock { $0.times } }
 
     func tick() {
+        let now = MediaClock.monotonicNanoseconds()
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            s.count += 1
-            guard s.count >= target else { return nil }
+            s.times.append(now)
+            guard s.times.count >= target else { return nil }
             defer { s.waiter = nil }
             return s.waiter
         }
@@ -120,7 +129,7 @@ final class TickCounter: MediaClockTarget {
     func reached() async {
         await withCheckedContinuation { continuation in
             let done = state.withLock { s -> Bool in
-                if s.count >= target { return true }
+                if s.times.count >= target { return true }
                 s.waiter = continuation
                 return false
             }

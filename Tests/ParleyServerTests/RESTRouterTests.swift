@@ -158,5 +158,7 @@ import Testing
         let bad = await f.get("\(f.accountPath)/Applications.json?PageSize=zero")
         #expect(bad.status == 400 && bad.jsonObject.int("code") == 20001)
         #expect(await f.get("\(f.accountPath)/Applications.json?PageToken=XYZ").status == 400)
+        #expect(await f.get("\(f.accountPath)/Applications.json?PageToken=PA9223372036854775807").status == 400)
+        #expect(await f.get("\(f.accountPath)/Calls.json?Page=99999999999999999999").status == 400)
     }
 }

@@ -87,7 +87,7 @@ public actor MediaFetcher {
             let response: HTTPResponse
             do {
                 response = try await client.get(location, timeout: configuration.timeout)
-            } catch HTTPParseError.bodyTooLarge {
+            } catch let error where Self.isBodyTooLarge(error) {
                 return .failure(MediaError(.tooLarge, "GET \(Self.redacted(location)): body exceeds \(configuration.maximumBytes) bytes"))
             } catch {
                 return .failure(MediaError(.fetchFailed, "GET \(Self.redacted(location)): \(error)"))
@@ -123,6 +123,13 @@ public actor MediaFetcher {
         } catch {
             return .failure(MediaError(error.kind, "\(Self.redacted(url)): \(error.message)"))
         }
+    }
+
+    /// The client's refusal of a body over its limit (a parse error, wrapped by the connection).
+    static func isBodyTooLarge(_ error: any Error) -> Bool {
+        if case HTTPParseError.bodyTooLarge = error { return true }
+        if case NetError.protocolViolation(let message) = error { return message == "\(HTTPParseError.bodyTooLarge)" }
+        return false
     }
 
     /// A `Location` value made absolute against the URL it came from.

@@ -45,7 +45,9 @@ enum SpeechVoice {
         default: cleaned
         }
         var result = [renamed]
-        if let primary = renamed.split(separator: "-").first.map(String.init), primary != renamed { result.append(primary) }
+        if renamed != defaultLanguage, let primary = renamed.split(separator: "-").first.map(String.init), primary != renamed {
+            result.append(primary)
+        }
         if !result.contains(defaultLanguage) { result.append(defaultLanguage) }
         return result
     }

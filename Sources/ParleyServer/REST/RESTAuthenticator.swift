@@ -27,12 +27,15 @@ struct RESTAuthenticator: Sendable {
             owner = nil
         }
         guard let owner else {
-            Log.info(.platform, "REST request with bad credentials for \(user.prefix(34))")
+            // Only a well-formed SID is echoed: a user name could be a pasted secret.
+            let who = SID.isValid(user, prefix: "SK") || SID.isValid(user, prefix: "AC") ? user : "a malformed user name"
+            Log.info(.platform, "REST request with bad credentials for \(who)")
             throw .authenticate()
         }
         guard owner == accountSid,
               let account = try storeCall({ () throws(StoreError) in try store.account(sid: accountSid) }) else {
-            Log.info(.platform, "REST credentials of \(owner) used for account \(accountSid.prefix(34))")
+            let target = SID.isValid(accountSid, prefix: "AC") ? accountSid : "a malformed account SID"
+            Log.info(.platform, "REST credentials of \(owner) used for \(target)")
             throw .authenticate()
         }
         return account

@@ -6,6 +6,8 @@ import AccessToken
 struct RESTPaging: Equatable {
     static let defaultPageSize = 50
     static let maxPageSize = 1000
+    /// Offsets beyond this are refused, so page arithmetic never overflows.
+    static let maxOffset = 1_000_000_000
 
     var pageSize: Int
     var page: Int
@@ -33,7 +35,7 @@ struct RESTPaging: Equatable {
         }
         self.init(pageSize: size, page: page)
         if let token = parameters["PageToken"], !token.isEmpty {
-            guard token.hasPrefix("PA"), let n = Int(token.dropFirst(2)), n >= 0 else {
+            guard token.hasPrefix("PA"), let n = Int(token.dropFirst(2)), n >= 0, n <= Self.maxOffset else {
                 throw .invalidParameter("PageToken \(token) is not one this server issued")
             }
             offset = n

@@ -12,9 +12,6 @@ import WebSocketWire
 /// client (no message for three heartbeats) is closed.
 struct SignalingEndpoint: Sendable {
     static let path = "/v1/signaling"
-    /// WebSocket close codes for refused hellos (4000–4999 are the application's, RFC 6455 §7.4.2).
-    static let unauthorized = WebSocketCloseCode(4401)
-    static let helloTimeoutCode = WebSocketCloseCode(4408)
 
     let service: VoiceService
     let verifier: AccessTokenVerifier
@@ -42,7 +39,13 @@ struct SignalingEndpoint: Sendable {
         } catch {
             metrics.countSignalingError(code: error.code.rawValue)
             socket.sendError(error.parleyError, ref: error.id)
-            return await socket.close(code: Self.unauthorized, reason: "hello expected")
+            return await socket.close(code: WebSocketCloseCode(SignalingCloseCode.unauthorized), reason: "hello expected")
+        }
+        guard SignalingProtocol.negotiate(clientVersion: hello.v) != nil else {
+            let error = ParleyError(.upgradeRequired, reason: "signaling protocol version \(hello.v) is not supported (this server speaks \(SignalingProtocol.version))")
+            metrics.countSignalingError(code: error.code.rawValue)
+            socket.sendError(error, ref: helloID)
+            return await socket.close(code: WebSocketCloseCode(SignalingCloseCode.unsupportedVersion), reason: "unsupported version")
         }
         let token: VerifiedToken
         do {
@@ -50,10 +53,10 @@ struct SignalingEndpoint: Sendable {
         } catch {
             metrics.countTokenRejected(code: error.code.rawValue)
             socket.sendError(error, ref: helloID)
-            return await socket.close(code: Self.unauthorized, reason: "access token rejected")
+            return await socket.close(code: WebSocketCloseCode(SignalingCloseCode.unauthorized), reason: "access token rejected")
         }
         metrics.countTokenAccepted()
-        let (sessionID, _) = await service.attach(token: token, socket: socket, resume: hello.resume)
+        let (sessionID, _) = await service.attach(token: token, socket: socket, resume: hello.resume, ref: helloID)
         let idle = Watchdog(socket: socket, limit: heartbeat * 3)
         while let message = await iterator.next() {
             idle.reset()
@@ -98,7 +101,7 @@ private final class Watchdog: Sendable {
             while !Task.isCancelled {
                 let due = deadline.instant.withLock { $0 }
                 if ContinuousClock.now >= due {
-                    await socket.webSocket.close(code: SignalingEndpoint.helloTimeoutCode, reason: "timed out")
+                    await socket.webSocket.close(code: WebSocketCloseCode(SignalingCloseCode.timedOut), reason: "timed out")
                     return
                 }
                 try? await Task.sleep(until: due, clock: .continuous)

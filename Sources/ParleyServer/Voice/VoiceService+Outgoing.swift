@@ -76,6 +76,7 @@ extension VoiceService {
             dial.answerOnBridge = true
             dial.timeout = configuration.defaultRingTimeout
             call.pendingDocument = (TwiMLResponse(verbs: [.dial(dial)]), url: publicBaseURL() + "/v1/direct-dial")
+            startTwiMLIfReady(call)
         }
     }
 

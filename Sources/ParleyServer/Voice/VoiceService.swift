@@ -95,12 +95,12 @@ actor VoiceService {
 
     /// A client said hello with a verified token: a new session, or the one it resumes.
     /// Returns the session id and whether it was resumed.
-    func attach(token: VerifiedToken, socket: SignalingSocket, resume: String?) -> (id: String, resumed: Bool) {
+    func attach(token: VerifiedToken, socket: SignalingSocket, resume: String?, ref: String?) -> (id: String, resumed: Bool) {
         if let resume, let session = sessions[resume], session.token.accountSid == token.accountSid,
            session.token.identity == token.identity {
             session.attach(socket)
             let live = session.callSids.filter { legIndex[$0] != nil }.sorted()
-            socket.send(.resumed(Resumed(session: session.id, calls: live)))
+            socket.send(.resumed(Resumed(session: session.id, calls: live)), ref: ref)
             Log.info(.signaling, "session \(session.id) resumed by \(token.identity) (\(live.count) calls)")
             return (session.id, true)
         }
@@ -110,7 +110,7 @@ actor VoiceService {
         metrics.signalingSessionsChanged(sessions.count)
         socket.send(.welcome(Welcome(session: id, identity: token.identity,
                                      resumeWindow: Int(configuration.resumeWindow.components.seconds),
-                                     heartbeat: configuration.heartbeat)))
+                                     heartbeat: configuration.heartbeat)), ref: ref)
         return (id, false)
     }
 

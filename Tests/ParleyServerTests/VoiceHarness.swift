@@ -11,19 +11,21 @@ import WebRTC
 /// An in-process platform with a TwiML test app and helpers to place calls between clients.
 struct VoiceHarness {
     let server: PlatformServer
-    let store: InMemoryAccountStore
+    let store: any PlatformStore
     let app: TwiMLTestApp
     let credentials: DefaultCredentials
 
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
-    static func start() async throws -> VoiceHarness {
+    static func start(store: (any PlatformStore)? = nil,
+                      configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> VoiceHarness {
         if ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"] != nil { Log.setLevel(.debug) }
         var config = ServerConfiguration()
         config.port = 0
         config.mediaPort = 0
         config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(UUID().uuidString)"
-        let store = InMemoryAccountStore()
+        configure(&config)
+        let store = store ?? InMemoryAccountStore()
         let server = try PlatformServer(configuration: config, store: store)
         try server.start()
         let credentials = server.defaultCredentials

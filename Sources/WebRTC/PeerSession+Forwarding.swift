@@ -48,8 +48,14 @@ extension PeerSession {
             tap.send(AudioTapPacket(payload: Array(view.payload), sequenceNumber: view.sequenceNumber,
                                     timestamp: view.timestamp, payloadType: payloadType, codec: offer.codec))
         }
+        // Indexing rather than `for sink in sinks`: the iterator's generic read coroutine allocates
+        // its frame in unoptimized builds.
         var queued = 0
-        for sink in sinks where sink.sendForwarded(view, isEvent: isEvent, now: now, batch: batch) { queued += 1 }
+        var index = 0
+        while index < sinks.count {
+            if sinks[index].sendForwarded(view, isEvent: isEvent, now: now, batch: batch) { queued += 1 }
+            index += 1
+        }
         return queued
     }
 

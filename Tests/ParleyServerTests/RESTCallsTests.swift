@@ -184,12 +184,24 @@ import Testing
         }
         #expect(await f.get("\(f.accountPath)/Recordings/\(r1.sid).mp3").status == 404)
         #expect(await f.get("\(f.accountPath)/Recordings/\(r2.sid).wav").status == 404)  // file missing
-        #expect(await f.get("\(f.accountPath)/Recordings/\(r1.sid).wav", headers: [:]).status == 401)
+        // Media needs no credentials by default (the vendor's default; the SID is the capability)…
+        let open = await f.get("\(f.accountPath)/Recordings/\(r1.sid).wav", headers: [:])
+        #expect(open.status == 200 && open.body == wav)
+        #expect(await f.get("\(f.accountPath)/Recordings/\(r1.sid).json", headers: [:]).status == 401)
+        // …unless the server asks for them.
+        var strict = f.router
+        strict.mediaRequiresAuth = true
+        let refused = await strict.handle(HTTPRequest(method: "GET", target: "\(f.accountPath)/Recordings/\(r1.sid).wav"))
+        #expect(refused.status == 401)
+        let allowed = await strict.handle(HTTPRequest(method: "GET", target: "\(f.accountPath)/Recordings/\(r1.sid)",
+                                                      headers: f.keyAuth))
+        #expect(allowed.status == 200 && allowed.body == wav)
 
         let other = try f.store.createAccount(friendlyName: "Globex")
         let otherKey = try f.store.createAPIKey(accountSid: other.sid, friendlyName: "k")
         let foreign = await f.get("/2010-04-01/Accounts/\(other.sid)/Recordings/\(r1.sid).json",
                                   headers: RESTFixture.basic(otherKey.sid, otherKey.secret))
         #expect(foreign.status == 404)
+        #expect(await f.get("/2010-04-01/Accounts/\(other.sid)/Recordings/\(r1.sid).wav", headers: [:]).status == 404)
     }
 }

@@ -32,25 +32,25 @@ extension TwilioRESTRouter {
     /// `name` is `RE….json` (the resource), `RE….wav` or `RE…` (the audio file).
     func recording(_ context: Context, name: String, callSid: String?) throws(RESTFailure) -> HTTPResponse {
         try Self.allow(context, "GET")
-        let sid: String
-        let wantsMedia: Bool
-        if let s = Self.stripJSON(name) {
-            (sid, wantsMedia) = (s, false)
-        } else if callSid == nil, name.hasSuffix(".wav") {
-            (sid, wantsMedia) = (String(name.dropLast(4)), true)
-        } else if callSid == nil, !name.contains(".") {
-            (sid, wantsMedia) = (name, true)
-        } else {
-            throw .notFound(context.path)  // .mp3 and friends: Parley records WAV only
+        guard let sid = Self.stripJSON(name) else {
+            guard callSid == nil else { throw .notFound(context.path) }
+            return try recordingMedia(name: name, accountSid: context.account.sid, path: context.path)
         }
         guard let recording = try storeCall({ () throws(StoreError) in try store.recording(sid: sid) }),
               recording.accountSid == context.account.sid, callSid == nil || recording.callSid == callSid else {
             throw .notFound(context.path)
         }
-        guard wantsMedia else {
-            return Self.json(RESTResourceJSON.recording(recording, mediaBase: publicBaseURL(), underCall: callSid != nil))
-        }
-        return try media(recording, path: context.path)
+        return Self.json(RESTResourceJSON.recording(recording, mediaBase: publicBaseURL(), underCall: callSid != nil))
+    }
+
+    /// The WAV file of `RE….wav` or `RE…` if it belongs to `accountSid`; `.mp3` and other formats
+    /// are 404 (Parley records WAV only).
+    func recordingMedia(name: String, accountSid: String, path: String) throws(RESTFailure) -> HTTPResponse {
+        let sid = name.hasSuffix(".wav") ? String(name.dropLast(4)) : name
+        guard SID.isValid(sid, prefix: "RE"),
+              let recording = try storeCall({ () throws(StoreError) in try store.recording(sid: sid) }),
+              recording.accountSid == accountSid else { throw .notFound(path) }
+        return try media(recording, path: path)
     }
 
     private func media(_ recording: RecordingRecord, path: String) throws(RESTFailure) -> HTTPResponse {

@@ -27,6 +27,10 @@ public struct TwilioRESTRouter: Sendable {
     let calls: (any LiveCallControl)?
     let publicBaseURL: @Sendable () -> String
     let authenticator: RESTAuthenticator
+    /// Whether downloading a recording's audio (`Recordings/{RE}` or `.wav`) needs credentials. Off
+    /// by default, as on the vendor's platform, so apps fetch the `RecordingUrl` they are given
+    /// unchanged: the 128-bit random SID is the capability. The JSON resources always need auth.
+    public var mediaRequiresAuth = false
 
     /// - Parameters:
     ///   - store: accounts, keys, applications, calls and recordings.
@@ -69,6 +73,10 @@ public struct TwilioRESTRouter: Sendable {
         guard segments.count >= 2, segments[0] == "Accounts", !segments.contains("") else { throw .notFound(path) }
         let accountSegment = segments.count == 2 ? Self.stripJSON(segments[1]) : segments[1]
         guard let accountSid = accountSegment else { throw .notFound(path) }
+        if !mediaRequiresAuth, request.method == "GET", segments.count == 4, segments[2] == "Recordings",
+           !segments[3].hasSuffix(".json") {
+            return try recordingMedia(name: segments[3], accountSid: accountSid, path: path)
+        }
         let account = try authenticator.authenticate(request, accountSid: accountSid)
         let context = Context(request: request, parameters: try RESTParameters(request), account: account)
 

@@ -9,6 +9,8 @@ import Foundation
 //   parley-bench audio-quality [--input ref.wav --output out.wav --loss 10 --burst --jitter-ms 30 --seed N --codec opus|pcmu]
 //                                             speech through a simulated network, PESQ-WB (docs/quality.md)
 //   parley-bench opus-encode                  Opus encode cost per 20 ms frame and share of one core
+//   parley-bench calls [--calls N] [--seconds S] [--pin 1|0] [--via-signaling K]   bridged calls: CPU, memory, loss per call
+//   parley-bench signaling-idle [--connections N] [--hold S] [--in-process 0|1]   idle signaling WebSockets: memory per connection
 //   parley-bench all                          parsers, SRTP, then HTTP against an in-process server
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -31,6 +33,14 @@ case "audio-quality":
     try AudioQualityBench.run(arguments.dropFirst())
 case "opus-encode":
     try OpusEncodeBench.run()
+case "calls":
+    let options = BenchOptions(arguments.dropFirst())
+    try await CallsBench.run(calls: options.int("--calls", 500), seconds: options.double("--seconds", 60),
+                             pin: options.int("--pin", 1) != 0, viaSignaling: options.int("--via-signaling", 20))
+case "signaling-idle":
+    let options = BenchOptions(arguments.dropFirst())
+    try await SignalingIdleBench.run(connections: options.int("--connections", 50_000), hold: options.double("--hold", 30),
+                                     inProcess: options.int("--in-process", 0) != 0)
 case "all":
     ParserBench.runAll()
     try SRTPBench.run()
@@ -49,6 +59,8 @@ func usage() -> Never {
                parley-bench audio-quality [--input ref.wav] [--output out.wav] [--loss P] [--burst [MEAN]]
                    [--jitter-ms J] [--reorder P] [--seed N] [--codec opus|pcmu|pcma] [--red 0|1|2] [--no-fec]
                parley-bench opus-encode
+               parley-bench calls [--calls N (500)] [--seconds S (60)] [--pin 1|0] [--via-signaling K (20)]
+               parley-bench signaling-idle [--connections N (50000)] [--hold S (30)] [--in-process 0|1]
                parley-bench all
 
         """.utf8))

@@ -69,6 +69,8 @@ public final class PlatformServer: Sendable {
         mediaClock = MediaClock()
         player = CallMediaPlayer(sink: MediaTransportSink(media: media))
         mediaClock.add(player)
+        // Ringback, hold music and silence are encoded once per codec, shared by every call.
+        try player.prepare([.ringback(.us), .holdMusic, .silence], codecs: [.opus, .pcmu, .pcma])
         var providers: [String: any PushProvider] = [:]
         if let url = configuration.pushWebhookURL {
             providers["webhook"] = try WebhookPushProvider(url: url, client: webhookHTTP)

@@ -17,6 +17,7 @@ public final class TwiMLTestApp: Sendable {
 
     private final class State: Sendable {
         let documents = Mutex<[String: String]>([:])
+        let files = Mutex<[String: (contentType: String, body: [UInt8])]>([:])
         let received = Mutex<[Request]>([])
     }
 
@@ -39,6 +40,9 @@ public final class TwiMLTestApp: Sendable {
             for item in request.queryItems { parameters[item.name] = item.value }
             state.received.withLock { $0.append(Request(method: request.method, path: request.path, parameters: parameters,
                                                   signatureValid: valid)) }
+            if let file = state.files.withLock({ $0[request.path] }) {
+                return HTTPResponse(status: 200, headers: ["Content-Type": file.contentType], body: file.body)
+            }
             guard let document = state.documents.withLock({ $0[request.path] }) else { return HTTPResponse(status: 404) }
             var response = HTTPResponse.text(document)
             response.headers.set("Content-Type", "text/xml")
@@ -55,6 +59,11 @@ public final class TwiMLTestApp: Sendable {
     /// Answers `path` with `twiml` (a whole `<Response>` document).
     public func set(_ path: String, _ twiml: String) {
         state.documents.withLock { $0[path] = twiml }
+    }
+
+    /// Serves `body` at `path` (e.g. a WAV for `<Play>`).
+    public func serve(_ path: String, contentType: String, body: [UInt8]) {
+        state.files.withLock { $0[path] = (contentType, body) }
     }
 
     /// Requests received so far, optionally only those for `path`.

@@ -29,7 +29,7 @@ extension MediaTransportCore {
     }
 
     func play(_ frame: EncodedAudioFrame, to id: String) {
-        guard let session = sessions[id], let batch = socket?.sendBatch else { return }
+        guard let session = sessions[id], session.kind == .call, let batch = socket?.sendBatch else { return }
         if session.play(frame, now: now, batch: batch) {
             stats.datagramsSent += 1
             stats.framesPlayed += 1

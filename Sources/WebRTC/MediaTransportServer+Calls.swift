@@ -35,7 +35,8 @@ extension MediaTransportServer {
     /// (audio and telephone-event), protected with the sink's SRTP context. A sink has one source:
     /// this replaces the previous one (and played frames). Returns false when either session is
     /// unknown, ended, not a call session, the same session, or when the codecs differ
-    /// (transcoding is not supported).
+    /// (transcoding is not supported). The sessions need not be connected yet: packets flow once
+    /// both are (until then they are counted in the sink's `forwardDropped`).
     public func forward(from source: String, to sink: String) async -> Bool {
         let core = self.core
         return await onLoop { core.value.forward(from: source, to: sink) }
@@ -51,7 +52,8 @@ extension MediaTransportServer {
     /// sequence number continues, the timestamp advances by the previous frame's `samples`, and
     /// the first frame after a change of origin or a pause carries the marker bit and a timestamp
     /// advanced by the wall time. The caller paces frames in real time (one per frame duration).
-    /// Returns at once; the frame is sent on the media loop.
+    /// Returns at once; the frame is sent on the media loop. Frames for unknown, echo or
+    /// unconnected sessions are dropped.
     ///
     /// While the session has a forwarding source, played frames are dropped (counted in
     /// `framesDropped`): call `stopForwarding(to:)` first, e.g. for hold music or ringback.

@@ -38,6 +38,38 @@ import Testing
         #expect(MediaSignal.amplitude(pcm, frequency: 1_000, rate: 8_000) < 100)
     }
 
+    @Test func sharedRingbackIsEncodedOnceAndLoopsItsCadence() throws {
+        let sink = CollectingSink()
+        let player = CallMediaPlayer(sink: sink)
+        try player.prepare([.ringback(.us)], codecs: [.pcmu])
+        for i in 0..<3 { try player.start(.ringback(.us), session: "r\(i)", codec: i == 2 ? .opus : .pcmu) }
+        for _ in 0..<310 { player.tick() }
+        let a = sink.frames(for: "r0"), b = sink.frames(for: "r1"), opus = sink.frames(for: "r2")
+        #expect(a.count == 310 && opus.count == 310)
+        #expect(a.map(\.payload) == b.map(\.payload))
+        #expect(a.allSatisfy { $0.samples == 160 } && opus.allSatisfy { $0.samples == 960 })
+        let levels = a.map { frame in MediaSignal.rms(frame.payload.map(G711.muLawDecode)) }
+        #expect(levels[2..<98].allSatisfy { $0 > 2_000 })
+        #expect(levels[102..<300].allSatisfy { $0 < 10 })
+        #expect(a[300].payload == a[0].payload && a[309].payload == a[9].payload)
+        #expect(opus[300].payload == opus[0].payload)
+        let frequency = try ToneAudio.dominantFrequency(ofOpus: opus.prefix(60).map(\.payload))
+        #expect(frequency == 440 || frequency == 480)
+    }
+
+    @Test func sharedHoldMusicAndSilencePlayUntilStopped() async throws {
+        let sink = CollectingSink()
+        let player = CallMediaPlayer(sink: sink)
+        let music = try player.start(.holdMusic, session: "held", codec: .opus)
+        let quiet = try player.start(.silence, session: "muted", codec: .pcma)
+        for _ in 0..<450 { player.tick() }
+        #expect(sink.frames(for: "held").count == 450)
+        #expect(Set(sink.frames(for: "muted").map(\.payload)).count == 1)
+        player.stopAll()
+        let musicEnd = await music.ended(), quietEnd = await quiet.ended()
+        #expect(musicEnd == .stopped && quietEnd == .stopped)
+    }
+
     @Test func stopAndReplaceEndPlaybacks() async throws {
         let sink = CollectingSink()
         let player = CallMediaPlayer(sink: sink)

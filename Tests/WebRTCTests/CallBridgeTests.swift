@@ -114,14 +114,18 @@ import WebRTC
         expectOneStream(packets, ssrc: b.answerSSRC)
         #expect(packets.map(\.audio.payload[0]) == Array(repeating: 0xA1, count: 10) + Array(repeating: 0xB0, count: 10)
             + Array(repeating: 0xA2, count: 10))
-        #expect(packets.indices.filter { packets[$0].audio.marker } == [0, 10, 20])
+        // The marker starts a talkspurt at each switch; on a loaded machine the player may also
+        // stall past 120 ms between two frames, which starts one too (RFC 3551 §4.1).
+        let markers = packets.indices.filter { packets[$0].audio.marker }
+        #expect(Set([0, 10, 20]).isSubset(of: markers), "markers at \(markers)")
         for i in 1..<30 {
             let step = packets[i].audio.timestamp &- packets[i - 1].audio.timestamp
-            if i == 10 || i == 20 {
-                // A switch: the timestamp advances by the wall time between the two packets.
-                let wall = packets[i].arrival - packets[i - 1].arrival
+            let wall = packets[i].arrival - packets[i - 1].arrival
+            if packets[i].audio.marker {
+                // The timestamp advances by the wall time between the two packets.
                 let media = Duration.microseconds(Int64(step) * 1_000_000 / 48_000)
-                #expect(step >= 960 && abs((media - wall) / .milliseconds(1)) < 50, "switch \(i): \(media) vs \(wall)")
+                #expect(step >= 960 && abs((media - wall) / .milliseconds(1)) < 60, "talkspurt \(i): \(media) vs \(wall)")
+                #expect([10, 20].contains(i) || wall > .milliseconds(100), "marker \(i) after \(wall)")
             } else {
                 #expect(step == 960, "packet \(i): step \(step)")
             }

@@ -13,10 +13,14 @@ final class PlaybackChannel: Sendable {
     let playback: MediaPlayback
     private let state: Mutex<Inner>
 
+    /// Either a source with its encoder, or a shared encoded loop (then `pcm` is empty). Kept as
+    /// optionals rather than an enum so the buffers are mutated in place, never copied.
     private struct Inner {
-        var source: any AudioSource
-        var encoder: FrameEncoder
+        var source: (any AudioSource)?
+        var encoder: FrameEncoder?
         var pcm: [Int16]
+        var loop: EncodedLoop?
+        var loopPosition = 0
         var active = true
     }
 
@@ -34,18 +38,30 @@ final class PlaybackChannel: Sendable {
         playback = MediaPlayback(session: session, codec: codec, onEnd: onEnd)
     }
 
-    /// Pulls and encodes the next 20 ms.
+    init(loop: EncodedLoop, session: String, codec: CallAudioCodec, onEnd: (@Sendable (MediaPlayback.Outcome) -> Void)?) {
+        state = Mutex(Inner(pcm: [], loop: loop))
+        playback = MediaPlayback(session: session, codec: codec, onEnd: onEnd)
+    }
+
+    /// The next 20 ms: the loop's next payload, or pulled from the source and encoded.
     func produce() -> Step {
         state.withLock { s in
             guard s.active else { return .inactive }
-            let audible = s.pcm.withUnsafeMutableBufferPointer { s.source.readSamples(into: $0) }
+            if let loop = s.loop {
+                guard !loop.frames.isEmpty else { return .inactive }
+                let payload = loop.frames[s.loopPosition]
+                s.loopPosition = s.loopPosition + 1 == loop.frames.count ? 0 : s.loopPosition + 1
+                return .frame(payload, samples: loop.samplesPerFrame)
+            }
+            guard let encoder = s.encoder else { return .inactive }
+            let audible = s.pcm.withUnsafeMutableBufferPointer { s.source?.readSamples(into: $0) ?? 0 }
             guard audible > 0 else {
                 s.active = false
                 return .ended(.finished)
             }
             do {
-                let payload = try s.pcm.withUnsafeBufferPointer { pcm throws(ParleyError) in try s.encoder.encode(pcm) }
-                return .frame(payload, samples: s.encoder.codec.samplesPerFrame)
+                let payload = try s.pcm.withUnsafeBufferPointer { pcm throws(ParleyError) in try encoder.encode(pcm) }
+                return .frame(payload, samples: encoder.codec.samplesPerFrame)
             } catch {
                 s.active = false
                 return .ended(.failed("\(error)"))

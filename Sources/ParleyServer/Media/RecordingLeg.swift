@@ -59,7 +59,7 @@ final class RecordingLeg {
 
     init(rate: Int, window: Int) {
         self.rate = rate
-        self.window = max(1, window)
+        self.window = min(max(1, window), 1_000)
         pcm = [Int16](repeating: 0, count: rate * 12 / 100 + 16)
         narrow = [Int16](repeating: 0, count: 8_000 * 12 / 100)
     }

@@ -4,7 +4,8 @@ import TwiML
 
 /// Delivers status callbacks in the background, signed, retrying failures with exponential
 /// backoff (1, 2, 4, 8, 16 s: five retries). Enqueueing never waits, so a slow or dead callback
-/// URL never holds up a call; the queue is bounded and counts what it drops.
+/// URL never holds up a call; the queue is bounded and counts what it drops. Callbacks of one call
+/// are delivered in order (initiated before ringing before answered before completed).
 final class StatusCallbackQueue: Sendable {
     struct Delivery: Sendable {
         var url: String
@@ -25,6 +26,9 @@ final class StatusCallbackQueue: Sendable {
     let maxInFlight: Int
     let retryDelays: [Duration]
     private let stats = Mutex(Statistics())
+    /// The last delivery queued per call, which the next one of that call waits for.
+    private let tails = Mutex<[String: (id: Int, task: Task<Void, Never>)]>([:])
+    private let nextID = Atomic<Int>(0)
 
     init(webhooks: WebhookClient, maxInFlight: Int = 10_000,
          retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]) {
@@ -35,8 +39,9 @@ final class StatusCallbackQueue: Sendable {
 
     var statistics: Statistics { stats.withLock { $0 } }
 
-    /// Starts delivering `delivery`; returns at once.
-    func enqueue(_ delivery: Delivery) {
+    /// Starts delivering `delivery` after the earlier ones with the same `key` (the call SID);
+    /// returns at once.
+    func enqueue(_ delivery: Delivery, key: String) {
         let admitted = stats.withLock { s -> Bool in
             guard s.inFlight < maxInFlight else {
                 s.dropped += 1
@@ -49,7 +54,16 @@ final class StatusCallbackQueue: Sendable {
             Log.warning(.platform, "status callback to \(WebhookClient.redacted(delivery.url)) dropped: queue full")
             return
         }
-        Task.detached { [self] in await deliver(delivery) }
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        tails.withLock { tails in
+            let previous = tails[key]?.task
+            let task = Task.detached { [self] in
+                await previous?.value
+                await deliver(delivery)
+                self.tails.withLock { if $0[key]?.id == id { $0[key] = nil } }
+            }
+            tails[key] = (id, task)
+        }
     }
 
     private func deliver(_ delivery: Delivery) async {

@@ -128,7 +128,7 @@ extension VoiceService {
         guard let dial = call.dial, !dial.ringingSent else { return }
         dial.ringingSent = true
         if let id = call.parent.sessionID { sessions[id]?.send(.ringing(CallReference(callSid: call.sid))) }
-        if !dial.request.answerOnBridge { playTone(RingbackSource(), to: call.parent) }
+        if !dial.request.answerOnBridge { playShared(.ringback(.us), to: call.parent) }
     }
 
     /// `accept` from a callee's client: it takes the call if it is still ringing.

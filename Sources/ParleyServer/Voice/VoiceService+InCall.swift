@@ -25,7 +25,7 @@ extension VoiceService {
                 await media.stopForwarding(to: b)
                 await media.stopForwarding(to: a)
             }
-            if configuration.holdMusic { playTone(HoldMusic.source(), to: other) } else { playTone(SilenceSource(), to: other) }
+            playShared(configuration.holdMusic ? .holdMusic : .silence, to: other)
         } else {
             player.stop(session: b)
             enqueueMediaOperation(call) {

@@ -47,7 +47,7 @@ extension VoiceService {
         let method = TwiMLMethod(rawValue: (leg.record.statusCallbackMethod ?? "POST").uppercased()) ?? .post
         let parameters = CallParameters.statusCallback(leg, timestamp: Self.rfc2822(Date()))
         leg.callbackSequence += 1
-        callbacks.enqueue(.init(url: url, method: method, parameters: parameters, authToken: leg.authToken))
+        callbacks.enqueue(.init(url: url, method: method, parameters: parameters, authToken: leg.authToken), key: leg.sid)
     }
 
     static func rfc2822(_ date: Date) -> String {

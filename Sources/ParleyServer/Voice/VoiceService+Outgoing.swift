@@ -100,15 +100,16 @@ extension VoiceService {
         Task { [weak self] in
             do throws(ParleyError) {
                 let answer = try await media.createCallSession(offer: offer) { event in sink.yield(event) }
-                let codec = await media.session(id: answer.id).map { CallAudioCodec($0.codec) } ?? .opus
-                await self?.mediaReady(callSid: callSid, answer: answer, codec: codec)
+                let snapshot = await media.session(id: answer.id)
+                await self?.mediaReady(callSid: callSid, answer: answer, codec: snapshot.map { CallAudioCodec($0.codec) } ?? .opus,
+                                       payloadType: snapshot?.payloadType)
             } catch {
                 await self?.mediaSetupFailed(callSid: callSid, error: error)
             }
         }
     }
 
-    private func mediaReady(callSid: String, answer: PeerSessionAnswer, codec: CallAudioCodec) {
+    private func mediaReady(callSid: String, answer: PeerSessionAnswer, codec: CallAudioCodec, payloadType: UInt8?) {
         guard let leg = liveLeg(callSid) else {
             closeMediaSession(answer.id)
             return
@@ -116,6 +117,7 @@ extension VoiceService {
         leg.mediaSessionID = answer.id
         mediaIndex[answer.id] = callSid
         mediaCodecs[answer.id] = codec
+        mediaPayloadTypes[answer.id] = payloadType
         if let id = leg.sessionID { sessions[id]?.send(.answer(Answer(callSid: callSid, sdp: answer.sdp))) }
         if let (call, _) = callAndLeg(callSid), call.parent !== leg, let dial = call.dial, dial.bridged === leg {
             bridge(call, child: leg)
@@ -154,6 +156,7 @@ extension VoiceService {
             case .failed, .closed:
                 mediaIndex[event.sessionID] = nil
                 mediaCodecs[event.sessionID] = nil
+                mediaPayloadTypes[event.sessionID] = nil
                 leg.mediaSessionID = nil
                 let reason = error ?? ParleyError(.mediaConnection, reason: "the media session \(state.rawValue)")
                 legGone(callSid: callSid, sessionID: nil, error: state == .failed ? reason : nil)
@@ -172,6 +175,7 @@ extension VoiceService {
         player.stop(session: id)
         mediaIndex[id] = nil
         mediaCodecs[id] = nil
+        mediaPayloadTypes[id] = nil
         let media = self.media
         Task { _ = await media.closeSession(id: id) }
     }

@@ -48,10 +48,12 @@ extension VoiceService {
         if request.playBeep { playTone(ToneSource.beep(), to: call.parent) }
         let media = self.media
         let epoch = self.epoch
+        let audioPayloadType = mediaPayloadTypes[mediaID]
         enqueueMediaOperation(call) {
             _ = await media.setAudioTap(session: mediaID) { packet in
-                let micros = (ContinuousClock.now - epoch).components
-                let arrival = micros.seconds * 1_000_000 + micros.attoseconds / 1_000_000_000_000
+                // Keys (RFC 4733 telephone-event) are not audio: the recorder would count them as losses.
+                guard audioPayloadType == nil || packet.payloadType == audioPayloadType else { return }
+                let arrival = Self.microseconds(since: epoch)
                 recorder.receive(TappedAudioPacket(payload: packet.payload, sequenceNumber: packet.sequenceNumber,
                                                    timestamp: packet.timestamp, codec: CallAudioCodec(packet.codec)),
                                  arrivalMicroseconds: arrival)
@@ -61,13 +63,19 @@ extension VoiceService {
         active.watchTask = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
-                let status = recorder.status()
+                let status = recorder.status(nowMicroseconds: Self.microseconds(since: epoch))
                 if status.reachedMaximumLength || (status.duration > 0.5 && status.trailingSilence >= silence) {
                     await self?.finishRecording(callSid: callSid, recordingSid: sid, digits: "")
                     return
                 }
             }
         }
+    }
+
+    /// Microseconds on the engine's monotonic clock: the recorder's arrival and status time base.
+    nonisolated static func microseconds(since epoch: ContinuousClock.Instant) -> Int64 {
+        let (s, atto) = (ContinuousClock.now - epoch).components
+        return s * 1_000_000 + atto / 1_000_000_000_000
     }
 
     /// True when `digit` ended the recording in progress.

@@ -177,10 +177,16 @@ extension VoiceService {
         if let session = call.parent.mediaSessionID { player.stop(session: session) }
     }
 
-    /// Plays a non-TwiML source (ringback, hold) to a leg.
+    /// Plays a non-TwiML source (a beep) to a leg.
     func playTone(_ source: some AudioSource, to leg: CallLeg) {
         guard let session = leg.mediaSessionID else { return }
         _ = try? player.start(source, session: session, codec: codec(of: leg))
+    }
+
+    /// Plays media every call shares (ringback, hold music, silence), encoded once per codec.
+    func playShared(_ media: SharedMedia, to leg: CallLeg) {
+        guard let session = leg.mediaSessionID else { return }
+        _ = try? player.start(media, session: session, codec: codec(of: leg))
     }
 
     func codec(of leg: CallLeg) -> CallAudioCodec {

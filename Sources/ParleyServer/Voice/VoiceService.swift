@@ -53,6 +53,8 @@ actor VoiceService {
     var mediaIndex: [String: String] = [:]
     /// Media session id → its negotiated codec.
     var mediaCodecs: [String: CallAudioCodec] = [:]
+    /// Media session id → its audio payload type (telephone-event packets are told apart by it).
+    var mediaPayloadTypes: [String: UInt8] = [:]
     let epoch = ContinuousClock.now
     /// Media-server events, consumed in order by `runMediaEvents()`.
     nonisolated let mediaEventSink: AsyncStream<PeerSessionEvent>.Continuation

@@ -257,6 +257,22 @@ final class DelayHistogram: @unchecked Sendable {
         maxNanos = 0
     }
 
+    /// `index:count` pairs of the non-empty buckets, for sending to another process.
+    var encoded: String {
+        buckets.indices.filter { buckets[$0] > 0 }.map { "\($0):\(buckets[$0])" }.joined(separator: ",")
+    }
+
+    /// Adds buckets from `encoded` of another histogram, and its maximum.
+    func merge(encoded: Substring, maxNanos other: Int64) {
+        for pair in encoded.split(separator: ",") {
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), buckets.indices.contains(i) else { continue }
+            buckets[i] += n
+            count += n
+        }
+        maxNanos = max(maxNanos, other)
+    }
+
     /// The upper edge of the bucket holding quantile `q`, in ms.
     func quantileMillis(_ q: Double) -> Double {
         guard count > 0 else { return 0 }

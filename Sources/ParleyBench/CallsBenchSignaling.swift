@@ -1,7 +1,6 @@
 import AccessToken
 import Foundation
 import ParleyCrypto
-import ParleyServer
 import ParleyTestSupport
 import Signaling
 import Synchronization
@@ -25,10 +24,19 @@ struct CallsBenchSignalingCall: Sendable {
 
     struct Failed: Error, CustomStringConvertible { let description: String }
 
+    /// Where the server is and the API key that signs the tokens (sent to a client worker process
+    /// over its stdin pipe, never logged).
+    struct Server: Sendable {
+        let baseURL: String
+        let accountSid: String
+        let apiKeySid: String
+        let apiSecret: String
+    }
+
     /// Places call `index` between `callerLeg` and `calleeLeg`.
-    static func place(index: Int, server: PlatformServer, callerLeg: CallsBenchLeg, calleeLeg: CallsBenchLeg,
+    static func place(index: Int, server: Server, callerLeg: CallsBenchLeg, calleeLeg: CallsBenchLeg,
                       certificate: CertificateIdentity) async throws -> CallsBenchSignalingCall {
-        let base = "http://127.0.0.1:\(server.port)"
+        let base = server.baseURL
         let calleeIdentity = "bench_callee_\(index)"
         let callee = try await SignalingTestClient(baseURL: base, token: token(server, calleeIdentity))
         try await callee.send(.listen, id: "l")
@@ -92,12 +100,11 @@ struct CallsBenchSignalingCall: Sendable {
         await callee.close()
     }
 
-    private static func token(_ server: PlatformServer, _ identity: String) throws -> String {
-        let creds = server.defaultCredentials
-        return try AccessTokenBuilder.mint(accountSid: creds.account.sid, apiKeySid: creds.apiKey.sid,
-                                           apiSecret: creds.apiKey.secret, identity: identity, ttl: 3600,
-                                           grants: [.voice(VoiceGrant(incomingAllow: true))],
-                                           now: Int64(Date().timeIntervalSince1970))
+    private static func token(_ server: Server, _ identity: String) throws -> String {
+        try AccessTokenBuilder.mint(accountSid: server.accountSid, apiKeySid: server.apiKeySid,
+                                    apiSecret: server.apiSecret, identity: identity, ttl: 3600,
+                                    grants: [.voice(VoiceGrant(incomingAllow: true))],
+                                    now: Int64(Date().timeIntervalSince1970))
     }
 }
 

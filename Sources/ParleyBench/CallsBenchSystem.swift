@@ -46,6 +46,27 @@ enum BenchSystem {
         setvbuf(file, nil, _IOLBF, 0)
     }
 
+    /// Pins every thread of this process to `cpu` (threads started later inherit their creator's
+    /// mask). `sched_setaffinity` on a thread id moves that thread only, so each is moved in turn.
+    static func pinProcess(cpu: Int) {
+        let tids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        for tid in tids.compactMap({ Int32($0) }) { setAffinity(thread: tid, cpu: cpu) }
+    }
+
+    /// Pins one thread (`tid` 0: the calling thread).
+    static func setAffinity(thread tid: Int32, cpu: Int) {
+        var set = cpu_set_t()
+        withUnsafeMutableBytes(of: &set) { raw in
+            for i in raw.indices { raw[i] = 0 }
+            raw[cpu / 8] = UInt8(1 << (cpu % 8))
+        }
+        // Glibc declares sched_setaffinity only under _GNU_SOURCE, which the Swift overlay lacks.
+        typealias SetAffinity = @convention(c) (pid_t, Int, UnsafeRawPointer) -> Int32
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "sched_setaffinity") else { return }
+        let setAffinity = unsafeBitCast(symbol, to: SetAffinity.self)
+        _ = withUnsafeBytes(of: &set) { setAffinity(tid, $0.count, $0.baseAddress!) }
+    }
+
     static func mallocTrim() {
         typealias Trim = @convention(c) (Int) -> Int32
         guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_trim") else { return }

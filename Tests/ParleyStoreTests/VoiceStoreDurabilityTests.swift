@@ -90,7 +90,7 @@ import Testing
 
     /// A child process inserts calls as fast as it can and reports each SID after `insertCall`
     /// returns; the parent kills it with SIGKILL mid-stream and then finds every reported row.
-    @Test func killDashNineLosesNoCommittedCall() throws {
+    @Test func killDashNineLosesNoCommittedCall() async throws {
         let dir = try TempDir(); defer { dir.cleanup() }
         let path = dir.path("parley.db")
         let accountSid = try SQLiteAccountStore(path: path).ensureDefaultAccount().account.sid
@@ -106,20 +106,31 @@ import Testing
         let watchdog = DispatchWorkItem { kill(child.processIdentifier, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
 
-        var reported: [String] = []
-        var buffer = ""
-        while reported.count < 300 {
-            let data = out.fileHandleForReading.availableData
-            if data.isEmpty { break }  // the child exited (or the watchdog fired)
-            buffer += String(decoding: data, as: UTF8.self)
-            while let newline = buffer.firstIndex(of: "\n") {
-                let line = buffer[..<newline]
-                if line.hasPrefix(CrashingWriter.linePrefix) { reported.append(String(line.dropFirst(CrashingWriter.linePrefix.count))) }
-                buffer.removeSubrange(...newline)
+        // The blocking reads and the wait run on a thread of their own, never on the test pool
+        // (with 2 cores it has 2 threads; blocking one stalls every other async test).
+        let reader = out.fileHandleForReading
+        let pid = child.processIdentifier
+        let reported: [String] = await withCheckedContinuation { done in
+            Thread.detachNewThread {
+                var reported: [String] = []
+                var buffer = ""
+                while reported.count < 300 {
+                    let data = reader.availableData
+                    if data.isEmpty { break }  // the child exited (or the watchdog fired)
+                    buffer += String(decoding: data, as: UTF8.self)
+                    while let newline = buffer.firstIndex(of: "\n") {
+                        let line = buffer[..<newline]
+                        if line.hasPrefix(CrashingWriter.linePrefix) {
+                            reported.append(String(line.dropFirst(CrashingWriter.linePrefix.count)))
+                        }
+                        buffer.removeSubrange(...newline)
+                    }
+                }
+                kill(pid, SIGKILL)
+                done.resume(returning: reported)
             }
         }
-        kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
+        child.waitUntilExit()  // killed already: returns at once
         watchdog.cancel()
         #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL)
         #expect(reported.count >= 300, "the writer reported only \(reported.count) rows")

@@ -55,14 +55,14 @@ final class ClientLeg: Sendable {
     func clear() { packets.list.withLock { $0.removeAll() } }
 
     /// Waits until `count` packets have been received (true), or `timeout`.
-    func waitForPackets(_ count: Int, timeout: Duration = .seconds(3)) async -> Bool {
+    func waitForPackets(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
         await eventually(timeout: timeout) { self.packets.list.withLock { $0.count } >= count }
     }
 
     var events: [PeerSessionEvent] { recorded.values }
 
     /// Waits for an event matching `match`.
-    func waitForEvent(timeout: Duration = .seconds(3), _ match: @escaping @Sendable (PeerSessionEvent) -> Bool) async
+    func waitForEvent(timeout: Duration = .seconds(10), _ match: @escaping @Sendable (PeerSessionEvent) -> Bool) async
         -> PeerSessionEvent? {
         _ = await eventually(timeout: timeout) { self.recorded.values.contains(where: match) }
         return recorded.values.first(where: match)
@@ -98,8 +98,9 @@ final class Recorder<Value: Sendable>: Sendable {
     var values: [Value] { list.withLock { $0 } }
 }
 
-/// Polls `condition` every 5 ms until it holds (true) or `timeout` passes (false).
-func eventually(timeout: Duration = .seconds(3), _ condition: @Sendable () async -> Bool) async -> Bool {
+/// Polls `condition` every 5 ms until it holds (true) or `timeout` passes (false). Timeouts are
+/// generous: a loaded 2-core machine can stall a test for seconds; they cost nothing when all is well.
+func eventually(timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }

@@ -25,7 +25,8 @@ import WebRTC
 enum CallsBench {
     static let setupConcurrency = 16
 
-    static func run(calls: Int, seconds: Double, pin: Bool, viaSignaling requested: Int, workers requestedWorkers: Int) async throws {
+    static func run(calls: Int, seconds: Double, pin: Bool, viaSignaling requested: Int, workers requestedWorkers: Int,
+                    receiveBuffer: Int) async throws {
         BenchSystem.lineBufferStandardOutput()
         if ProcessInfo.processInfo.environment["PARLEY_BENCH_LOG"] != nil { Log.setLevel(.debug) }
         let viaSignaling = max(0, min(requested, calls, 100))
@@ -51,6 +52,10 @@ enum CallsBench {
         print("machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs, load average \(BenchSystem.loadAverage), "
               + "parley-fuzz \(fuzzing ? "RUNNING (one core)" : "not running")")
         let srtpBefore = try CallsBenchProbe.protectNanoseconds()
+        if receiveBuffer > 0 {   // experiment: the media server leaves SO_RCVBUF at the system default
+            let sizes = [platform.media.localPort, bulk.localPort].map { BenchSystem.setReceiveBuffer(udpPort: $0, bytes: receiveBuffer) }
+            print("experiment: media sockets' SO_RCVBUF set from outside to \(sizes.map { format(Double($0)) }) bytes")
+        }
 
         // Clients: contiguous ranges of calls per process.
         var links: [CallsBenchWorkerLink] = []

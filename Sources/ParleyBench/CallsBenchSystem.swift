@@ -67,6 +67,31 @@ enum BenchSystem {
         _ = withUnsafeBytes(of: &set) { setAffinity(tid, $0.count, $0.baseAddress!) }
     }
 
+    /// Experiment: gives this process's UDP socket bound to `port` a receive buffer of `bytes`
+    /// (`SO_RCVBUFFORCE`, root only), found by its local port among the open descriptors, since
+    /// the media server does not set one. Returns the kernel's `SO_RCVBUF` afterwards (0: not found).
+    static func setReceiveBuffer(udpPort port: Int, bytes: Int) -> Int {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in fds.compactMap({ Int32($0) }) {
+            var type: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_DGRAM.rawValue) else { continue }
+            var address = sockaddr_in()
+            var addressLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &addressLength) == 0 }
+            }
+            guard named, Int(UInt16(bigEndian: address.sin_port)) == port else { continue }
+            var size = Int32(bytes)
+            _ = setsockopt(fd, SOL_SOCKET, 33 /* SO_RCVBUFFORCE */, &size, socklen_t(MemoryLayout<Int32>.size))
+            var actual: Int32 = 0
+            length = socklen_t(MemoryLayout<Int32>.size)
+            _ = getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &actual, &length)
+            return Int(actual)
+        }
+        return 0
+    }
+
     static func mallocTrim() {
         typealias Trim = @convention(c) (Int) -> Int32
         guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "malloc_trim") else { return }

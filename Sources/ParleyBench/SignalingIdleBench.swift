@@ -30,6 +30,7 @@ enum SignalingIdleBench {
         let server = try await IdleServer.start(directory: directory, inProcess: inProcess)
         defer { server.stop() }
         let pid = server.pid, port = server.port, credentials = server.credentials
+        let who = inProcess ? "process (server and clients)" : "server"
         print("# Idle signaling WebSockets: \(total) connections to parley-server (\(inProcess ? "in this process" : "pid \(pid), a separate process"), "
               + "1 HTTP loop thread), each past hello → welcome; open-file limit \(limit); ping every 20 s")
         print("machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs, load average \(BenchSystem.loadAverage), "
@@ -68,7 +69,7 @@ enum SignalingIdleBench {
         print("opened \(opened) of \(total) (\(registry.failures) failed\(registry.firstError.map { ": \($0)" } ?? "")); "
               + "\(total - warmup) in \(String(format: "%.1f", openSeconds)) s → \(format(Double(total - warmup) / openSeconds)) "
               + "connections/s with \(openers) blocking openers; connect → welcome p50 \(ms(0.5)) ms, p99 \(ms(0.99)) ms, "
-              + "max \(ms(1)) ms; server CPU \(String(format: "%.0f", openCPU / Double(total - warmup) * 1e6)) µs per connection")
+              + "max \(ms(1)) ms; \(who) CPU \(String(format: "%.0f", openCPU / Double(total - warmup) * 1e6)) µs per connection")
         let perConnection = Double(rssOpen - rssWarm) / Double(max(opened - warmup, 1))
         print("server VmRSS \(BenchSystem.megabytes(rssIdle)) idle → \(BenchSystem.megabytes(rssWarm)) after \(warmup) → "
               + "\(BenchSystem.megabytes(rssOpen)) with \(opened): \(BenchSystem.kilobytes(perConnection)) per connection "
@@ -79,6 +80,7 @@ enum SignalingIdleBench {
               + "/metrics: \(await metricLine(port: port, "parley_signaling_connections "))")
 
         let holdStart = clock.now
+        let cpuHoldStart = BenchSystem.cpuSeconds(pid: pid)
         while (clock.now - holdStart).seconds < hold {
             try await Task.sleep(for: .seconds(min(10, max(0.1, hold - (clock.now - holdStart).seconds))))
             print(String(format: "  hold %4.0f s: server VmRSS %@, %d pings sent", (clock.now - holdStart).seconds,
@@ -87,8 +89,8 @@ enum SignalingIdleBench {
         let stillOpen = registry.countOpen()
         let healthAfter = await timedHealth(port: port)
         print("after holding \(String(format: "%.0f", hold)) s: \(stillOpen) of \(opened) still open; /healthz \(healthAfter.status) "
-              + "in \(String(format: "%.2f", healthAfter.seconds * 1000)) ms; server CPU while idle "
-              + String(format: "%.1f %%", (BenchSystem.cpuSeconds(pid: pid) - cpuBefore - openCPU) / max(hold, 0.1) * 100))
+              + "in \(String(format: "%.2f", healthAfter.seconds * 1000)) ms; \(who) CPU while holding "
+              + String(format: "%.1f %%", (BenchSystem.cpuSeconds(pid: pid) - cpuHoldStart) / max((clock.now - holdStart).seconds, 0.1) * 100))
         pinger.stop()
         server.stop()   // the server first: its sockets close and our closes are then cheap
         registry.closeAll()
@@ -98,8 +100,10 @@ enum SignalingIdleBench {
     static func open(range: Range<Int>, port: Int, tokens: [String], registry: ConnectionRegistry) async throws -> [Double] {
         await withCheckedContinuation { (done: CheckedContinuation<[Double], Never>) in
             let results = Mutex<[Double]>([])
-            Thread.detachNewThread {
-                DispatchQueue.concurrentPerform(iterations: openers) { worker in
+            let group = DispatchGroup()
+            for worker in 0..<openers {   // threads of their own: blocking connects, not the 2-wide Dispatch pool
+                group.enter()
+                Thread.detachNewThread {
                     var mine: [Double] = []
                     for i in stride(from: range.lowerBound + worker, to: range.upperBound, by: openers) {
                         let source = "127.0.0.\(2 + i / perSourceAddress)"
@@ -114,9 +118,10 @@ enum SignalingIdleBench {
                     }
                     let collected = mine
                     results.withLock { $0.append(contentsOf: collected) }
+                    group.leave()
                 }
-                done.resume(returning: results.withLock { $0 })
             }
+            group.notify(queue: .global()) { done.resume(returning: results.withLock { $0 }) }
         }
     }
 

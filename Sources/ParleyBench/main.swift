@@ -9,7 +9,7 @@ import Foundation
 //   parley-bench audio-quality [--input ref.wav --output out.wav --loss 10 --burst --jitter-ms 30 --seed N --codec opus|pcmu]
 //                                             speech through a simulated network, PESQ-WB (docs/quality.md)
 //   parley-bench opus-encode                  Opus encode cost per 20 ms frame and share of one core
-//   parley-bench calls [--calls N] [--seconds S] [--pin 1|0] [--via-signaling K] [--client-processes P]
+//   parley-bench calls [--calls N] [--seconds S] [--pin 1|0] [--via-signaling K] [--client-processes P] [--server-rcvbuf B]
 //                                             bridged calls: CPU, memory, loss per call
 //   parley-bench signaling-idle [--connections N] [--hold S] [--in-process 0|1]   idle signaling WebSockets: memory per connection
 //   parley-bench all                          parsers, SRTP, then HTTP against an in-process server
@@ -38,7 +38,7 @@ case "calls":
     let options = BenchOptions(arguments.dropFirst())
     try await CallsBench.run(calls: options.int("--calls", 500), seconds: options.double("--seconds", 60),
                              pin: options.int("--pin", 1) != 0, viaSignaling: options.int("--via-signaling", 20),
-                             workers: options.int("--client-processes", 0))
+                             workers: options.int("--client-processes", 0), receiveBuffer: options.int("--server-rcvbuf", 0))
 case "calls-client":   // started by `calls` itself (CallsBenchWorker)
     try await CallsBenchWorker.run(arguments.dropFirst())
 case "signaling-idle":
@@ -64,7 +64,7 @@ func usage() -> Never {
                    [--jitter-ms J] [--reorder P] [--seed N] [--codec opus|pcmu|pcma] [--red 0|1|2] [--no-fec]
                parley-bench opus-encode
                parley-bench calls [--calls N (500)] [--seconds S (60)] [--pin 1|0] [--via-signaling K (20)]
-                   [--client-processes P (one per 100 calls)]
+                   [--client-processes P (one per 100 calls)] [--server-rcvbuf BYTES (experiment)]
                parley-bench signaling-idle [--connections N (50000)] [--hold S (30)] [--in-process 0|1]
                parley-bench all
 

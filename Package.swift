@@ -100,7 +100,7 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
                                "ParleySRTP", "ParleyOpus", "WebRTC", "SDP", "TwiML", "Signaling", "PushNotifications",
-                               "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto"],
+                               "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices"],
                 swiftSettings: strict),
 
         // Test support as a library, shared by the test targets and parley-bench: an in-process

@@ -83,7 +83,7 @@ import WebRTC
         try await alice.expectConnected()
         try await ToneAudio.send(alice.peer, frequency: 600, seconds: 1.5)
         try await alice.signaling.send(.dtmf(DTMF(callSid: callSid, digits: "#")))
-        _ = try await alice.expectHangup()
+        _ = try await alice.expectHangup(timeout: .seconds(20))
 
         let recorded = try #require(h.app.requests("/recorded").first)
         #expect(recorded.signatureValid)

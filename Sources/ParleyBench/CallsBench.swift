@@ -45,7 +45,7 @@ enum CallsBench {
         let bulk = try MediaTransportServer(configuration: bulkConfig, loop: platform.media.loop)
         let mediaLoop = platform.media.loop
         if pinned { await ForwardBench.onLoop(mediaLoop) { BenchSystem.setAffinity(thread: 0, cpu: 0) } }
-        let workerCount = max(1, min(requestedWorkers > 0 ? requestedWorkers : (calls + 99) / 100, 16, calls))
+        let workerCount = max(1, min(requestedWorkers > 0 ? requestedWorkers : (calls + 49) / 50, 16, calls))
         print("# Bridged calls: \(calls) calls (\(viaSignaling) through /v1/signaling, \(direct) directly on the media "
               + "server), 2 legs each, 50 packets/s per leg each way, 12+80-byte Opus-sized RTP + SRTP, \(seconds) s; "
               + (pinned ? "media loop thread pinned to CPU 0, \(workerCount) client processes and the rest on CPU 1" : "unpinned"))
@@ -122,10 +122,12 @@ enum CallsBench {
         let windowStart0 = await mark(links)
         let forwardedBefore = await platform.media.statistics().rtpForwarded + bulk.statistics().rtpForwarded
         let cpuBefore = await ForwardBench.onLoop(mediaLoop) { ForwardBench.threadCPUSeconds() }
+        let scheduleBefore = await ForwardBench.onLoop(mediaLoop) { BenchSystem.threadSchedule() }
         let processCPUBefore = BenchSystem.cpuSeconds(pid: getpid())
         let windowStart = clock.now
         try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
         let cpuAfter = await ForwardBench.onLoop(mediaLoop) { ForwardBench.threadCPUSeconds() }
+        let scheduleAfter = await ForwardBench.onLoop(mediaLoop) { BenchSystem.threadSchedule() }
         let processCPUAfter = BenchSystem.cpuSeconds(pid: getpid())
         let forwardedAfter = await platform.media.statistics().rtpForwarded + bulk.statistics().rtpForwarded
         var window = await mark(links)
@@ -143,7 +145,8 @@ enum CallsBench {
         let report = CallsBenchReport(calls: calls, viaSignaling: viaSignaling, wall: wall, workers: links.count)
         report.setup(direct: direct, wall: setupWall, cpu: setupCPU, failures: failures.value, signaling: setups)
         report.cpu(media: (cpuAfter - cpuBefore) / wall, process: (processCPUAfter - processCPUBefore) / wall,
-                   forwarded: Double(forwardedAfter - forwardedBefore) / wall, window: window)
+                   forwarded: Double(forwardedAfter - forwardedBefore) / wall, window: window,
+                   waiting: (scheduleAfter.waiting - scheduleBefore.waiting) / wall, live: sessions.count)
         report.loss(final, sessions: sessions, udpBefore: udpBefore, udpAfter: udpAfter)
         report.delay(window, final: final)
         report.memory(start: rssStart, signaling: rssSignaling, calls: rssCalls, direct: direct)

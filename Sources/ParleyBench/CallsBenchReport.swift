@@ -68,11 +68,15 @@ struct CallsBenchReport {
               + "invite → callee's incoming p50 \(ms(incoming, 0.5)) ms")
     }
 
-    func cpu(media: Double, process: Double, forwarded: Double, window: Window) {
+    func cpu(media: Double, process: Double, forwarded: Double, window: Window, waiting: Double, live: Int) {
         let perCall = media / Double(calls)
         print("media loop thread CPU                 \(String(format: "%.1f", media * 100)) % of one core for \(calls) calls "
               + "→ \(String(format: "%.3f", perCall * 100)) % per call → \(format(1 / max(perCall, 1e-9))) calls per core "
               + "(whole server process \(String(format: "%.1f", process * 100)) %)")
+        print(String(format: "  per forwarded packet %.1f µs of media loop CPU; the loop thread waited for its CPU %.1f %% of "
+                     + "the window (other work on CPU 0)", media / max(forwarded, 1) * 1e6, waiting * 100)
+              + (live < 2 * calls ? "; only \(live) of \(2 * calls) sessions still live (the rest failed: consent checks lost "
+                 + "with the media), so these CPU figures describe an overloaded server" : ""))
         print("forwarded packets/s (server)          \(format(forwarded))  (clients: sent \(format(Double(window.sent) / wall))/s, "
               + "received \(format(Double(window.received) / wall))/s, window \(String(format: "%.1f", wall)) s)")
         print(String(format: "client processes: %d, client loop threads %.0f %% of a core in all; pacer max lag %.1f ms, "

@@ -14,6 +14,14 @@ enum BenchSystem {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// The calling thread's time on a CPU and time runnable but waiting for one, in seconds
+    /// (`/proc/thread-self/schedstat`): a large wait means other work held the thread's CPU.
+    static func threadSchedule() -> (running: Double, waiting: Double) {
+        guard let text = try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8) else { return (0, 0) }
+        let f = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return f.count >= 2 ? (f[0] / 1e9, f[1] / 1e9) : (0, 0)
+    }
+
     /// `VmRSS` of another process, in bytes.
     static func residentBytes(pid: pid_t) -> Int {
         statusField(pid: pid, "VmRSS:").map { $0 * 1024 } ?? 0
@@ -155,7 +163,11 @@ enum BenchSystem {
         wanted.rlim_cur = rlim_t(count)
         wanted.rlim_max = max(limit.rlim_max, rlim_t(count))
         if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted) != 0 {
-            print("setrlimit(RLIMIT_NOFILE, \(count)) failed: errno \(errno) (run as root, or raise ulimit -n)")
+            print("setrlimit(RLIMIT_NOFILE, \(count)) failed: errno \(errno) (raising the hard limit needs CAP_SYS_RESOURCE); "
+                  + "using the hard limit \(limit.rlim_max)")
+            wanted.rlim_cur = min(rlim_t(count), limit.rlim_max)
+            wanted.rlim_max = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted)
         }
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         return Int(limit.rlim_cur)

@@ -22,8 +22,14 @@ enum SignalingIdleBench {
 
     static func run(connections: Int, hold: Double, inProcess: Bool) async throws {
         BenchSystem.lineBufferStandardOutput()
-        let total = max(connections, warmup + 1)
-        let limit = BenchSystem.raiseFileLimit(to: total + 4096)
+        let limit = BenchSystem.raiseFileLimit(to: max(connections, warmup + 1) + 4096)
+        // Server and bench each need a descriptor per connection. A Swift process that runs out of
+        // descriptors dies (libdispatch's worker monitor cannot open /proc/TID/stat and traps), so
+        // stay 200 below the limit.
+        let total = min(max(connections, warmup + 1), limit - 200)
+        if total < connections {
+            print("note: open-file limit \(limit) (raising it needs CAP_SYS_RESOURCE): \(connections) connections capped at \(total)")
+        }
         let directory = NSTemporaryDirectory() + "parley-bench-idle-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -63,6 +69,7 @@ enum SignalingIdleBench {
         let slabAfter = BenchSystem.meminfo("Slab"), tcpAfter = BenchSystem.tcpSocketMemoryPages()
         let opened = registry.count
         let health = await timedHealth(port: port)
+        if let ended = server.exitReport(directory: directory) { print(ended) }
 
         let sorted = latencies.sorted()
         func ms(_ q: Double) -> String { String(format: "%.2f", BenchSystem.percentile(sorted, q) * 1000) }
@@ -88,6 +95,7 @@ enum SignalingIdleBench {
         }
         let stillOpen = registry.countOpen()
         let healthAfter = await timedHealth(port: port)
+        if let ended = server.exitReport(directory: directory) { print(ended) }
         print("after holding \(String(format: "%.0f", hold)) s: \(stillOpen) of \(opened) still open; /healthz \(healthAfter.status) "
               + "in \(String(format: "%.2f", healthAfter.seconds * 1000)) ms; \(who) CPU while holding "
               + String(format: "%.1f %%", (BenchSystem.cpuSeconds(pid: pid) - cpuHoldStart) / max((clock.now - holdStart).seconds, 0.1) * 100))

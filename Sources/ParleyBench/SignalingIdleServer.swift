@@ -47,6 +47,15 @@ struct IdleServer {
         return server
     }
 
+    /// Nil while the server runs; otherwise how the child ended and the end of its log.
+    func exitReport(directory: String) -> String? {
+        guard let process, !process.isRunning else { return nil }
+        let reason = process.terminationReason == .uncaughtSignal ? "signal" : "status"
+        let log = (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? ""
+        let tail = log.split(separator: "\n").suffix(8).joined(separator: "\n    ")
+        return "parley-server exited (\(reason) \(process.terminationStatus)); last log lines:\n    \(tail)"
+    }
+
     /// Kills the child (SIGKILL: a graceful shutdown would run 50,000 close handshakes). The
     /// in-process server is left to the process's exit, for the same reason.
     func stop() {

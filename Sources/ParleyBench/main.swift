@@ -64,7 +64,7 @@ func usage() -> Never {
                    [--jitter-ms J] [--reorder P] [--seed N] [--codec opus|pcmu|pcma] [--red 0|1|2] [--no-fec]
                parley-bench opus-encode
                parley-bench calls [--calls N (500)] [--seconds S (60)] [--pin 1|0] [--via-signaling K (20)]
-                   [--client-processes P (one per 100 calls)] [--server-rcvbuf BYTES (experiment)]
+                   [--client-processes P (one per 50 calls)] [--server-rcvbuf BYTES (experiment)]
                parley-bench signaling-idle [--connections N (50000)] [--hold S (30)] [--in-process 0|1]
                parley-bench all
 

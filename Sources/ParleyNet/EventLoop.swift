@@ -29,6 +29,9 @@ public final class EventLoop: @unchecked Sendable {
     private var handlers: [Int32: any EventHandler] = [:]
     private var timers = TimerQueue()
     private var eventBuffer: [parley_epoll_ready]
+    /// One receive buffer for every TCP channel of this loop (loop-confined): a channel reads into
+    /// it and hands the bytes to its delegate at once, so an idle connection holds no read buffer.
+    var tcpReadBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private static let maxEvents = 128
 
     /// Creates the loop and starts its thread, named `name`.

@@ -16,8 +16,9 @@ protocol ChannelDelegate: AnyObject {
 
 /// A nonblocking TCP connection, optionally wrapped in TLS, owned by one event loop.
 ///
-/// Buffers are reused: the read buffer is fixed, and the outbound and plaintext buffers keep their
-/// capacity, so a connection in steady state does not allocate per read.
+/// Buffers are reused: reads go into the loop's one shared receive buffer (an idle connection holds
+/// none), and the outbound and plaintext buffers keep their capacity, so a connection in steady
+/// state does not allocate per read.
 /// `@unchecked Sendable`: loop-confined; other threads only reach it through `loop.execute`.
 final class TCPChannel: EventHandler, @unchecked Sendable {
     enum State { case connecting, handshaking, active, lingering, closed }
@@ -27,7 +28,6 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
     var delegate: (any ChannelDelegate)?
     private(set) var state: State
     private let tls: TLSSession?
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var plaintext: [UInt8] = []
     private var pendingPlaintext: [UInt8] = []
     private var outbound: [UInt8] = []
@@ -91,10 +91,10 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
 
     private func readAvailable() {
         for _ in 0..<4 {
-            let n = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = loop.tcpReadBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 received(n)
-                if n < readBuffer.count || state == .closed { return }
+                if n < loop.tcpReadBuffer.count || state == .closed { return }
             } else if n == 0 {
                 return receivedEOF()
             } else {
@@ -107,10 +107,10 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
     private func received(_ count: Int) {
         if state == .lingering { return }  // draining after our close: discard
         guard let tls else {
-            delegate?.channelRead(self, readBuffer[0..<count])
+            delegate?.channelRead(self, loop.tcpReadBuffer[0..<count])
             return
         }
-        readBuffer.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        loop.tcpReadBuffer.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         if state == .handshaking { advanceHandshake() }
         guard state == .active else { return }
         plaintext.removeAll(keepingCapacity: true)

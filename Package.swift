@@ -111,7 +111,7 @@ let package = Package(
                 swiftSettings: strict),
 
         // Layer 5: executables.
-        .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer"], swiftSettings: strict),
+        .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
                                          "NetworkConditioner"],
@@ -120,7 +120,7 @@ let package = Package(
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
                                          "ParleyServer", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "AudioCore", "ParleyAudio", "NetworkConditioner",
-                                         "CallQuality", "ParleyOpus"],
+                                         "CallQuality", "ParleyOpus", "Signaling"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "SDP", "AudioCore",

@@ -58,7 +58,7 @@ struct CallsBenchReport {
                signaling: [(setup: Double, answer: Double, incoming: Double)]) {
         print("setup: \(direct) direct calls in \(String(format: "%.1f", setupWall)) s (\(CallsBench.setupConcurrency) at a time); "
               + "media loop CPU \(String(format: "%.2f", cpu * 1000 / Double(max(direct, 1)))) ms per call "
-              + "(2 ICE checks + 2 DTLS handshakes); failed sessions \(failures)")
+              + "(2 ICE checks + 2 DTLS handshakes); direct sessions failed during the whole run: \(failures)")
         guard !signaling.isEmpty else { return }
         let setup = signaling.map(\.setup).sorted(), answer = signaling.map(\.answer).sorted()
         let incoming = signaling.map(\.incoming).sorted()

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// An IPv4 or IPv6 socket address.
 ///
@@ -174,12 +175,30 @@ enum Socket {
         return fd
     }
 
-    /// Accepts one pending connection as a nonblocking socket; nil when none is pending.
+    /// Descriptors kept free for everything but accepted connections (files, UDP, pipes, the
+    /// runtime's own): a server that used its last descriptor on a client could not open a
+    /// database or a recording, and libdispatch traps when it cannot read /proc.
+    static let acceptCeiling: Int32 = {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 - 128 }
+        let soft = limit.rlim_cur == rlim_t.max ? 1 << 20 : Int(limit.rlim_cur)
+        return Int32(clamping: max(64, soft - max(128, soft / 20)))
+    }()
+
+    /// Accepts one pending connection as a nonblocking socket; nil when none is pending. A
+    /// connection that would take one of the reserved descriptors is closed at once (the client
+    /// sees a reset) and counted as refused.
     static func accept(_ listener: Int32) throws(NetError) -> Int32? {
         let fd = Glibc.accept(listener, nil, nil)
         if fd < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED { return nil }
+            if errno == EMFILE || errno == ENFILE { return nil }
             throw .system("accept", errno)
+        }
+        if fd >= acceptCeiling {
+            Glibc.close(fd)
+            refusedForDescriptors.add(1, ordering: .relaxed)
+            return nil
         }
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
@@ -187,6 +206,9 @@ enum Socket {
         setNoDelay(fd)
         return fd
     }
+
+    /// Connections closed at accept because the descriptor reserve was reached.
+    static let refusedForDescriptors = Atomic<Int>(0)
 
     static func setNoDelay(_ fd: Int32) {
         var one: Int32 = 1
@@ -199,5 +221,22 @@ enum Socket {
         var length = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
         return error
+    }
+}
+
+/// Process-wide limits a server adjusts at start.
+public enum ProcessLimits {
+    /// Raises the soft descriptor limit to the hard one (done once by servers at start); returns
+    /// the soft limit in force.
+    @discardableResult
+    public static func raiseDescriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            _ = getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        return limit.rlim_cur == rlim_t.max ? Int.max : Int(limit.rlim_cur)
     }
 }

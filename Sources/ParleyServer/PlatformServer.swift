@@ -55,7 +55,9 @@ public final class PlatformServer: Sendable {
         self.store = store
         defaultCredentials = try store.ensureDefaultAccount()
         let verifier = AccessTokenVerifier(resolver: StoreKeyResolver(store: store), leeway: configuration.tokenLeeway)
-        media = try MediaTransportServer(configuration: .init(host: configuration.mediaHost, port: configuration.mediaPort))
+        var mediaConfig = MediaTransportServer.Configuration(host: configuration.mediaHost, port: configuration.mediaPort)
+        mediaConfig.maxSessions = configuration.mediaMaxSessions
+        media = try MediaTransportServer(configuration: mediaConfig)
         var httpConfig = HTTPServer.Configuration(host: configuration.host, port: configuration.port,
                                                   webSocketMaxMessageBytes: SignalingLimits.maxMessageBytes,
                                                   threads: configuration.threads)

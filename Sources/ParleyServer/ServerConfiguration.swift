@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The WebRTC media UDP socket (`--media`); port 0 picks an ephemeral one.
     public var mediaHost = "127.0.0.1"
     public var mediaPort = 0
+    /// WebRTC sessions the media server holds at once (`--media-sessions`; a bridged call uses two).
+    public var mediaMaxSessions = 2_000
     /// The server's URL as applications see it (`--public-url`), for recording URLs; default
     /// the listener's own address.
     public var publicURL: String?
@@ -36,7 +38,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public static let usage = """
         usage: parley-server [--http HOST:PORT] [--media HOST:PORT] [--db PATH] [--log-level LEVEL]
                              [--tls-cert PEM --tls-key PEM] [--threads N] [--token-leeway SECONDS]
-                             [--public-url URL] [--recordings DIR] [--push-webhook URL]
+                             [--media-sessions N] [--public-url URL] [--recordings DIR] [--push-webhook URL]
                              [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
                               [--apns-url URL] [--apns-ca PEM]]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
@@ -44,6 +46,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --db           SQLite store (default ./parley.db, created with mode 0600)
           --log-level    off|fatal|error|warning|info|debug|trace|all (default error)
           --tls-cert/--tls-key  serve HTTPS with this certificate and key
+          --media-sessions  WebRTC sessions held at once (default 2000; a bridged call uses two)
           --public-url   the server's URL as webhooks should see it (default http://HOST:PORT)
           --recordings   directory for <Record> files (default ./recordings)
           --push-webhook POST incoming-call pushes (JSON, Twilio's twi_* keys) to this URL
@@ -77,6 +80,9 @@ public struct ServerConfiguration: Sendable, Equatable {
             case "--log-level":
                 guard let level = LogLevel(name: value) else { throw ConfigurationError(message: "unknown log level \(value)") }
                 config.logLevel = level
+            case "--media-sessions":
+                guard let n = Int(value), (1...100_000).contains(n) else { throw ConfigurationError(message: "--media-sessions wants 1…100000") }
+                config.mediaMaxSessions = n
             case "--public-url": config.publicURL = value
             case "--recordings": config.recordingsDirectory = value
             case "--push-webhook": config.pushWebhookURL = value

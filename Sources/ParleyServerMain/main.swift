@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ParleyCore
+import ParleyNet
 import ParleyServer
 
 // parley-server: the platform. See `parley-server --help`.
@@ -12,6 +13,8 @@ do {
     exit(error.isHelp ? 0 : 2)
 }
 Log.setLevel(configuration.logLevel)
+// Every connection is a descriptor: use all the system allows (the accept path keeps a reserve).
+ProcessLimits.raiseDescriptorLimit()
 
 let server: PlatformServer
 do {

@@ -119,8 +119,10 @@ extension VoiceService {
         mediaCodecs[answer.id] = codec
         mediaPayloadTypes[answer.id] = payloadType
         if let id = leg.sessionID { sessions[id]?.send(.answer(Answer(callSid: callSid, sdp: answer.sdp))) }
-        if let (call, _) = callAndLeg(callSid), call.parent !== leg, let dial = call.dial, dial.bridged === leg {
-            bridge(call, child: leg)
+        // Bridge when the second of the two legs has its media session (either may be last).
+        if let (call, _) = callAndLeg(callSid), let bridged = call.dial?.bridged,
+           leg === bridged || leg === call.parent {
+            bridge(call, child: bridged)
         }
     }
 

@@ -52,6 +52,13 @@ public final class WebSocket: Sendable {
         }
     }
 
+    /// Queues a text message without waiting: messages queued from one thread go out in order
+    /// (they run on the connection's loop in FIFO order). Dropped once the close handshake began.
+    public func enqueue(text: String) {
+        let connection = connection
+        connection.channel.loop.execute { try? connection.send(.text(text), fragmentSize: nil) }
+    }
+
     /// Sends a ping and waits for the matching pong (§5.5.2, §5.5.3).
     public func ping(_ payload: [UInt8] = []) async throws {
         let connection = connection

@@ -57,9 +57,9 @@ struct SignalingEndpoint: Sendable {
         }
         metrics.countTokenAccepted()
         let (sessionID, _) = await service.attach(token: token, socket: socket, resume: hello.resume, ref: helloID)
-        let idle = Watchdog(socket: socket, limit: heartbeat * 3)
+        let idle = IdleSweeper.shared.watch(socket, limit: heartbeat * 3)
         while let message = await iterator.next() {
-            idle.reset()
+            idle.touch()
             do throws(SignalingError) {
                 let envelope = try SignalingCodec.decode(Self.text(message))
                 await service.handle(envelope, sessionID: sessionID)
@@ -69,7 +69,6 @@ struct SignalingEndpoint: Sendable {
             }
         }
         idle.cancel()
-        socket.abandon()
         await service.detach(sessionID: sessionID, socket: socket)
     }
 
@@ -111,4 +110,67 @@ private final class Watchdog: Sendable {
 
     func reset() { deadline.instant.withLock { $0 = ContinuousClock.now + limit } }
     func cancel() { task.cancel() }
+}
+
+/// Closes signaling sockets that stay silent past their limit. One task sweeps every watched
+/// socket each second, instead of a sleeping task per connection.
+final class IdleSweeper: Sendable {
+    static let shared = IdleSweeper()
+
+    /// One watched socket; `touch()` on every message, `cancel()` when it closes.
+    final class Entry: Sendable {
+        let socket: SignalingSocket
+        let limit: Duration
+        fileprivate let lastSeen: Mutex<ContinuousClock.Instant>
+        fileprivate weak let sweeper: IdleSweeper?
+        let id: Int
+
+        fileprivate init(socket: SignalingSocket, limit: Duration, id: Int, sweeper: IdleSweeper) {
+            self.socket = socket
+            self.limit = limit
+            self.id = id
+            self.sweeper = sweeper
+            lastSeen = Mutex(.now)
+        }
+
+        func touch() { lastSeen.withLock { $0 = .now } }
+        func cancel() { sweeper?.remove(id) }
+    }
+
+    private struct State {
+        var entries: [Int: Entry] = [:]
+        var nextID = 0
+        var sweeping = false
+    }
+
+    private let state = Mutex(State())
+
+    func watch(_ socket: SignalingSocket, limit: Duration) -> Entry {
+        let (entry, start) = state.withLock { s -> (Entry, Bool) in
+            s.nextID += 1
+            let entry = Entry(socket: socket, limit: limit, id: s.nextID, sweeper: self)
+            s.entries[s.nextID] = entry
+            defer { s.sweeping = true }
+            return (entry, !s.sweeping)
+        }
+        if start { Task.detached { [self] in await sweep() } }
+        return entry
+    }
+
+    fileprivate func remove(_ id: Int) { state.withLock { _ = $0.entries.removeValue(forKey: id) } }
+
+    private func sweep() async {
+        while true {
+            try? await Task.sleep(for: .seconds(1))
+            let now = ContinuousClock.now
+            let expired = state.withLock { s -> [Entry] in
+                let gone = s.entries.values.filter { entry in entry.lastSeen.withLock { now - $0 } > entry.limit }
+                for entry in gone { s.entries[entry.id] = nil }
+                return gone
+            }
+            for entry in expired {
+                await entry.socket.webSocket.close(code: WebSocketCloseCode(SignalingCloseCode.timedOut), reason: "timed out")
+            }
+        }
+    }
 }

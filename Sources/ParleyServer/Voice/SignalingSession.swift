@@ -6,7 +6,9 @@ import Signaling
 /// that reconnects with `hello.resume` picks its calls back up. Owned by `VoiceService`.
 final class SignalingSession {
     let id: String
-    let token: VerifiedToken
+    /// What the session needs of its verified token (the whole token, with its header and claims
+    /// objects, would cost every idle connection a few kB).
+    let token: SessionCredentials
     private(set) var socket: SignalingSocket?
     var listening = false
     /// Calls (any leg SID) this session is a party to.
@@ -20,7 +22,7 @@ final class SignalingSession {
 
     init(id: String, token: VerifiedToken, socket: SignalingSocket) {
         self.id = id
-        self.token = token
+        self.token = SessionCredentials(token)
         self.socket = socket
     }
 
@@ -57,4 +59,17 @@ final class SignalingSession {
 struct ListenKey: Hashable, Sendable {
     var accountSid: String
     var identity: String
+}
+
+/// The parts of a verified access token a signaling session keeps.
+struct SessionCredentials {
+    let accountSid: String
+    let identity: String
+    let voice: VoiceGrant?
+
+    init(_ token: VerifiedToken) {
+        accountSid = token.accountSid
+        identity = token.identity
+        voice = token.voice
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Glibc
 import Testing
 
@@ -91,17 +92,9 @@ func makeTempDirectory() throws -> URL {
     return url
 }
 
-/// A self-signed P-256 certificate for 127.0.0.1 and localhost, made with the `openssl req` CLI.
+/// A self-signed P-256 certificate for 127.0.0.1 and localhost (see `TestCertificate`).
 func makeSelfSignedCertificate(in directory: URL) async throws -> (cert: String, key: String) {
-    let cert = directory.appendingPathComponent("cert.pem").path
-    let key = directory.appendingPathComponent("key.pem").path
-    let result = try await runProcess("/usr/bin/openssl", [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
-        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    ])
-    guard result.status == 0 else { throw TestFailure("openssl req failed: \(result.stderr)") }
-    return (cert, key)
+    try await TestCertificate.makeSelfSigned(in: directory)
 }
 
 /// A blocking raw TCP client to 127.0.0.1 for sending arbitrary bytes, with a receive timeout.

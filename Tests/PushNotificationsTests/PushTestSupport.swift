@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 
 /// The package root, found from this file's path (Tests/PushNotificationsTests/PushTestSupport.swift).
@@ -59,17 +60,9 @@ func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
     return (process.terminationStatus, String(decoding: await stdout, as: UTF8.self), String(decoding: await stderr, as: UTF8.self))
 }
 
-/// A self-signed P-256 certificate for 127.0.0.1 and localhost, made with the `openssl req` CLI.
+/// A self-signed P-256 certificate for 127.0.0.1 and localhost (see `TestCertificate`).
 func makeSelfSignedCertificate(in directory: URL) async throws -> (cert: String, key: String) {
-    let cert = directory.appendingPathComponent("cert.pem").path
-    let key = directory.appendingPathComponent("key.pem").path
-    let result = try await run("/usr/bin/openssl", [
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
-        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    ])
-    guard result.status == 0 else { throw TestFailure("openssl req failed: \(result.stderr)") }
-    return (cert, key)
+    try await TestCertificate.makeSelfSigned(in: directory)
 }
 
 /// `h2_test_server.py` running in the venv; stops when `stop()` closes its stdin. Its stderr goes

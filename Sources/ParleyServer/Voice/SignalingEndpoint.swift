@@ -24,9 +24,9 @@ struct SignalingEndpoint: Sendable {
         metrics.signalingConnectionOpened()
         defer { metrics.signalingConnectionClosed() }
         var iterator = webSocket.messages.makeAsyncIterator()
-        let watchdog = Watchdog(socket: socket, limit: helloTimeout)
-        guard let first = await iterator.next() else { return watchdog.cancel() }
-        watchdog.cancel()
+        let helloWatch = IdleSweeper.shared.watch(socket, limit: helloTimeout)
+        guard let first = await iterator.next() else { return helloWatch.cancel() }
+        helloWatch.cancel()
         let hello: Hello
         let helloID: String?
         do throws(SignalingError) {
@@ -81,39 +81,9 @@ struct SignalingEndpoint: Sendable {
     }
 }
 
-/// Closes a socket when `reset()` is not called for `limit`.
-private final class Watchdog: Sendable {
-    private final class Deadline: Sendable {
-        let instant: Mutex<ContinuousClock.Instant>
-        init(_ instant: ContinuousClock.Instant) { self.instant = Mutex(instant) }
-    }
-
-    private let task: Task<Void, Never>
-    private let deadline: Deadline
-    private let limit: Duration
-
-    init(socket: SignalingSocket, limit: Duration) {
-        let deadline = Deadline(ContinuousClock.now + limit)
-        self.deadline = deadline
-        self.limit = limit
-        task = Task {
-            while !Task.isCancelled {
-                let due = deadline.instant.withLock { $0 }
-                if ContinuousClock.now >= due {
-                    await socket.webSocket.close(code: WebSocketCloseCode(SignalingCloseCode.timedOut), reason: "timed out")
-                    return
-                }
-                try? await Task.sleep(until: due, clock: .continuous)
-            }
-        }
-    }
-
-    func reset() { deadline.instant.withLock { $0 = ContinuousClock.now + limit } }
-    func cancel() { task.cancel() }
-}
-
-/// Closes signaling sockets that stay silent past their limit. One task sweeps every watched
-/// socket each second, instead of a sleeping task per connection.
+/// Closes signaling sockets that stay silent past their limit (no hello within 10 s, nothing for
+/// three heartbeats). One task sweeps every watched socket each second, instead of a sleeping
+/// task per connection.
 final class IdleSweeper: Sendable {
     static let shared = IdleSweeper()
 

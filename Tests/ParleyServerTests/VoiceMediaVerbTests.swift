@@ -112,4 +112,42 @@ import WebRTC
         await alice.close()
         await h.stop()
     }
+
+    @Test func dialRecordFromAnswerDualKeepsEachPartyOnItsOwnChannel() async throws {
+        let h = try await VoiceHarness.start()
+        let app = try h.makeApplication()
+        h.app.set("/voice", #"<Response><Dial record="record-from-answer-dual" action="/after"><Client>bob</Client></Dial></Response>"#)
+        h.app.set("/after", "<Response><Hangup/></Response>")
+        let bob = try TestParty(try await h.client("bob", listen: true))
+        let alice = try TestParty(try await h.client("alice", application: app.sid))
+        _ = try await alice.invite(to: "bob")
+        try await alice.connectMedia()
+        let incoming = try await bob.expectIncoming()
+        try await bob.accept(incoming.callSid)
+        try await alice.expectConnected()
+        async let fromAlice: Void = ToneAudio.send(alice.peer, frequency: 500, seconds: 1.5)
+        async let fromBob: Void = ToneAudio.send(bob.peer, frequency: 800, seconds: 1.5)
+        _ = try await (fromAlice, fromBob)
+        try await bob.signaling.send(.hangup(Hangup(callSid: incoming.callSid)))
+        _ = try await alice.expectHangup(timeout: .seconds(20))
+
+        let after = try #require(h.app.requests("/after").first)
+        #expect(after.parameters["DialCallStatus"] == "completed")
+        let url = try #require(after.parameters["RecordingUrl"])
+        #expect(Int(after.parameters["RecordingDuration"] ?? "") ?? 0 >= 1)
+        let wav = try WAVFile(parsing: try await HTTPClient().get(url + ".wav").body)
+        #expect(wav.channels == 2)
+        let rate = Double(wav.sampleRate)
+        func power(channel: Int, _ f: Double) -> Double {
+            let k = 2 * cos(2 * .pi * f / rate)
+            var (s1, s2) = (0.0, 0.0)
+            for i in stride(from: channel, to: wav.samples.count, by: 2) { (s1, s2) = (Double(wav.samples[i]) + k * s1 - s2, s1) }
+            return s1 * s1 + s2 * s2 - k * s1 * s2
+        }
+        #expect(power(channel: 0, 500) > 20 * power(channel: 0, 800))  // the caller on the left
+        #expect(power(channel: 1, 800) > 20 * power(channel: 1, 500))  // the callee on the right
+        await alice.close()
+        await bob.close()
+        await h.stop()
+    }
 }

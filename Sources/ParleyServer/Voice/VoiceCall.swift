@@ -50,6 +50,8 @@ final class DialOperation {
     var ringTask: Task<Void, Never>?
     var limitTask: Task<Void, Never>?
     var ringingSent = false
+    /// `<Dial record>`: both legs, from answer.
+    var recording: DialRecording?
     let generation: Int
 
     init(request: DialRequest, children: [CallLeg], generation: Int) {

@@ -176,6 +176,7 @@ extension VoiceService {
         player.stop(session: b)
         let media = self.media
         let callSid = call.sid
+        if let dial = call.dial { startDialRecording(call, dial: dial, caller: a, callee: b) }
         enqueueMediaOperation(call) { [weak self] in
             let ab = await media.forward(from: a, to: b)
             let ba = await media.forward(from: b, to: a)
@@ -238,6 +239,10 @@ extension VoiceService {
     /// The `<Dial>` is over: stop ringback and forwarding, and tell the interpreter.
     func finishDial(_ call: VoiceCall, outcome: DialOutcome, error: ParleyError?) {
         guard let dial = call.dial else { return }
+        var outcome = outcome
+        if let recorded = finishDialRecording(call, dial: dial) {
+            (outcome.recordingURL, outcome.recordingSid, outcome.recordingDuration) = (recorded.url, recorded.sid, recorded.duration)
+        }
         dial.ringTask?.cancel()
         dial.limitTask?.cancel()
         call.dial = nil
@@ -264,6 +269,7 @@ extension VoiceService {
         }
         dial.ringTask?.cancel()
         dial.limitTask?.cancel()
+        _ = finishDialRecording(call, dial: dial)
         for leg in dial.children { legIndex[leg.sid] = nil }
         call.dial = nil
     }

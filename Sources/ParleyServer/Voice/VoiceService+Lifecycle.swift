@@ -104,6 +104,7 @@ extension VoiceService {
                     finishLeg(leg, status: .canceled, error: nil)
                 }
             }
+            _ = finishDialRecording(call, dial: dial)
             for leg in dial.children { legIndex[leg.sid] = nil }
             call.dial = nil
         }

@@ -1,0 +1,76 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import TwiML
+
+/// A `<Dial record=…>` recording in progress: both legs, mixed (mono) or one per channel (dual).
+final class DialRecording {
+    let sid: String
+    let recorder: CallRecorder
+    let sessions: [String]
+
+    init(sid: String, recorder: CallRecorder, sessions: [String]) {
+        self.sid = sid
+        self.recorder = recorder
+        self.sessions = sessions
+    }
+}
+
+extension VoiceService {
+    /// Starts recording a bridged `<Dial>` (record-from-answer[-dual]; the ringing variants start
+    /// at answer too: nothing is heard before it but ringback).
+    func startDialRecording(_ call: VoiceCall, dial: DialOperation, caller: String, callee: String) {
+        guard dial.request.record != .doNotRecord, dial.recording == nil else { return }
+        let dual = dial.request.record == .recordFromAnswerDual || dial.request.record == .recordFromRingingDual
+        let sid = SID.make("RE")
+        let directory = configuration.recordingsDirectory
+        let recorder: CallRecorder
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var config = CallRecorder.Configuration()
+            config.layout = dual ? .dual : .mono
+            config.maximumSeconds = Double(max(1, dial.request.timeLimit))
+            recorder = try CallRecorder(path: directory + "/" + sid + ".wav", configuration: config, legs: 2)
+        } catch {
+            Log.error(.platform, "call \(call.sid): cannot record the dial: \(error)")
+            return
+        }
+        dial.recording = DialRecording(sid: sid, recorder: recorder, sessions: [caller, callee])
+        let media = self.media
+        let epoch = self.epoch
+        for (leg, session) in [caller, callee].enumerated() {
+            let audioPayloadType = mediaPayloadTypes[session]
+            enqueueMediaOperation(call) {
+                _ = await media.setAudioTap(session: session) { packet in
+                    guard audioPayloadType == nil || packet.payloadType == audioPayloadType else { return }
+                    recorder.receive(TappedAudioPacket(payload: packet.payload, sequenceNumber: packet.sequenceNumber,
+                                                       timestamp: packet.timestamp, codec: CallAudioCodec(packet.codec)),
+                                     leg: leg, arrivalMicroseconds: Self.microseconds(since: epoch))
+                }
+            }
+        }
+    }
+
+    /// Ends the dial's recording, stores it, and returns what the `<Dial action>` reports.
+    func finishDialRecording(_ call: VoiceCall, dial: DialOperation) -> (url: String, sid: String, duration: Int)? {
+        guard let recording = dial.recording else { return nil }
+        dial.recording = nil
+        let media = self.media
+        for session in recording.sessions {
+            enqueueMediaOperation(call) { _ = await media.setAudioTap(session: session, nil) }
+        }
+        do {
+            let result = try recording.recorder.finish()
+            let row = RecordingRecord(sid: recording.sid, accountSid: call.parent.record.accountSid, callSid: call.sid,
+                                      duration: Int64(result.duration.rounded()), channels: result.channels,
+                                      sampleRate: result.sampleRate, status: "completed", filePath: result.path,
+                                      source: "DialVerb", createdAt: wallClock)
+            try store.insertRecording(row)
+            let url = publicBaseURL() + "/2010-04-01/Accounts/\(row.accountSid)/Recordings/\(row.sid)"
+            return (url, row.sid, Int(row.duration))
+        } catch {
+            Log.error(.platform, "call \(call.sid): dial recording \(recording.sid) failed: \(error)")
+            return nil
+        }
+    }
+}

@@ -15,6 +15,8 @@ final class VoiceCall {
     var mediaConnected = false
     /// Playback prepared before the caller's media connected; started when it does.
     var pendingPlayback: (generation: Int, source: any AudioSource)?
+    /// A `<Record>` that began before the caller's media connected; started when it does.
+    var pendingRecord: RecordRequest?
     var dial: DialOperation?
     /// Bumped whenever playback starts or stops, so a stale "finished" is ignored.
     var mediaGeneration = 0

@@ -154,6 +154,10 @@ extension VoiceService {
                         call.pendingPlayback = nil
                         startPlayback(callSid: call.sid, generation: generation, source: source)
                     }
+                    if let request = call.pendingRecord {
+                        call.pendingRecord = nil
+                        startRecording(call, request: request)
+                    }
                 }
             case .failed, .closed:
                 mediaIndex[event.sessionID] = nil

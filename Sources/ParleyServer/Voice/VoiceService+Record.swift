@@ -24,8 +24,11 @@ extension VoiceService {
     /// `<Record>`: the caller's audio into an 8 kHz mono WAV until maxLength, `timeout` seconds of
     /// silence, a finishOnKey digit, or hangup.
     func startRecording(_ call: VoiceCall, request: RecordRequest) {
-        guard let mediaID = call.parent.mediaSessionID else {
-            return deliver(.recordingFinished(url: "", duration: 0, digits: "", sid: ""), to: call)
+        // The caller's media may still be connecting (the document can arrive first): record from
+        // the moment it is there.
+        guard call.mediaConnected, let mediaID = call.parent.mediaSessionID else {
+            call.pendingRecord = request
+            return
         }
         let sid = SID.make("RE")
         let directory = configuration.recordingsDirectory
@@ -96,6 +99,7 @@ extension VoiceService {
 
     /// `.stopRecording` or the call ending: keep what was recorded, report nothing.
     func stopRecording(_ call: VoiceCall, deliverResult: Bool) {
+        call.pendingRecord = nil
         guard let active = call.recording else { return }
         _ = closeRecording(call, active)
     }

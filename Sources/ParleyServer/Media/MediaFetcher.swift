@@ -147,14 +147,7 @@ public actor MediaFetcher {
     }
 
     /// The URL without user info or query, for logs (query strings may carry tokens).
-    static func redacted(_ url: String) -> String {
-        var text = Substring(url)
-        if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<query] }
-        if let schemeEnd = text.range(of: "://"), let at = text[schemeEnd.upperBound...].prefix(while: { $0 != "/" }).lastIndex(of: "@") {
-            text = text[..<schemeEnd.upperBound] + text[text.index(after: at)...]
-        }
-        return String(text.prefix(200))
-    }
+    static func redacted(_ url: String) -> String { URLRedaction.redacted(url) }
 }
 
 extension Substring {

@@ -45,17 +45,9 @@ extension VoiceService {
         }
         guard leg.statusCallbackEvents.contains(event) else { return }
         let method = TwiMLMethod(rawValue: (leg.record.statusCallbackMethod ?? "POST").uppercased()) ?? .post
-        let parameters = CallParameters.statusCallback(leg, timestamp: Self.rfc2822(Date()))
+        let parameters = CallParameters.statusCallback(leg, timestamp: RESTTime.rfc2822(wallClock))
         leg.callbackSequence += 1
         callbacks.enqueue(.init(url: url, method: method, parameters: parameters, authToken: leg.authToken), key: leg.sid)
-    }
-
-    static func rfc2822(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss Z"
-        return formatter.string(from: date)
     }
 
     /// A child leg is over: final status, its client told, its media closed.

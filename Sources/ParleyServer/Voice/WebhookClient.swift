@@ -64,13 +64,5 @@ struct WebhookClient: Sendable {
         }
     }
 
-    /// The URL without its query and user info, for logs and error reasons (they may hold secrets).
-    static func redacted(_ url: String) -> String {
-        var text = Substring(url)
-        if let q = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<q] }
-        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@") {
-            text = text[..<scheme.upperBound] + text[text.index(after: at)...]
-        }
-        return String(text)
-    }
+    static func redacted(_ url: String) -> String { URLRedaction.redacted(url) }
 }

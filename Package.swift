@@ -65,7 +65,7 @@ let package = Package(
 
         // Layer 2: crypto and media.
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
-        .target(name: "ParleySRTP", dependencies: ["CSRTP", "ParleyCore"], swiftSettings: strict),
+        .target(name: "ParleySRTP", dependencies: ["COpenSSL", "CSRTP", "ParleyCore"], swiftSettings: strict),
         .target(name: "ParleyOpus", dependencies: ["COpus", "ParleyCore"], swiftSettings: strict),
         // The audio engine: codecs, resampler, jitter buffer, RED and FEC, RFC 4733 DTMF, send/receive streams.
         .target(name: "ParleyAudio",

@@ -1,38 +1,39 @@
-import CSRTP
+import COpenSSL
 import ParleyCore
 
-/// One SRTP/SRTCP session over libsrtp2 (RFC 3711; AES-GCM per RFC 7714): an outbound stream
-/// template that protects whatever SSRC this endpoint sends, and an inbound one that unprotects
-/// whatever SSRC the peer sends (`ssrc_any_outbound` / `ssrc_any_inbound`). Crypto only, no I/O
-/// (pion/srtp `context.go`).
+/// One SRTP/SRTCP session (RFC 3711; AES-GCM per RFC 7714) with its crypto on OpenSSL: an outbound
+/// direction that protects whatever SSRC this endpoint sends, and an inbound one that unprotects
+/// whatever SSRC the peer sends, each SSRC with its own rollover counter and replay window. Crypto
+/// only, no I/O (pion/srtp `context.go`).
 ///
-/// All four packet calls work in place on a caller-owned buffer and allocate nothing. `protect`
-/// grows the packet by its trailer, so the buffer needs `maxTrailerLength` (RTP) or
-/// `maxRTCPTrailerLength` (RTCP) spare bytes after the packet; the RTP header should start
-/// 4-byte aligned (libsrtp reads it as 32-bit words).
+/// All four packet calls work in place on a caller-owned buffer and allocate nothing once an SSRC
+/// is known. `protect` grows the packet by its trailer, so the buffer needs `maxTrailerLength`
+/// (RTP) or `maxRTCPTrailerLength` (RTCP) spare bytes after the packet. An inbound SSRC gets its
+/// state only after a packet of it authenticates, so forged packets cannot fill the table.
 ///
-/// Not thread-safe, and no locks on the packet path: a context is used by one thread at a time
-/// (libsrtp clones a stream per new SSRC and updates replay and rollover state on every packet).
-/// Inside, sending and receiving use separate libsrtp sessions and share no mutable state.
-public final class SRTPContext {
-    /// Bytes `protect` may append (`SRTP_MAX_TRAILER_LEN`: tag plus MKI).
-    public static let maxTrailerLength = 16 + 128
-    /// Bytes `protectRTCP` may append (`SRTP_MAX_SRTCP_TRAILER_LEN`: index, tag, MKI).
-    public static let maxRTCPTrailerLength = 4 + 16 + 128
+/// Not thread-safe, and no locks on the packet path: a context is used by one thread at a time.
+public final class SRTPContext: SRTPPacketProtection {
+    /// Bytes `protect` may append: the 16-byte GCM tag (AES-CM appends 10). No MKI.
+    public static let maxTrailerLength = 16
+    /// Bytes `protectRTCP` may append: SRTCP index and a 16-byte GCM tag.
+    public static let maxRTCPTrailerLength = 4 + 16
     /// Default replay window in packets (RFC 3711 §3.3.2 asks for at least 64).
     public static let defaultReplayWindow = 1024
+    /// Authentication tag of AES-CM with HMAC-SHA1-80 (RFC 3711 §5.2).
+    static let cmTagLength = 10
 
     public let profile: SRTPProfile
-    private let sender: OpaquePointer    // srtp_t with the ssrc_any_outbound template
-    private let receiver: OpaquePointer  // srtp_t with the ssrc_any_inbound template
+    let outbound: SRTPDirectionCrypto
+    let inbound: SRTPDirectionCrypto
+    var sent: SRTPStreamTable
+    var received: SRTPStreamTable
 
     /// Creates a session from directional master keys.
     /// - Parameters:
     ///   - keyingMaterial: keys and salts, e.g. from `SRTPKeyingMaterial(exporter:profile:isClient:)`.
-    ///   - replayWindow: replay window size for inbound streams, 64...32767 (libsrtp limit).
+    ///   - replayWindow: replay window size for inbound RTP, 64...32767 packets.
     public init(keyingMaterial m: SRTPKeyingMaterial, replayWindow: Int = SRTPContext.defaultReplayWindow)
         throws(ParleyError) {
-        try SRTPLibrary.initialize()
         guard m.localKey.count == m.profile.keyLength, m.remoteKey.count == m.profile.keyLength,
               m.localSalt.count == m.profile.saltLength, m.remoteSalt.count == m.profile.saltLength else {
             throw ParleyError(.mediaConnection, reason: "SRTP key or salt has the wrong length for \(m.profile)")
@@ -40,98 +41,53 @@ public final class SRTPContext {
         guard (64..<0x8000).contains(replayWindow) else {
             throw ParleyError(.mediaConnection, reason: "SRTP replay window \(replayWindow) outside 64...32767")
         }
-        var inboundKey = m.remoteKey + m.remoteSalt
-        var outboundKey = m.localKey + m.localSalt
-        defer {  // best effort: do not leave master keys in these copies
-            for i in inboundKey.indices { inboundKey[i] = 0 }
-            for i in outboundKey.indices { outboundKey[i] = 0 }
-        }
-        // libsrtp keeps one wildcard template per srtp_t, so each direction gets its own session
-        // (as aiortc does): `ssrc_any_inbound` for unprotect, `ssrc_any_outbound` for protect.
-        let receiver = try inboundKey.withUnsafeMutableBufferPointer { (key) throws(ParleyError) in
-            var policy = Self.policy(m.profile, key: key.baseAddress, type: ssrc_any_inbound, window: replayWindow)
-            return try Self.create(&policy)
-        }
-        do {
-            sender = try outboundKey.withUnsafeMutableBufferPointer { (key) throws(ParleyError) in
-                var policy = Self.policy(m.profile, key: key.baseAddress, type: ssrc_any_outbound, window: replayWindow)
-                // Retransmissions (NACK without RTX) may resend a sequence number with the same payload.
-                policy.allow_repeat_tx = 1
-                return try Self.create(&policy)
-            }
-        } catch {
-            srtp_dealloc(receiver)
-            throw error
-        }
-        self.receiver = receiver
         profile = m.profile
+        outbound = try SRTPDirectionCrypto(profile: m.profile, masterKey: m.localKey, masterSalt: m.localSalt)
+        inbound = try SRTPDirectionCrypto(profile: m.profile, masterKey: m.remoteKey, masterSalt: m.remoteSalt)
+        sent = SRTPStreamTable(rtpWindowSize: 0)
+        received = SRTPStreamTable(rtpWindowSize: replayWindow)
     }
 
-    private static func create(_ policy: inout srtp_policy_t) throws(ParleyError) -> OpaquePointer {
-        var created: srtp_t?
-        let status = srtp_create(&created, &policy)
-        guard status == srtp_err_status_ok, let created else {
-            throw ParleyError(.mediaConnection, reason: "srtp_create failed: \(SRTPError(status: status))")
-        }
-        return created
-    }
-
-    deinit {
-        srtp_dealloc(sender)
-        srtp_dealloc(receiver)
-    }
-
-    /// Protects the RTP packet in `buffer[0..<length]` in place (RFC 3711 §3.3) and returns the new
-    /// length. Needs `length + maxTrailerLength <= buffer.count`.
-    public func protect(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        try run(sender, buffer, length: length, minimum: 12, trailer: Self.maxTrailerLength, srtp_protect)
-    }
-
-    /// Verifies and decrypts the SRTP packet in `buffer[0..<length]` in place (RFC 3711 §3.4) and
-    /// returns the RTP length. Throws on replay or authentication failure.
-    public func unprotect(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        try run(receiver, buffer, length: length, minimum: 12, trailer: 0, srtp_unprotect)
-    }
-
-    /// Protects the compound RTCP packet in `buffer[0..<length]` in place (RFC 3711 §3.4) and returns
-    /// the new length. Needs `length + maxRTCPTrailerLength <= buffer.count`.
-    public func protectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        try run(sender, buffer, length: length, minimum: 8, trailer: Self.maxRTCPTrailerLength, srtp_protect_rtcp)
-    }
-
-    /// Verifies and decrypts the SRTCP packet in `buffer[0..<length]` in place and returns the RTCP length.
-    public func unprotectRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) throws(SRTPError) -> Int {
-        try run(receiver, buffer, length: length, minimum: 8, trailer: 0, srtp_unprotect_rtcp)
-    }
-
-    private func run(_ session: OpaquePointer, _ buffer: UnsafeMutableRawBufferPointer, length: Int, minimum: Int, trailer: Int,
-                     _ operation: (srtp_t?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int32>?) -> srtp_err_status_t)
-        throws(SRTPError) -> Int {
-        guard length >= minimum, length <= buffer.count, length <= Int(Int32.max) - trailer else {
-            throw .badParameter
-        }
+    /// Checks `length` against the buffer and the room the trailer needs.
+    func validate(_ buffer: UnsafeMutableRawBufferPointer, length: Int, minimum: Int, trailer: Int) throws(SRTPError) {
+        guard length >= minimum, length <= buffer.count, buffer.baseAddress != nil else { throw .badParameter }
         guard length + trailer <= buffer.count else { throw .bufferTooSmall(needed: length + trailer) }
-        var size = Int32(length)
-        let status = operation(session, buffer.baseAddress, &size)
-        guard status == srtp_err_status_ok else { throw SRTPError(status: status) }
-        return Int(size)
     }
+}
 
-    private static func policy(_ profile: SRTPProfile, key: UnsafeMutablePointer<UInt8>?, type: srtp_ssrc_type_t,
-                               window: Int) -> srtp_policy_t {
-        var policy = srtp_policy_t()
+/// The keys and cipher contexts of one direction of a session.
+final class SRTPDirectionCrypto {
+    let rtpSalt: [UInt8]
+    let rtcpSalt: [UInt8]
+    /// AES-CM profile: counter-mode ciphers and HMAC-SHA1 (RFC 3711 §4.1.1, §4.2.1).
+    let rtpCounter: AESCounterMode?
+    let rtcpCounter: AESCounterMode?
+    let rtpAuthentication: HMACSHA1?
+    let rtcpAuthentication: HMACSHA1?
+    /// AEAD profile (RFC 7714).
+    let rtpGCM: AESGCM?
+    let rtcpGCM: AESGCM?
+
+    init(profile: SRTPProfile, masterKey: [UInt8], masterSalt: [UInt8]) throws(ParleyError) {
+        var keys = try SRTPSessionKeys(profile: profile, masterKey: masterKey, masterSalt: masterSalt)
+        defer { keys.erase() }
+        rtpSalt = keys.rtpSalt
+        rtcpSalt = keys.rtcpSalt
         switch profile {
         case .aes128CMHMACSHA1_80:
-            // `srtp_crypto_policy_set_aes_cm_128_hmac_sha1_80` is a macro for these defaults.
-            srtp_crypto_policy_set_rtp_default(&policy.rtp)
-            srtp_crypto_policy_set_rtcp_default(&policy.rtcp)
+            rtpCounter = try AESCounterMode(key: keys.rtpCipherKey)
+            rtcpCounter = try AESCounterMode(key: keys.rtcpCipherKey)
+            rtpAuthentication = HMACSHA1(key: keys.rtpAuthenticationKey)
+            rtcpAuthentication = HMACSHA1(key: keys.rtcpAuthenticationKey)
+            rtpGCM = nil
+            rtcpGCM = nil
         case .aeadAES128GCM:
-            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtp)
-            srtp_crypto_policy_set_aes_gcm_128_16_auth(&policy.rtcp)
+            rtpGCM = try AESGCM(key: keys.rtpCipherKey)
+            rtcpGCM = try AESGCM(key: keys.rtcpCipherKey)
+            rtpCounter = nil
+            rtcpCounter = nil
+            rtpAuthentication = nil
+            rtcpAuthentication = nil
         }
-        policy.ssrc = srtp_ssrc_t(type: type, value: 0)
-        policy.key = key
-        policy.window_size = UInt(window)
-        return policy
     }
 }

@@ -11,6 +11,8 @@ public enum SRTPError: Error, Sendable, Hashable, CustomStringConvertible {
     case authenticationFailed
     /// Malformed packet or parameters (e.g. too short, bad header).
     case badParameter
+    /// The SRTCP index would wrap: the session needs new keys (RFC 3711 §9.2).
+    case keyLimitReached
     /// The buffer lacks room for the trailer; `needed` is the minimum capacity in bytes.
     case bufferTooSmall(needed: Int)
     /// Any other libsrtp2 status (`srtp_err_status_t`).
@@ -32,6 +34,7 @@ public enum SRTPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .replayFailed: "SRTP replay check failed (index repeated)"
         case .authenticationFailed: "SRTP authentication failed"
         case .badParameter: "SRTP bad parameter or malformed packet"
+        case .keyLimitReached: "SRTP key usage limit reached (rekey needed)"
         case .bufferTooSmall(let needed): "SRTP buffer too small (needs \(needed) bytes)"
         case .library(let status): "libsrtp2 status \(status)"
         }

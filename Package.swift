@@ -123,7 +123,7 @@ let package = Package(
                                          "CallQuality", "ParleyOpus", "Signaling"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
-                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "SDP", "AudioCore",
+                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire"],
                           swiftSettings: strict),
 

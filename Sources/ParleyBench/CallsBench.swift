@@ -150,7 +150,7 @@ enum CallsBench {
         report.loss(final, sessions: sessions, udpBefore: udpBefore, udpAfter: udpAfter)
         report.delay(window, final: final)
         report.memory(start: rssStart, signaling: rssSignaling, calls: rssCalls, direct: direct)
-        print(String(format: "SRTP protect in this process (libsrtp2, NSS backend): %.1f µs with no call sessions, "
+        print(String(format: "SRTP protect in this process (SRTPContext): %.1f µs with no call sessions, "
                      + "%.1f µs with %d live contexts", srtpBefore / 1000, srtpAfter / 1000, 2 * calls))
 
         for link in links { link.quit() }

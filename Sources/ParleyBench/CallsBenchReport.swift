@@ -138,8 +138,8 @@ struct CallsBenchReport {
     }
 }
 
-/// The cost of one SRTP protect in this process, with a fresh context: it grows with the number
-/// of live contexts in the process (libsrtp2's NSS backend), which is why the clients run apart.
+/// The cost of one SRTP protect in this process, with a fresh context. With libsrtp2's NSS backend
+/// it grew with the number of live contexts in the process; `SRTPContext` on OpenSSL should not.
 enum CallsBenchProbe {
     static func protectNanoseconds(packets: Int = 5000) throws -> Double {
         let context = try SRTPContext(keyingMaterial: SRTPKeyingMaterial(

@@ -6,10 +6,9 @@ import Synchronization
 
 /// A client process of `parley-bench calls` (`parley-bench calls-client`, started by the bench
 /// itself): the legs of calls `first..<first+count`, driven over stdin/stdout with one line per
-/// message. Clients run in their own processes, pinned to CPU 1, because SRTP crypto state is per
-/// process: libsrtp2's NSS backend gets slower with every live context in the process (see
-/// docs/PERFORMANCE.md), so clients in the server's process would slow the server down, and one
-/// client process with 1,000 contexts cannot keep up.
+/// message. Clients run in their own processes, pinned to CPU 1, so that the server's figures are
+/// its own. (They were first split for a reason that is gone: with libsrtp2's NSS backend every
+/// live SRTP context in a process slowed all the others; see docs/PERFORMANCE.md.)
 ///
 /// ```
 /// worker → bench   LEG <leg> <base64 offer> … READY

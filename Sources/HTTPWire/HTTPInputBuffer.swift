@@ -35,10 +35,12 @@ struct HTTPInputBuffer: Sendable {
         return slice
     }
 
-    /// Removes and returns everything.
+    /// Removes and returns everything, and releases the storage (the connection is handed on,
+    /// e.g. to a WebSocket after an upgrade).
     mutating func takeAll() -> [UInt8] {
         let all = Array(readable)
-        consume(count)
+        storage = []
+        start = 0
         return all
     }
 

@@ -53,13 +53,22 @@ public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
     /// Runs after a successful upgrade; when it returns, the socket is closed with 1000 if still open.
     public typealias WebSocketHandler = @Sendable (HTTPRequest, WebSocket) async -> Void
+    /// Runs on the event loop right after a successful upgrade and returns the socket's delegate,
+    /// which then receives its messages on the loop. It must not block.
+    public typealias WebSocketAcceptor = @Sendable (HTTPRequest, WebSocket) -> any WebSocketDelegate
+
+    /// What an upgraded path runs: a task per connection, or a delegate (no task while idle).
+    enum WebSocketRoute {
+        case task(WebSocketHandler)
+        case delegate(WebSocketAcceptor)
+    }
 
     public let configuration: Configuration
     let handler: Handler
     private let state = Mutex(State())
 
     private struct State {
-        var routes: [String: WebSocketHandler] = [:]
+        var routes: [String: WebSocketRoute] = [:]
         var group: EventLoopGroup?
         var listener: TCPListener?
         var tlsContext: TLSContext?
@@ -79,10 +88,17 @@ public final class HTTPServer: Sendable {
     /// `handler` with the socket. Requests for other paths, or without upgrade headers, go to the
     /// HTTP handler. Paths match exactly, without the query.
     public func addWebSocketRoute(_ path: String, _ handler: @escaping WebSocketHandler) {
-        state.withLock { $0.routes[path] = handler }
+        state.withLock { $0.routes[path] = .task(handler) }
     }
 
-    func webSocketRoute(_ path: String) -> WebSocketHandler? { state.withLock { $0.routes[path] } }
+    /// Like `addWebSocketRoute(_:_:)`, but each socket's messages go to the delegate `accept`
+    /// returns, on the event loop, so an idle connection holds no task. The delegate closes the
+    /// socket when it is done with it.
+    public func addWebSocketRoute(_ path: String, accept: @escaping WebSocketAcceptor) {
+        state.withLock { $0.routes[path] = .delegate(accept) }
+    }
+
+    func webSocketRoute(_ path: String) -> WebSocketRoute? { state.withLock { $0.routes[path] } }
 
     /// Binds and starts serving. After it returns, `localPort` is valid.
     public func start() throws {

@@ -134,7 +134,7 @@ final class HTTPServerConnection: ChannelDelegate, @unchecked Sendable {
 
     // MARK: WebSocket upgrade (RFC 6455 §4.2.2)
 
-    private func upgrade(_ request: HTTPRequest, _ route: @escaping HTTPServer.WebSocketHandler) {
+    private func upgrade(_ request: HTTPRequest, _ route: HTTPServer.WebSocketRoute) {
         let key: String
         do {
             key = try WebSocketHandshake.validateRequest(method: request.method, headers: request.headers.fields)
@@ -150,15 +150,24 @@ final class HTTPServerConnection: ChannelDelegate, @unchecked Sendable {
         channel.write(HTTPResponse(status: 101, headers: HTTPHeaders(fields.map { ($0.name, $0.value) })).serialized)
         loop.cancelTimer(timer)
         timer = nil
-        let socket = WebSocket(channel: channel, role: .server,
-                               maxMessageBytes: server.configuration.webSocketMaxMessageBytes, request: request)
+        let maxMessageBytes = server.configuration.webSocketMaxMessageBytes
+        let socket: WebSocket
+        var delegate: (any WebSocketDelegate)?
+        switch route {
+        case .task:
+            socket = WebSocket(channel: channel, role: .server, maxMessageBytes: maxMessageBytes)
+        case .delegate(let accept):
+            socket = WebSocket(delegatedChannel: channel, maxMessageBytes: maxMessageBytes)
+            delegate = accept(request, socket)
+        }
         webSocket = socket
         let server = server, id = id
         socket.connection.onClosed = { server.connectionClosed(id) }
-        socket.connection.attach(initialBytes: parser.takeBufferedBytes())
+        socket.connection.attach(initialBytes: parser.takeBufferedBytes(), delegate: delegate)
         if shuttingDown { socket.connection.close(code: .goingAway, reason: "server shutting down", continuation: nil) }
+        guard case .task(let handler) = route else { return }
         Task {
-            await route(request, socket)
+            await handler(request, socket)
             await socket.close(code: .normalClosure)
         }
     }

@@ -16,9 +16,9 @@ protocol ChannelDelegate: AnyObject {
 
 /// A nonblocking TCP connection, optionally wrapped in TLS, owned by one event loop.
 ///
-/// Buffers are reused: reads go into the loop's one shared receive buffer (an idle connection holds
-/// none), and the outbound and plaintext buffers keep their capacity, so a connection in steady
-/// state does not allocate per read.
+/// An idle connection holds no buffer: reads go into the loop's one shared receive buffer, plain
+/// writes go straight to the socket (only what the kernel does not take is queued), and the
+/// outbound queue and TLS plaintext buffer are released once empty.
 /// `@unchecked Sendable`: loop-confined; other threads only reach it through `loop.execute`.
 final class TCPChannel: EventHandler, @unchecked Sendable {
     enum State { case connecting, handshaking, active, lingering, closed }
@@ -113,7 +113,6 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
         loop.tcpReadBuffer.withUnsafeBytes { tls.feed(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
         if state == .handshaking { advanceHandshake() }
         guard state == .active else { return }
-        plaintext.removeAll(keepingCapacity: true)
         let status: TLSSession.ReadStatus
         do {
             status = try tls.read(into: &plaintext)
@@ -122,6 +121,7 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
         }
         tls.drainCiphertext(into: &outbound)
         if !plaintext.isEmpty { delegate?.channelRead(self, plaintext[...]) }
+        plaintext = []
         if status == .closed && state == .active { receivedEOF() }
         if state != .closed { flush() }
     }
@@ -175,10 +175,31 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
                 return fail(NetError.tls("\(error)"))
             }
             tls.drainCiphertext(into: &outbound)
+        } else if outbound.isEmpty {
+            let sent = sendNow(bytes)
+            guard sent >= 0 else { return }
+            if sent < bytes.count { outbound.append(contentsOf: bytes[sent...]) }
         } else {
             outbound.append(contentsOf: bytes)
         }
         flush()
+    }
+
+    /// Writes what the socket takes now, without queueing; -1 if the channel failed.
+    private func sendNow(_ bytes: [UInt8]) -> Int {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                sent += n
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                break
+            } else {
+                fail(NetError.system("send", errno))
+                return -1
+            }
+        }
+        return sent
     }
 
     /// Bytes queued but not yet accepted by the kernel.
@@ -198,7 +219,7 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
             }
         }
         if outboundStart == outbound.count {
-            outbound.removeAll(keepingCapacity: true)
+            outbound = []  // drained: an idle connection keeps no write buffer
             outboundStart = 0
             if closeWhenFlushed && state != .lingering { finishClose() }
         }

@@ -83,7 +83,7 @@ final class WebSocketClientHandshake: ChannelDelegate, @unchecked Sendable {
         guard let continuation else { return }
         self.continuation = nil
         loop.cancelTimer(timer)
-        let socket = WebSocket(channel: channel, role: .client, maxMessageBytes: maxMessageBytes, request: request)
+        let socket = WebSocket(channel: channel, role: .client, maxMessageBytes: maxMessageBytes)
         socket.connection.attach(initialBytes: parser.takeBufferedBytes())
         continuation.resume(returning: socket)
     }

@@ -1,24 +1,42 @@
-import HTTPWire
 import WebSocketWire
 
+/// Receives a server-side WebSocket's messages on its event loop, as they arrive, instead of a
+/// task iterating `messages`: a connection then holds no task while it is idle. Both methods run
+/// on the loop thread and must return quickly (hand slow work to a task).
+public protocol WebSocketDelegate: AnyObject, Sendable {
+    /// One complete data message.
+    func webSocketReceived(_ message: WebSocketMessage)
+    /// The connection is closed (after the close handshake, or dropped); called once, last.
+    func webSocketClosed()
+}
+
 /// A WebSocket connection (RFC 6455), server- or client-side. Thread-safe: send from any task;
-/// read with `receive()` or by iterating `messages` (from one task at a time).
+/// read with `receive()` or by iterating `messages` (from one task at a time), or, for sockets
+/// accepted by a delegate route (`HTTPServer.addWebSocketRoute(_:accept:)`), through the delegate.
 ///
 /// Pings from the peer are answered automatically. Messages above the size limit close the
 /// connection with 1009; invalid UTF-8 text with 1007; other protocol errors with 1002.
 public final class WebSocket: Sendable {
     let connection: WebSocketConnection
-    /// Incoming data messages; finishes when the connection closes.
-    public let messages: AsyncStream<WebSocketMessage>
-    /// The upgrade request (server side) or the request that was sent (client side).
-    public let request: HTTPRequest
+    private let stream: AsyncStream<WebSocketMessage>?
 
-    init(channel: TCPChannel, role: WebSocketFrameParser.Role, maxMessageBytes: Int, request: HTTPRequest) {
+    /// Incoming data messages; finishes when the connection closes. Empty for a socket whose
+    /// messages go to a `WebSocketDelegate`.
+    public var messages: AsyncStream<WebSocketMessage> { stream ?? AsyncStream { $0.finish() } }
+
+    /// A socket whose messages are read from `messages`.
+    init(channel: TCPChannel, role: WebSocketFrameParser.Role, maxMessageBytes: Int) {
         let (stream, continuation) = AsyncStream<WebSocketMessage>.makeStream(bufferingPolicy: .unbounded)
-        messages = stream
-        self.request = request
+        self.stream = stream
         connection = WebSocketConnection(channel: channel, role: role, maxMessageBytes: maxMessageBytes,
-                                         messages: continuation)
+                                         delivery: .stream(continuation))
+    }
+
+    /// A server socket whose messages go to a delegate, given to `connection.attach` (no stream).
+    init(delegatedChannel channel: TCPChannel, maxMessageBytes: Int) {
+        stream = nil
+        connection = WebSocketConnection(channel: channel, role: .server, maxMessageBytes: maxMessageBytes,
+                                         delivery: .none)
     }
 
     /// The next message, or nil once the connection has closed.
@@ -73,6 +91,12 @@ public final class WebSocket: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             connection.channel.loop.execute { connection.close(code: code, reason: reason, continuation: continuation) }
         }
+    }
+
+    /// Starts the close handshake without waiting for it (from any thread).
+    public func startClose(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
+        let connection = connection
+        connection.channel.loop.execute { connection.close(code: code, reason: reason, continuation: nil) }
     }
 
     /// The peer's close code once closed: its close frame's code, 1005 for an empty close frame,

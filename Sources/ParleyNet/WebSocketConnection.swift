@@ -5,34 +5,44 @@ import WebSocketWire
 /// The loop side of a WebSocket: frames in and out of a channel, auto-pong, and the close
 /// handshake (RFC 6455 §5.5, §7). `WebSocket` is the thread-safe face of it.
 ///
+/// An idle connection holds no buffer: the reader releases its storage once a read ends on a
+/// frame boundary, and frames are written straight to the channel.
+///
 /// `@unchecked Sendable`: loop-confined except `closeStatus`, which is behind a mutex.
 final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
     enum CloseState { case open, closeSent, closed }
+    /// Where received data messages go.
+    enum Delivery {
+        case none
+        case stream(AsyncStream<WebSocketMessage>.Continuation)
+        case delegate(any WebSocketDelegate)
+    }
 
     let channel: TCPChannel
     let role: WebSocketFrameParser.Role
     let closeStatus = Mutex<(code: WebSocketCloseCode, reason: String)?>(nil)
     private var reader: WebSocketReader
-    private let messages: AsyncStream<WebSocketMessage>.Continuation
+    private var delivery: Delivery
     private(set) var closeState = CloseState.open
     private var peerClose: (code: WebSocketCloseCode, reason: String)?
     private var pingWaiters: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>)] = []
     private var closeWaiters: [CheckedContinuation<Void, Never>] = []
     private var closeTimer: TimerQueue.ID?
-    private var writeBuffer: [UInt8] = []
     /// Called once on the loop when the connection is gone (the server's connection tracking).
     var onClosed: (() -> Void)?
 
     init(channel: TCPChannel, role: WebSocketFrameParser.Role, maxMessageBytes: Int,
-         messages: AsyncStream<WebSocketMessage>.Continuation) {
+         delivery: Delivery) {
         self.channel = channel
         self.role = role
-        self.messages = messages
+        self.delivery = delivery
         reader = WebSocketReader(role: role, maxMessageBytes: maxMessageBytes)
     }
 
-    /// Takes over the channel; `initialBytes` are frames that arrived with the handshake.
-    func attach(initialBytes: [UInt8]) {
+    /// Takes over the channel; `initialBytes` are frames that arrived with the handshake. A
+    /// `delegate` replaces the stream the socket was made with.
+    func attach(initialBytes: [UInt8], delegate: (any WebSocketDelegate)? = nil) {
+        if let delegate { delivery = .delegate(delegate) }
         channel.delegate = self
         if !initialBytes.isEmpty { process(initialBytes[...]) }
     }
@@ -80,9 +90,7 @@ final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
     private func sendFrame(_ frame: WebSocketFrame) {
         var frame = frame
         if role == .client { frame.maskingKey = UInt32.random(in: .min ... .max) }  // §5.3: unpredictable
-        writeBuffer.removeAll(keepingCapacity: true)
-        frame.serialize(into: &writeBuffer)
-        channel.write(writeBuffer)
+        channel.write(frame.serialized)
     }
 
     private func sendClose(code: WebSocketCloseCode?, reason: String) {
@@ -122,7 +130,12 @@ final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
     private func handle(_ event: WebSocketEvent) {
         switch event {
         case .message(let message):
-            if closeState == .open { messages.yield(message) }
+            guard closeState == .open else { return }
+            switch delivery {
+            case .stream(let messages): messages.yield(message)
+            case .delegate(let delegate): delegate.webSocketReceived(message)
+            case .none: break
+            }
         case .ping(let payload):
             if closeState == .open { sendFrame(WebSocketFrame(opcode: .pong, payload: payload)) }
         case .pong(let payload):
@@ -155,7 +168,13 @@ final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
         closeState = .closed
         loopCancelCloseTimer()
         recordPeerClose(.abnormalClosure, "", local: true)
-        messages.finish()
+        let delivery = self.delivery
+        self.delivery = .none  // the delegate holds the socket: break the cycle
+        switch delivery {
+        case .stream(let messages): messages.finish()
+        case .delegate(let delegate): delegate.webSocketClosed()
+        case .none: break
+        }
         for waiter in pingWaiters { waiter.continuation.resume(throwing: NetError.connectionClosed) }
         pingWaiters.removeAll()
         for waiter in closeWaiters { waiter.resume() }

@@ -100,7 +100,7 @@ public final class PlatformServer: Sendable {
                                rest: rest, registrations: PushRegistrationEndpoint(store: store, providers: notifier.kinds))
         let http = HTTPServer(configuration: httpConfig) { request in await router.handle(request) }
         let signaling = SignalingEndpoint(service: voice, verifier: verifier, metrics: metrics)
-        http.addWebSocketRoute(SignalingEndpoint.path) { _, webSocket in await signaling.run(webSocket) }
+        signaling.install(on: http)
         self.http = http
         self.base = base
     }

@@ -218,6 +218,18 @@ public final class PeerConnection: Sendable {
         loop.execute { core.value.sendAudio(payload, increment: timestampIncrement, payloadType: payloadType, marker: marker) }
     }
 
+    /// Sends one RTP packet numbered by the caller (sequence number, timestamp, payload type: an
+    /// audio engine with its own RTP clock) from this connection's SSRC. Dropped until connected.
+    public func sendRTP(payload: [UInt8], payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32,
+                        marker: Bool = false) {
+        guard closedStatistics.withLock({ $0 == nil }) else { return }
+        let core = self.core
+        loop.execute {
+            core.value.sendRTP(payload, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
+                               marker: marker)
+        }
+    }
+
     public func statistics() async -> Statistics {
         if let final = closedStatistics.withLock({ $0 }) { return final }
         let core = self.core

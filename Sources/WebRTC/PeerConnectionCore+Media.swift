@@ -5,17 +5,27 @@ import RTCP
 import RTP
 
 extension PeerConnectionCore {
-    /// One RTP packet (RFC 3550 §5.1, no CSRCs or extensions), SRTP-protected, on the selected pair.
+    /// One RTP packet (RFC 3550 §5.1, no CSRCs or extensions), SRTP-protected, on the selected pair;
+    /// the connection numbers it (sequence, timestamp advancing by `increment`).
     func sendAudio(_ payload: [UInt8], increment: UInt32, payloadType: UInt8?, marker: Bool) {
-        guard let srtp, state == .connected || state == .disconnected,
-              let pt = payloadType ?? remote?.payloadType,
-              12 + payload.count + SRTPContext.maxTrailerLength <= scratch.count else {
+        guard let pt = payloadType ?? remote?.payloadType else {
             stats.sendDropped += 1
             return
         }
         let timestamp = nextTimestamp
         nextTimestamp &+= increment
         sequenceNumber &+= 1
+        sendRTP(payload, payloadType: pt, sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker)
+    }
+
+    /// One RTP packet numbered by the caller (an audio engine that keeps its own RTP clock), sent
+    /// from this connection's SSRC.
+    func sendRTP(_ payload: [UInt8], payloadType pt: UInt8, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool) {
+        guard let srtp, state == .connected || state == .disconnected,
+              12 + payload.count + SRTPContext.maxTrailerLength <= scratch.count else {
+            stats.sendDropped += 1
+            return
+        }
         var packet = [UInt8]()
         packet.reserveCapacity(12 + payload.count + SRTPContext.maxTrailerLength)
         packet.append(0x80)

@@ -91,7 +91,7 @@ public struct WebSocketFrameParser: Sendable {
         }
         start = base + n
         if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            buffer = []  // nothing pending: an idle connection keeps no storage
             start = 0
         }
         return WebSocketFrame(fin: fin, opcode: opcode, payload: payload)

@@ -23,8 +23,7 @@ public struct WebSocketMessageAssembler: Sendable {
             }
             if frame.fin { return try Self.message(frame.opcode, frame.payload) }
             fragmentOpcode = frame.opcode
-            fragments.removeAll(keepingCapacity: true)
-            fragments.append(contentsOf: frame.payload)
+            fragments = frame.payload
             return nil
         case .continuation:
             guard let opcode = fragmentOpcode else { throw .unexpectedContinuation }
@@ -35,7 +34,7 @@ public struct WebSocketMessageAssembler: Sendable {
             guard frame.fin else { return nil }
             fragmentOpcode = nil
             let payload = fragments
-            fragments.removeAll(keepingCapacity: true)
+            fragments = []  // hands the storage over instead of copying it, and keeps none
             return try Self.message(opcode, payload)
         }
     }

@@ -1,32 +1,75 @@
 import AccessToken
-import HTTPWire
 import ParleyCore
 import ParleyNet
 import Signaling
-import Synchronization
 import WebSocketWire
 
 /// `GET /v1/signaling` (WebSocket): the signaling protocol of docs/signaling.md. The first
 /// message must be a `hello` with a valid access token within 10 s; after that each message goes
 /// to the `VoiceService`. Malformed messages get an `error` and the connection stays up; a silent
 /// client (no message for three heartbeats) is closed.
-struct SignalingEndpoint: Sendable {
+///
+/// A connection holds no task while it is idle: the socket receives its messages on the event
+/// loop (`SignalingSocket`), and a task handles them, in order, only while some are waiting.
+final class SignalingEndpoint: Sendable {
     static let path = "/v1/signaling"
 
     let service: VoiceService
     let verifier: AccessTokenVerifier
     let metrics: ServerMetrics
-    var helloTimeout: Duration = .seconds(10)
-    var heartbeat: Duration = .seconds(20)
+    let helloTimeout: Duration
+    let heartbeat: Duration
 
-    func run(_ webSocket: WebSocket) async {
-        let socket = SignalingSocket(webSocket)
+    init(service: VoiceService, verifier: AccessTokenVerifier, metrics: ServerMetrics,
+         helloTimeout: Duration = .seconds(10), heartbeat: Duration = .seconds(20)) {
+        self.service = service
+        self.verifier = verifier
+        self.metrics = metrics
+        self.helloTimeout = helloTimeout
+        self.heartbeat = heartbeat
+    }
+
+    /// Registers the endpoint on `server`.
+    func install(on server: HTTPServer) {
+        server.addWebSocketRoute(Self.path) { [self] _, webSocket in accept(webSocket) }
+    }
+
+    /// A new connection (on the event loop): it has `helloTimeout` to say hello.
+    func accept(_ webSocket: WebSocket) -> SignalingSocket {
+        let socket = SignalingSocket(webSocket, endpoint: self, idleLimit: helloTimeout)
         metrics.signalingConnectionOpened()
-        defer { metrics.signalingConnectionClosed() }
-        var iterator = webSocket.messages.makeAsyncIterator()
-        let helloWatch = IdleSweeper.shared.watch(socket, limit: helloTimeout)
-        guard let first = await iterator.next() else { return helloWatch.cancel() }
-        helloWatch.cancel()
+        IdleSweeper.shared.watch(socket)
+        return socket
+    }
+
+    /// One message, in arrival order (from the socket's drain task).
+    func handle(_ message: WebSocketMessage, from socket: SignalingSocket) async {
+        switch socket.phase {
+        case .hello:
+            await hello(message, from: socket)
+        case .attached(let sessionID):
+            do throws(SignalingError) {
+                let envelope = try SignalingCodec.decode(Self.text(message))
+                await service.handle(envelope, sessionID: sessionID)
+            } catch {
+                metrics.countSignalingError(code: error.code.rawValue)
+                socket.sendError(error.parleyError, ref: error.id)
+            }
+        case .refused:
+            break  // closing: the rest is not read
+        }
+    }
+
+    /// The connection closed (after its last message was handled).
+    func closed(_ socket: SignalingSocket) async {
+        IdleSweeper.shared.remove(socket)
+        if case .attached(let sessionID) = socket.phase {
+            await service.detach(sessionID: sessionID, socket: socket)
+        }
+        metrics.signalingConnectionClosed()
+    }
+
+    private func hello(_ first: WebSocketMessage, from socket: SignalingSocket) async {
         let hello: Hello
         let helloID: String?
         do throws(SignalingError) {
@@ -38,38 +81,23 @@ struct SignalingEndpoint: Sendable {
             helloID = envelope.id
         } catch {
             metrics.countSignalingError(code: error.code.rawValue)
-            socket.sendError(error.parleyError, ref: error.id)
-            return await socket.close(code: WebSocketCloseCode(SignalingCloseCode.unauthorized), reason: "hello expected")
+            return socket.refuse(error.parleyError, ref: error.id, code: SignalingCloseCode.unauthorized, reason: "hello expected")
         }
         guard SignalingProtocol.negotiate(clientVersion: hello.v) != nil else {
             let error = ParleyError(.upgradeRequired, reason: "signaling protocol version \(hello.v) is not supported (this server speaks \(SignalingProtocol.version))")
             metrics.countSignalingError(code: error.code.rawValue)
-            socket.sendError(error, ref: helloID)
-            return await socket.close(code: WebSocketCloseCode(SignalingCloseCode.unsupportedVersion), reason: "unsupported version")
+            return socket.refuse(error, ref: helloID, code: SignalingCloseCode.unsupportedVersion, reason: "unsupported version")
         }
         let token: VerifiedToken
         do {
             token = try verifier.verify(hello.token)
         } catch {
             metrics.countTokenRejected(code: error.code.rawValue)
-            socket.sendError(error, ref: helloID)
-            return await socket.close(code: WebSocketCloseCode(SignalingCloseCode.unauthorized), reason: "access token rejected")
+            return socket.refuse(error, ref: helloID, code: SignalingCloseCode.unauthorized, reason: "access token rejected")
         }
         metrics.countTokenAccepted()
         let (sessionID, _) = await service.attach(token: token, socket: socket, resume: hello.resume, ref: helloID)
-        let idle = IdleSweeper.shared.watch(socket, limit: heartbeat * 3)
-        while let message = await iterator.next() {
-            idle.touch()
-            do throws(SignalingError) {
-                let envelope = try SignalingCodec.decode(Self.text(message))
-                await service.handle(envelope, sessionID: sessionID)
-            } catch {
-                metrics.countSignalingError(code: error.code.rawValue)
-                socket.sendError(error.parleyError, ref: error.id)
-            }
-        }
-        idle.cancel()
-        await service.detach(sessionID: sessionID, socket: socket)
+        socket.attached(sessionID: sessionID, idleLimit: heartbeat * 3)
     }
 
     /// Text frames as they are; binary frames are read as UTF-8 too (and fail to decode if they are not JSON).
@@ -77,70 +105,6 @@ struct SignalingEndpoint: Sendable {
         switch message {
         case .text(let text): Array(text.utf8)
         case .binary(let bytes): bytes
-        }
-    }
-}
-
-/// Closes signaling sockets that stay silent past their limit (no hello within 10 s, nothing for
-/// three heartbeats). One task sweeps every watched socket each second, instead of a sleeping
-/// task per connection.
-final class IdleSweeper: Sendable {
-    static let shared = IdleSweeper()
-
-    /// One watched socket; `touch()` on every message, `cancel()` when it closes.
-    final class Entry: Sendable {
-        let socket: SignalingSocket
-        let limit: Duration
-        fileprivate let lastSeen: Mutex<ContinuousClock.Instant>
-        fileprivate weak let sweeper: IdleSweeper?
-        let id: Int
-
-        fileprivate init(socket: SignalingSocket, limit: Duration, id: Int, sweeper: IdleSweeper) {
-            self.socket = socket
-            self.limit = limit
-            self.id = id
-            self.sweeper = sweeper
-            lastSeen = Mutex(.now)
-        }
-
-        func touch() { lastSeen.withLock { $0 = .now } }
-        func cancel() { sweeper?.remove(id) }
-    }
-
-    private struct State {
-        var entries: [Int: Entry] = [:]
-        var nextID = 0
-        var sweeping = false
-    }
-
-    private let state = Mutex(State())
-
-    func watch(_ socket: SignalingSocket, limit: Duration) -> Entry {
-        let (entry, start) = state.withLock { s -> (Entry, Bool) in
-            s.nextID += 1
-            let entry = Entry(socket: socket, limit: limit, id: s.nextID, sweeper: self)
-            s.entries[s.nextID] = entry
-            defer { s.sweeping = true }
-            return (entry, !s.sweeping)
-        }
-        if start { Task.detached { [self] in await sweep() } }
-        return entry
-    }
-
-    fileprivate func remove(_ id: Int) { state.withLock { _ = $0.entries.removeValue(forKey: id) } }
-
-    private func sweep() async {
-        while true {
-            try? await Task.sleep(for: .seconds(1))
-            let now = ContinuousClock.now
-            let expired = state.withLock { s -> [Entry] in
-                let gone = s.entries.values.filter { entry in entry.lastSeen.withLock { now - $0 } > entry.limit }
-                for entry in gone { s.entries[entry.id] = nil }
-                return gone
-            }
-            for entry in expired {
-                await entry.socket.webSocket.close(code: WebSocketCloseCode(SignalingCloseCode.timedOut), reason: "timed out")
-            }
         }
     }
 }

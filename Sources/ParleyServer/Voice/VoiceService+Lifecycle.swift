@@ -67,10 +67,11 @@ extension VoiceService {
     func endChild(_ call: VoiceCall, _ leg: CallLeg, status: CallStatus, error: ParleyError?, notifyClient: Bool,
                   reportToInterpreter: Bool = true) {
         guard leg.isLive else { return }
+        // The record is final before the client hears of it (a client that reads the call back sees it ended).
+        finishLeg(leg, status: status, error: error)
         if notifyClient, let id = leg.sessionID {
             sessions[id]?.send(.hangup(Hangup(callSid: leg.sid, code: error?.code.rawValue, reason: error?.failureReason)))
         }
-        finishLeg(leg, status: status, error: error)
         guard reportToInterpreter, let dial = call.dial, dial.bridged === leg else { return }
         let outcome = DialOutcome(status: DialCallStatus(status), callSid: leg.sid,
                                   duration: Int(leg.record.duration ?? 0))
@@ -89,8 +90,8 @@ extension VoiceService {
             let cancelCode: ParleyError.Code = error?.code == .requestTerminated ? .requestTerminated : .callCancelled
             for leg in dial.children where leg.isLive {
                 if leg === dial.bridged {
-                    if let id = leg.sessionID { sessions[id]?.send(.hangup(Hangup(callSid: leg.sid))) }
                     finishLeg(leg, status: .completed, error: nil)
+                    if let id = leg.sessionID { sessions[id]?.send(.hangup(Hangup(callSid: leg.sid))) }
                 } else {
                     cancelInvitations(of: leg, dial: dial, code: cancelCode, reason: error?.failureReason ?? "the caller hung up")
                     finishLeg(leg, status: .canceled, error: nil)
@@ -101,10 +102,10 @@ extension VoiceService {
             call.dial = nil
         }
         stopRecording(call, deliverResult: false)
+        finishLeg(call.parent, status: status, error: error)
         if notifyCaller, let id = call.parent.sessionID {
             sessions[id]?.send(.hangup(Hangup(callSid: call.sid, code: error?.code.rawValue, reason: error?.failureReason)))
         }
-        finishLeg(call.parent, status: status, error: error)
         legIndex[call.sid] = nil
         metrics.callEnded()
         Log.info(.platform, "call \(call.sid) ended: \(status.rawValue)\(error.map { " (\($0.code.rawValue))" } ?? "")")

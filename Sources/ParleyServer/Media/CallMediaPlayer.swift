@@ -47,6 +47,8 @@ public final class CallMediaPlayer: MediaClockTarget {
     private let state = Mutex(State())
     private let stats = Mutex(Statistics())
     private let loops = Mutex<[LoopKey: EncodedLoop]>([:])
+    /// Ticked with the player, before its playbacks (conference mixers).
+    private let companions = Mutex<[any MediaClockTarget]>([])
 
     private struct LoopKey: Hashable {
         var media: SharedMedia
@@ -154,8 +156,24 @@ public final class CallMediaPlayer: MediaClockTarget {
         return s
     }
 
+    /// Ticks `target` on every tick of the player, before its playbacks: a conference mixer runs on
+    /// the same 20 ms clock as the media the player sends.
+    public func attach(_ target: any MediaClockTarget) {
+        companions.withLock { $0.append(target) }
+    }
+
+    public func detach(_ target: any MediaClockTarget) {
+        companions.withLock { list in list.removeAll { $0 === target } }
+    }
+
     /// One 20 ms step for every session. Sink calls happen outside the player's locks.
     public func tick() {
+        let attached = companions.withLock { $0 }
+        var index = 0
+        while index < attached.count {
+            attached[index].tick()
+            index += 1
+        }
         let started = MediaClock.threadCPUNanoseconds()
         let channels = state.withLock { $0.list }
         var frames = 0

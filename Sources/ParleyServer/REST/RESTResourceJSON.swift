@@ -25,6 +25,7 @@ enum RESTResourceJSON {
             "subresource_uris": .object([
                 "applications": .string(base + "/Applications.json"),
                 "calls": .string(base + "/Calls.json"),
+                "conferences": .string(base + "/Conferences.json"),
                 "recordings": .string(base + "/Recordings.json"),
             ]),
         ])

@@ -12,6 +12,8 @@ import ParleyStore
 /// - `Calls.json`: GET list (`Status`, `To`, `From`, `ParentCallSid`, `StartTime[<>=]`,
 ///   `EndTime[<>=]`, paging). `Calls/{CA}.json`: GET; POST `Status=completed|canceled` hangs up,
 ///   `Url` (+`Method`) redirects the live call to new TwiML.
+/// - `Conferences.json` (`FriendlyName`, `Status`, paging), `Conferences/{CF}.json`,
+///   `Conferences/{CF}/Participants.json` and `Participants/{CA}.json`: GET (read-only).
 /// - `Recordings.json` (`CallSid`, `DateCreated[<>]`, paging), `Calls/{CA}/Recordings.json`,
 ///   `Recordings/{RE}.json` and `Calls/{CA}/Recordings/{RE}.json`; `Recordings/{RE}.wav` (or no
 ///   extension) downloads the WAV file.
@@ -90,6 +92,7 @@ public struct TwilioRESTRouter: Sendable {
             case "Applications.json": return try listOrCreateApplications(context)
             case "Calls.json": return try listCalls(context)
             case "Recordings.json": return try listRecordings(context, callSid: nil)
+            case "Conferences.json": return try await listConferences(context)
             default: throw .notFound(path)
             }
         case 2:
@@ -97,12 +100,17 @@ public struct TwilioRESTRouter: Sendable {
             case "Applications": return try application(context, sid: try Self.sid(rest[1], path: path))
             case "Calls": return try await call(context, sid: try Self.sid(rest[1], path: path))
             case "Recordings": return try recording(context, name: rest[1], callSid: nil)
+            case "Conferences": return try await conference(context, sid: try Self.sid(rest[1], path: path))
             default: throw .notFound(path)
             }
         case 3 where rest[0] == "Calls" && rest[2] == "Recordings.json":
             return try listRecordings(context, callSid: rest[1])
         case 4 where rest[0] == "Calls" && rest[2] == "Recordings":
             return try recording(context, name: rest[3], callSid: rest[1])
+        case 3 where rest[0] == "Conferences" && rest[2] == "Participants.json":
+            return try await listParticipants(context, conferenceSid: rest[1])
+        case 4 where rest[0] == "Conferences" && rest[2] == "Participants":
+            return try await participant(context, conferenceSid: rest[1], callSid: try Self.sid(rest[3], path: path))
         default:
             throw .notFound(path)
         }

@@ -29,6 +29,8 @@ final class VoiceCall {
     /// the caller was never answered (answerOnBridge or direct routing).
     var unansweredDialError: ParleyError?
     var recording: ActiveRecording?
+    /// The conference the call's `<Dial><Conference>` joined.
+    var conference: ConferenceParticipant?
 
     init(parent: CallLeg, authToken: String, application: Application?) {
         self.parent = parent

@@ -8,6 +8,9 @@ extension VoiceService {
     /// `<Dial>`: a child leg per `<Client>`, each invited on every live connection listening for
     /// the identity and every push binding of it. All ring; the first to accept wins.
     func startDial(_ call: VoiceCall, request: DialRequest) {
+        for noun in request.nouns {
+            if case .conference(let conference) = noun { return joinConference(call, options: conference, request: request) }
+        }
         var children: [CallLeg] = []
         let now = wallClock
         for noun in request.nouns {
@@ -28,7 +31,7 @@ extension VoiceService {
         }
         guard !children.isEmpty else {
             let kind = request.nouns.first.map(Self.nounName) ?? "nothing"
-            let error = ParleyError(.notFound, reason: "<Dial> to \(kind) has no route: Parley dials only <Client> until the SIP gateway and rooms exist")
+            let error = ParleyError(.notFound, reason: "<Dial> to \(kind) has no route: Parley dials only <Client> and <Conference> until the SIP gateway exists")
             call.unansweredDialError = error
             return deliver(.dialCompleted(DialOutcome(status: .failed)), to: call)
         }
@@ -258,6 +261,7 @@ extension VoiceService {
 
     /// `.cancelDial`: a REST redirect abandons the dial without reporting it.
     func cancelDial(_ call: VoiceCall) {
+        leaveConference(call, reportToInterpreter: false)
         guard let dial = call.dial else { return }
         for leg in dial.children where leg.isLive {
             if leg === dial.bridged {

@@ -54,6 +54,7 @@ extension VoiceService {
 
     private func digitPressed(_ digit: Character, call: VoiceCall, leg: CallLeg) {
         guard leg === call.parent else { return }
+        if call.conference != nil { return conferenceDigit(digit, call: call) }
         if let dial = call.dial, let bridged = dial.bridged {
             if digit == "*", dial.request.hangupOnStar {
                 endChild(call, bridged, status: .completed, error: nil, notifyClient: true)

@@ -84,6 +84,7 @@ extension VoiceService {
         calls[call.sid] = nil
         call.timerTask?.cancel()
         call.interpreter = nil
+        leaveConference(call, reportToInterpreter: false)
         if let dial = call.dial {
             dial.ringTask?.cancel()
             dial.limitTask?.cancel()

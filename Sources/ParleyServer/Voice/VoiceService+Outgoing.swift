@@ -158,6 +158,7 @@ extension VoiceService {
                         call.pendingRecord = nil
                         startRecording(call, request: request)
                     }
+                    attachConferenceMedia(call)
                 }
             case .failed, .closed:
                 mediaIndex[event.sessionID] = nil

@@ -55,6 +55,9 @@ actor VoiceService {
     var mediaCodecs: [String: CallAudioCodec] = [:]
     /// Media session id → its audio payload type (telephone-event packets are told apart by it).
     var mediaPayloadTypes: [String: UInt8] = [:]
+    /// Live conferences by account and name; ended ones (most recent first kept) for REST.
+    var conferences: [ConferenceKey: ConferenceRoom] = [:]
+    var endedConferences: [ConferenceSummary] = []
     let epoch = ContinuousClock.now
     /// Media-server events, consumed in order by `runMediaEvents()`.
     nonisolated let mediaEventSink: AsyncStream<PeerSessionEvent>.Continuation

@@ -1,0 +1,137 @@
+import ParleyCore
+import TwiML
+
+/// Rooms are per account and name: two accounts dialing `<Conference>standup</Conference>` never meet.
+struct ConferenceKey: Hashable {
+    var accountSid: String
+    var name: String
+}
+
+/// A conference (`CF…`): the calls that dialed the same `<Conference>` name, mixed by one
+/// `ConferenceMixer`. Owned by `VoiceService` (actor-isolated there); never shared across threads.
+final class ConferenceRoom {
+    /// Twilio's conference statuses.
+    enum Status: String {
+        /// Participants wait (hold music) for one with startConferenceOnEnter.
+        case initializing = "init"
+        case inProgress = "in-progress"
+        case completed
+    }
+
+    let sid: String
+    let accountSid: String
+    let friendlyName: String
+    let mixer: ConferenceMixer
+    var participants: [ConferenceParticipant] = []
+    var status = Status.initializing
+    let createdAt: Int64
+    var updatedAt: Int64
+    /// Why it ended (`participant-with-end-conference-on-exit-left`, `last-participant-left`), as
+    /// Twilio's `ReasonConferenceEnded`.
+    var endReason: String?
+    /// The participant whose endConferenceOnExit ended it (`CallSidEndingConference`).
+    var endingCallSid: String?
+
+    init(sid: String, accountSid: String, friendlyName: String, mixer: ConferenceMixer, now: Int64) {
+        self.sid = sid
+        self.accountSid = accountSid
+        self.friendlyName = friendlyName
+        self.mixer = mixer
+        createdAt = now
+        updatedAt = now
+    }
+
+    var key: ConferenceKey { ConferenceKey(accountSid: accountSid, name: friendlyName) }
+    var isStarted: Bool { status == .inProgress }
+
+    var summary: ConferenceSummary {
+        ConferenceSummary(sid: sid, accountSid: accountSid, friendlyName: friendlyName, status: status.rawValue,
+                          createdAt: createdAt, updatedAt: updatedAt, endReason: endReason, endingCallSid: endingCallSid)
+    }
+}
+
+/// What the Conferences REST API shows of a room, live or ended.
+struct ConferenceSummary: Sendable, Equatable {
+    var sid: String
+    var accountSid: String
+    var friendlyName: String
+    /// `init`, `in-progress` or `completed`.
+    var status: String
+    var createdAt: Int64
+    var updatedAt: Int64
+    var endReason: String?
+    var endingCallSid: String?
+}
+
+/// A call in a conference: what its `<Conference>` asked for and its place in the mixer.
+final class ConferenceParticipant {
+    let callSid: String
+    /// Tells this stay apart from a later one of the same call (timers check it).
+    let id: String
+    let room: ConferenceRoom
+    let options: TwiMLConference
+    /// The `<Dial>` it came from (timeLimit, hangupOnStar; the action is the interpreter's).
+    let request: DialRequest
+    var isMuted: Bool
+    let joinedAt: Int64
+    /// The media session in the mixer, once the caller's media is connected.
+    var mediaSessionID: String?
+    var input: ConferenceInput?
+    var limitTask: Task<Void, Never>?
+
+    init(callSid: String, id: String, room: ConferenceRoom, options: TwiMLConference, request: DialRequest, now: Int64) {
+        self.callSid = callSid
+        self.id = id
+        self.room = room
+        self.options = options
+        self.request = request
+        isMuted = options.muted
+        joinedAt = now
+    }
+
+    /// `beep`: `true` (default), `false`, `onEnter` or `onExit`.
+    var beepsOnEnter: Bool { ["true", "onenter"].contains(options.beep.lowercased()) }
+    var beepsOnExit: Bool { ["true", "onexit"].contains(options.beep.lowercased()) }
+}
+
+/// The beeps a conference plays to everyone when a participant joins or leaves: two short tones,
+/// rising on entry and falling on exit.
+enum ConferenceBeep {
+    static let lowHertz = 880
+    static let highHertz = 1_320
+    static let toneSeconds = 0.15
+
+    static func enter() -> SequenceSource {
+        SequenceSource([ToneSource(frequencies: [lowHertz], seconds: toneSeconds),
+                        ToneSource(frequencies: [highHertz], seconds: toneSeconds)])
+    }
+
+    static func exit() -> SequenceSource {
+        SequenceSource([ToneSource(frequencies: [highHertz], seconds: toneSeconds),
+                        ToneSource(frequencies: [lowHertz], seconds: toneSeconds)])
+    }
+}
+
+/// What the Participants REST API shows of a call in a live conference.
+struct ConferenceParticipantSummary: Sendable, Equatable {
+    var callSid: String
+    var conferenceSid: String
+    var accountSid: String
+    var label: String?
+    var muted: Bool
+    /// Always `connected`: Twilio's participant status describes the call, which is connected
+    /// both in the mix and while waiting for the conference to start.
+    var status: String
+    var startConferenceOnEnter: Bool
+    var endConferenceOnExit: Bool
+    var createdAt: Int64
+}
+
+extension ConferenceParticipant {
+    var summary: ConferenceParticipantSummary {
+        ConferenceParticipantSummary(callSid: callSid, conferenceSid: room.sid, accountSid: room.accountSid,
+                                     label: options.participantLabel, muted: isMuted, status: "connected",
+                                     startConferenceOnEnter: options.startConferenceOnEnter,
+                                     endConferenceOnExit: options.endConferenceOnExit, createdAt: joinedAt)
+    }
+}

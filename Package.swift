@@ -103,6 +103,12 @@ let package = Package(
                                "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices"],
                 swiftSettings: strict),
 
+        // Layer 4: the voice SDK (Voice, Call, CallInvite, …), what an app links; never imports the server.
+        .target(name: "ParleyVoice",
+                dependencies: ["ParleyCore", "ParleyNet", "WebRTC", "ICE", "Signaling", "ParleyAudio", "AudioCore",
+                               "AudioDevices", "CallQuality", "PushNotifications", "AccessToken", "HTTPWire"],
+                swiftSettings: strict),
+
         // Test support as a library, shared by the test targets and parley-bench: an in-process
         // platform with a token, built-product lookup, tone generation and analysis.
         .target(name: "ParleyTestSupport",
@@ -114,7 +120,7 @@ let package = Package(
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
-                                         "NetworkConditioner"],
+                                         "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
@@ -154,6 +160,10 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto"], swiftSettings: strict),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus"],
+                    swiftSettings: strict),
+        .testTarget(name: "ParleyVoiceTests",
+                    dependencies: ["ParleyVoice", "ParleyTestSupport", "ParleyServer", "ParleyStore", "AccessToken", "Signaling",
+                                   "AudioCore", "AudioDevices", "ParleyAudio", "WebRTC"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"], swiftSettings: strict),
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore"], swiftSettings: strict),

@@ -31,6 +31,17 @@ Credentials for token commands, first match wins:
   PARLEY_ACCOUNT_SID, PARLEY_API_KEY, PARLEY_API_SECRET in the environment
   the first active key in --db (verify accepts any active key there)
 
+Calls (the voice SDK as a softphone; --server URL or PARLEY_SERVER_URL; --token JWT, or --identity
+NAME with a token minted from the credentials below):
+  parley call TO [--param KEY=VALUE]... [--play IN.wav] [--record OUT.wav] [--digits "123#"]
+                 [--duration SECONDS] [--app AP...] (--token JWT | --identity NAME) --server URL
+      Call TO (a client identity, or what your application's TwiML routes), print the call's states,
+      quality warnings and figures, hang up after --duration (default 10).
+  parley listen (--identity NAME | --token JWT) [--answer | --reject] [--play IN.wav] [--record OUT.wav]
+                [--duration SECONDS] --server URL
+      Wait for one incoming call, answer it (default) or reject it; stay until the caller hangs up
+      (or for --duration).
+
 Network simulation (a UDP relay; replies go back to the last client; both directions alike):
   parley netsim --listen HOST:PORT --forward HOST:PORT [--loss PERCENT [--burst PACKETS]]
                 [--delay-ms MS] [--jitter-ms MS] [--allow-reordering] [--reorder PERCENT]

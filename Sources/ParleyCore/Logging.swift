@@ -101,6 +101,9 @@ public enum Log {
         sink.withLock { $0 = logger }
     }
 
+    /// The logger that receives records.
+    public static var logger: any Logger { sink.withLock { $0 } }
+
     public static func isEnabled(_ level: LogLevel, _ module: LogModule) -> Bool {
         level != .off && level <= self.level(for: module)
     }

@@ -12,14 +12,25 @@ enum ClientSDP {
     static let telephoneEventWide = UInt8(110)
 
     static func offer(_ core: PeerConnectionCore) -> String {
-        var formats: [String] = ["111", "0", "8"]
+        var codecs = core.configuration.audioCodecs.reduce(into: [AudioCodec]()) { if !$0.contains($1) { $0.append($1) } }
+        if codecs.isEmpty { codecs = AudioCodec.allCases }
+        var formats: [String] = []
+        var rtp: [SDPAttribute] = []
+        for codec in codecs {
+            switch codec {
+            case .opus:
+                let bitrate = core.configuration.opusMaxAverageBitrate.map { ";maxaveragebitrate=\($0)" } ?? ""
+                formats.append(String(opus.pt))
+                rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: opus.pt, encodingName: "opus", clockRate: 48_000,
+                                                          channels: 2))))
+                rtp.append(SDPAttribute(.fmtp(SDPFormatParameters(payloadType: opus.pt, parameterString: opus.fmtp + bitrate))))
+            case .pcmu, .pcma:
+                let pt = codec.staticPayloadType!
+                formats.append(String(pt))
+                rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: pt, encodingName: codec.rawValue, clockRate: 8_000))))
+            }
+        }
         if core.configuration.offerTelephoneEvent { formats += [String(telephoneEventWide), String(telephoneEvent)] }
-        var rtp: [SDPAttribute] = [
-            SDPAttribute(.rtpmap(SDPRTPMap(payloadType: opus.pt, encodingName: "opus", clockRate: 48_000, channels: 2))),
-            SDPAttribute(.fmtp(SDPFormatParameters(payloadType: opus.pt, parameterString: opus.fmtp))),
-            SDPAttribute(.rtpmap(SDPRTPMap(payloadType: 0, encodingName: "PCMU", clockRate: 8_000))),
-            SDPAttribute(.rtpmap(SDPRTPMap(payloadType: 8, encodingName: "PCMA", clockRate: 8_000))),
-        ]
         if core.configuration.offerTelephoneEvent {
             rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: telephoneEventWide, encodingName: "telephone-event",
                                                       clockRate: 48_000))))

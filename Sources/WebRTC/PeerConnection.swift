@@ -34,6 +34,10 @@ public final class PeerConnection: Sendable {
         /// Offer RFC 4733 telephone events: `telephone-event/48000` as PT 110 (for Opus) and
         /// `telephone-event/8000` as PT 101 (for G.711).
         public var offerTelephoneEvent = true
+        /// The audio codecs offered, most preferred first (the answerer picks the first it supports).
+        public var audioCodecs: [AudioCodec] = AudioCodec.allCases
+        /// Opus `maxaveragebitrate` to ask of the far end's encoder (RFC 7587 §6.1), bits per second.
+        public var opusMaxAverageBitrate: Int?
 
         public init(iceServers: [ICEServer] = [], transportPolicy: ICETransportPolicy = .all,
                     hostAddresses: [String] = ["127.0.0.1"]) {

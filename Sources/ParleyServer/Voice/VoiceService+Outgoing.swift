@@ -71,7 +71,9 @@ extension VoiceService {
             let method = TwiMLMethod(rawValue: application.voiceMethod.uppercased()) ?? .post
             fetchDocument(call, url: url, method: method, parameters: [])
         } else {
-            let client = TwiMLDialNoun.client(TwiMLClient(identity: Self.clientIdentity(to)))
+            // Without an application the caller's own params reach the callee, as `<Parameter>`s would.
+            let parameters = call.parent.customParameters.map { TwiMLParameter(name: $0.0, value: $0.1) }
+            let client = TwiMLDialNoun.client(TwiMLClient(identity: Self.clientIdentity(to), parameters: parameters))
             var dial = TwiMLDial(nouns: [client])
             dial.answerOnBridge = true
             dial.timeout = configuration.defaultRingTimeout

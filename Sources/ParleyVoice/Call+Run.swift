@@ -1,0 +1,191 @@
+import Foundation
+import ParleyCore
+import Signaling
+import WebRTC
+
+/// How a call comes to life and is driven: every input (signaling, media, the app) goes through
+/// one ordered stream into the `CallStateMachine`, whose actions are carried out here.
+extension Call {
+    /// An outgoing call: connect to the server, offer, `invite`.
+    static func outgoing(options: ConnectOptions, delegate: any CallDelegate) -> Call {
+        let call = Call(uuid: options.uuid, from: nil, to: options.params["To"], sid: nil, options: options.media,
+                        delegate: delegate)
+        let edge = options.media.edge
+        Task.detached {
+            do throws(ParleyError) {
+                let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge ?? s.edge) }
+                let channel = try await SignalingChannel.open(baseURL: server, token: options.accessToken)
+                try await call.begin(channel: channel, ownsChannel: true, subscribeKey: call.callId) { offer in
+                    .invite(Invite(callId: call.callId, to: options.params["To"], params: options.params, sdp: offer))
+                }
+            } catch {
+                call.inputs.yield(.serverError(code: error.code.rawValue, message: error.failureReason ?? error.code.text))
+            }
+            await call.drive()
+        }
+        return call
+    }
+
+    /// An accepted invite: answer on the listener's connection, or on a new one for a pushed invite.
+    static func accepting(_ invite: CallInvite, options: AcceptOptions, delegate: any CallDelegate) -> Call {
+        let call = Call(uuid: options.uuid, from: invite.from, to: invite.to, sid: invite.callSid, options: options.media,
+                        delegate: delegate)
+        Task.detached {
+            do throws(ParleyError) {
+                let channel: SignalingChannel
+                var owns = false
+                if let listener = invite.listener, let live = listener.channel {
+                    channel = live
+                } else {
+                    guard let token = options.accessToken ?? VoiceSettings.shared.withLock({ $0.registeredToken }) else {
+                        throw ParleyError(.authorization, reason: "a pushed invite needs AcceptOptions.accessToken or Voice.register first")
+                    }
+                    let edge = options.media.edge ?? invite.edge
+                    let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge ?? s.edge) }
+                    channel = try await SignalingChannel.open(baseURL: server, token: token)
+                    owns = true
+                }
+                try await call.begin(channel: channel, ownsChannel: owns, subscribeKey: invite.callSid) { offer in
+                    .accept(Accept(callSid: invite.callSid, sdp: offer))
+                }
+            } catch {
+                call.inputs.yield(.serverError(code: error.code.rawValue, message: error.failureReason ?? error.code.text))
+            }
+            await call.drive()
+        }
+        return call
+    }
+
+    var callId: String { snapshot.withLock { $0.machine.callId } }
+
+    /// Creates the media, subscribes to the call's messages, sends the offer in `message`.
+    private func begin(channel: SignalingChannel, ownsChannel: Bool, subscribeKey: String,
+                       message: (String) -> SignalingMessage) async throws(ParleyError) {
+        let media: CallMedia
+        do { media = try CallMedia(options: options) } catch {
+            if ownsChannel { await channel.close() }
+            throw error
+        }
+        let (muted, onHold) = snapshot.withLock { snapshot in
+            snapshot.channel = channel
+            snapshot.ownsChannel = ownsChannel
+            snapshot.media = media
+            return (snapshot.isMuted, snapshot.isOnHold)
+        }
+        media.isMuted = muted
+        media.isOnHold = onHold
+        let messages = channel.subscribe(subscribeKey)
+        let offer: String
+        do { offer = try await media.peer.createOffer() } catch {
+            throw ParleyError(.mediaClientLocalDescFailed, reason: error.failureReason)
+        }
+        watchSignaling(messages, channel: channel)
+        watchMedia(media)
+        channel.send(message(offer), id: subscribeKey)
+    }
+
+    private func watchSignaling(_ messages: AsyncStream<SignalingMessage>, channel: SignalingChannel) {
+        Task.detached { [inputs] in
+            for await message in messages {
+                switch message {
+                case .callCreated(let created):
+                    inputs.yield(.callCreated(sid: created.callSid))
+                case .ringing: inputs.yield(.ringing)
+                case .answer(let answer): inputs.yield(.answer(sdp: answer.sdp))
+                case .connected: inputs.yield(.signalingConnected)
+                case .hangup(let hangup): inputs.yield(.hangup(code: hangup.code, reason: hangup.reason))
+                case .error(let body): inputs.yield(.serverError(code: body.code, message: body.message))
+                case .message(let message): self.received(message)
+                case .messageSent(let ack): self.messageAcknowledged(ack.messageId, error: nil)
+                case .messageFailed(let failure):
+                    self.messageAcknowledged(failure.messageId,
+                                             error: ParleyError(ParleyError.Code(rawValue: failure.code), reason: failure.reason))
+                default: break
+                }
+            }
+            inputs.yield(.signalingLost)
+        }
+    }
+
+    private func watchMedia(_ media: CallMedia) {
+        Task.detached { [inputs] in
+            for await state in media.peer.states {
+                switch state {
+                case .connected: inputs.yield(.mediaConnected)
+                case .failed:
+                    let failure = await media.peer.statistics().failure
+                    inputs.yield(.mediaFailed(failure ?? ParleyError(.mediaConnection, reason: "media connection failed")))
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Feeds the state machine until the call ends.
+    private func drive() async {
+        for await input in inputStream {
+            let actions = snapshot.withLock { $0.machine.handle(input) }
+            Log.debug(.core, "call \(callId): \(input) → \(actions.count) action(s), \(state.rawValue)")
+            for action in actions { await perform(action) }
+            if snapshot.withLock({ $0.machine.isEnded }) { break }
+        }
+        inputs.finish()
+    }
+
+    private func perform(_ action: CallStateMachine.Action) async {
+        let (channel, media) = snapshot.withLock { ($0.channel, $0.media) }
+        switch action {
+        case .send(let message):
+            channel?.send(message)
+        case .applyAnswer(let sdp):
+            guard let media else { return }
+            Task.detached { [inputs] in
+                do throws(ParleyError) { try await media.peer.setRemoteAnswer(sdp) } catch {
+                    inputs.yield(.mediaFailed(ParleyError(.mediaClientRemoteDescFailed, reason: error.failureReason)))
+                }
+            }
+        case .startAudio:
+            guard let media else { return }
+            do { try await media.startAudio(device: options.audioDevice ?? Voice.audioDevice) } catch {
+                Log.error(.core, "call \(sid ?? callId): audio did not start: \(error)")
+            }
+            startSampling()
+        case .notify(let notification):
+            report(notification)
+        case .tearDown:
+            await tearDown()
+        }
+    }
+
+    private func report(_ notification: CallStateMachine.Notification) {
+        switch notification {
+        case .ringing:
+            notify { $0.callDidStartRinging($1) }
+        case .connected:
+            settle(.success(()))
+            notify { $0.callDidConnect($1) }
+        case .failedToConnect(let error):
+            settle(.failure(error))
+            notify { $0.callDidFailToConnect($1, error: error) }
+        case .disconnected(let error):
+            settle(.failure(error ?? ParleyError(.callCancelled, reason: "the call ended before it connected")))
+            notify { $0.callDidDisconnect($1, error: error) }
+        }
+    }
+
+    private func tearDown() async {
+        let (channel, owns, media, sid) = snapshot.withLock { snapshot in
+            defer { snapshot.media = nil }
+            return (snapshot.channel, snapshot.ownsChannel, snapshot.media, snapshot.machine.sid)
+        }
+        await media?.close()
+        if owns {
+            // Let the hangup or cancel leave before the socket closes.
+            try? await Task.sleep(for: .milliseconds(50))
+            await channel?.close()
+        } else {
+            channel?.unsubscribe([callId] + (sid.map { [$0] } ?? []))
+        }
+        VoiceSettings.shared.withLock { $0.liveCalls -= 1 }
+    }
+}

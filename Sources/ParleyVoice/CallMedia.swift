@@ -1,0 +1,142 @@
+import AudioCore
+import Foundation
+import ICE
+import ParleyAudio
+import ParleyCore
+import Synchronization
+import WebRTC
+
+/// A call's media: the WebRTC connection to the server (ICE, DTLS-SRTP, RTP/RTCP) and, once it
+/// connects, the audio engine that records from and plays to the device. The engine numbers its
+/// own packets (`PeerConnection.sendRTP`); received packets go to it from the connection's stream.
+final class CallMedia: Sendable {
+    let peer: PeerConnection
+    private let options: CallMediaOptions
+    private let engine = Mutex<AudioEngine?>(nil)
+    private let receiver = Mutex<Task<Void, Never>?>(nil)
+    /// Mute and hold chosen before the engine existed.
+    private let pending = Mutex((muted: false, onHold: false))
+
+    init(options: CallMediaOptions) throws(ParleyError) {
+        self.options = options
+        var configuration = PeerConnection.Configuration(iceServers: try options.iceServers.map(Self.iceServer),
+                                                         transportPolicy: options.iceTransportPolicy == .relay ? .relay : .all)
+        configuration.audioCodecs = options.preferredAudioCodecs.map {
+            switch $0 {
+            case .opus: .opus
+            case .pcmu: .pcmu
+            case .pcma: .pcma
+            }
+        }
+        for case .opus(let bitrate?) in options.preferredAudioCodecs { configuration.opusMaxAverageBitrate = bitrate }
+        peer = try PeerConnection(configuration: configuration)
+    }
+
+    /// `stun:IP:PORT` or `turn:IP:PORT[?transport=udp]` (IP literals: no DNS lookups here).
+    static func iceServer(_ server: IceServer) throws(ParleyError) -> PeerConnection.ICEServer {
+        let url = server.urlString
+        guard let colon = url.firstIndex(of: ":") else { throw invalid(url) }
+        let scheme = url[..<colon].lowercased()
+        let rest = url[url.index(after: colon)...].split(separator: "?")[0]
+        guard let portColon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: portColon)...]),
+              let address = ICETransportAddress(rest[..<portColon].trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
+                                                port: port) else { throw invalid(url) }
+        switch scheme {
+        case "stun": return .stun(address)
+        case "turn":
+            return .turn(TURNServer(address: address, username: server.username ?? "", password: server.password ?? ""))
+        default: throw invalid(url)
+        }
+    }
+
+    private static func invalid(_ url: String) -> ParleyError {
+        ParleyError(.mediaClientLocalDescFailed, reason: "ICE server \(url) is not stun:IP:PORT or turn:IP:PORT")
+    }
+
+    /// Starts the audio engine on the negotiated codec; called once media is connected.
+    func startAudio(device: any AudioDevice) async throws(ParleyError) {
+        let statistics = await peer.statistics()
+        guard let codec = statistics.codec, let payloadType = statistics.payloadType else {
+            throw ParleyError(.mediaNoSupportedCodec, reason: "connected without a negotiated codec")
+        }
+        let kind: AudioCodecKind = switch codec {
+        case .opus: .opus
+        case .pcmu: .pcmu
+        case .pcma: .pcma
+        }
+        var bitrate = AudioSendStreamConfiguration().bitrate
+        for case .opus(let limit?) in options.preferredAudioCodecs { bitrate = min(bitrate, limit) }
+        let configuration = AudioEngineConfiguration(
+            codec: kind, payloadType: payloadType, telephoneEventPayloadType: statistics.telephoneEventPayloadType,
+            bitrate: bitrate, minimumJitterBufferDelayMs: options.audioOptions.minimumJitterBufferDelayMs,
+            maximumJitterBufferDelayMs: options.audioOptions.maximumJitterBufferDelayMs,
+            initialJitterBufferDelayMs: options.audioOptions.minimumJitterBufferDelayMs)
+        let engine = try AudioEngine(device: device, configuration: configuration, packetSink: PeerConnectionSink(peer: peer))
+        let (muted, onHold) = pending.withLock { ($0.muted, $0.onHold) }
+        engine.isMuted = muted
+        engine.isOnHold = onHold
+        do { try engine.start() } catch {
+            throw ParleyError(.mediaConnection, reason: "audio device: \(error)")
+        }
+        self.engine.withLock { $0 = engine }
+        let audio = peer.audio
+        receiver.withLock {
+            $0 = Task.detached {
+                for await packet in audio {
+                    packet.payload.withUnsafeBytes { payload in
+                        engine.receive(payloadType: packet.payloadType, sequenceNumber: packet.sequenceNumber,
+                                       timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker,
+                                       payload: payload)
+                    }
+                }
+            }
+        }
+    }
+
+    var isMuted: Bool {
+        get { pending.withLock { $0.muted } }
+        set {
+            pending.withLock { $0.muted = newValue }
+            engine.withLock { $0 }?.isMuted = newValue
+        }
+    }
+
+    var isOnHold: Bool {
+        get { pending.withLock { $0.onHold } }
+        set {
+            pending.withLock { $0.onHold = newValue }
+            engine.withLock { $0 }?.isOnHold = newValue
+        }
+    }
+
+    /// Queues DTMF digits as RFC 4733 events (in-band tones when none were negotiated).
+    func sendDigits(_ digits: String) throws(ParleyError) {
+        guard let engine = engine.withLock({ $0 }) else {
+            throw ParleyError(.mediaConnection, reason: "digits before the call's audio started")
+        }
+        do { try engine.sendDigits(digits) } catch {
+            throw ParleyError(.malformedRequest, reason: "\(error)")
+        }
+    }
+
+    var audioEngine: AudioEngine? { engine.withLock { $0 } }
+
+    /// Stops the engine and closes the connection.
+    func close() async {
+        engine.withLock { $0 }?.stop()
+        receiver.withLock { $0 }?.cancel()
+        await peer.close()
+    }
+}
+
+/// Hands the engine's packets to the connection.
+private final class PeerConnectionSink: AudioEnginePacketSink {
+    let peer: PeerConnection
+
+    init(peer: PeerConnection) { self.peer = peer }
+
+    func send(_ packet: AudioEnginePacket) {
+        peer.sendRTP(payload: Array(packet.payload), payloadType: packet.payloadType, sequenceNumber: packet.sequenceNumber,
+                     timestamp: packet.timestamp, marker: packet.marker)
+    }
+}

@@ -1,0 +1,120 @@
+import ParleyCore
+import Signaling
+
+/// The life of one call as a value: inputs from signaling, media and the app go in, the actions
+/// the `Call` must carry out come out (send a message, apply the answer, start audio, tell the
+/// delegate, tear down). No I/O and no clock, so tests drive it directly (swift-nio style).
+///
+/// A call is connected when the server said `connected` and its media (ICE + DTLS) is up, in
+/// either order. It fails to connect if it ends before that, and disconnects after.
+struct CallStateMachine {
+    enum Input: Equatable {
+        case callCreated(sid: String)
+        case ringing
+        case answer(sdp: String)
+        case signalingConnected
+        case mediaConnected
+        case mediaFailed(ParleyError)
+        case hangup(code: Int?, reason: String?)
+        case serverError(code: Int, message: String)
+        case signalingLost
+        case disconnectRequested
+    }
+
+    enum Notification: Equatable {
+        case ringing, connected
+        case failedToConnect(ParleyError)
+        case disconnected(ParleyError?)
+    }
+
+    enum Action: Equatable {
+        case send(SignalingMessage)
+        case applyAnswer(String)
+        case startAudio
+        case notify(Notification)
+        case tearDown
+    }
+
+    let callId: String
+    private(set) var state: CallState = .connecting
+    private(set) var sid: String?
+    private var isSignalingConnected = false
+    private var isMediaConnected = false
+    private var isAudioStarted = false
+    private var hasAnswer = false
+
+    init(callId: String, sid: String? = nil) {
+        self.callId = callId
+        self.sid = sid
+    }
+
+    var isEnded: Bool { state == .disconnected }
+    var wasConnected: Bool { isSignalingConnected && isMediaConnected }
+
+    mutating func handle(_ input: Input) -> [Action] {
+        guard !isEnded else { return [] }
+        switch input {
+        case .callCreated(let sid):
+            self.sid = sid
+            return []
+        case .ringing:
+            guard state == .connecting else { return [] }
+            state = .ringing
+            return [.notify(.ringing)]
+        case .answer(let sdp):
+            guard !hasAnswer else { return [] }  // an ICE-restart answer is the Call's business
+            hasAnswer = true
+            return [.applyAnswer(sdp)]
+        case .signalingConnected:
+            isSignalingConnected = true
+            return connectIfReady()
+        case .mediaConnected:
+            isMediaConnected = true
+            var actions: [Action] = []
+            if !isAudioStarted {
+                isAudioStarted = true
+                actions.append(.startAudio)
+            }
+            return actions + connectIfReady()
+        case .mediaFailed(let error):
+            return end(error: error, tellServer: true)
+        case .hangup(let code, let reason):
+            return end(error: code.map { ParleyError(ParleyError.Code(rawValue: $0), reason: reason) }, tellServer: false)
+        case .serverError(let code, let message):
+            return end(error: ParleyError(ParleyError.Code(rawValue: code), reason: message), tellServer: sid != nil)
+        case .signalingLost:
+            return end(error: ParleyError(.signalingConnectionDisconnected, reason: "the signaling connection closed"),
+                       tellServer: false)
+        case .disconnectRequested:
+            return end(error: nil, tellServer: true)
+        }
+    }
+
+    private mutating func connectIfReady() -> [Action] {
+        guard isSignalingConnected, isMediaConnected, state == .connecting || state == .ringing else { return [] }
+        state = .connected
+        return [.notify(.connected)]
+    }
+
+    /// Ends the call. Before it connected that is a failure (or, when the app hangs up first, a
+    /// plain disconnect); the server hears `cancel` before the call is answered, `hangup` after.
+    private mutating func end(error: ParleyError?, tellServer: Bool) -> [Action] {
+        let connected = state == .connected || state == .reconnecting
+        state = .disconnected
+        var actions: [Action] = []
+        if tellServer {
+            if connected || (isSignalingConnected && sid != nil) {
+                if let sid { actions.append(.send(.hangup(Hangup(callSid: sid, code: error?.code.rawValue, reason: error?.failureReason)))) }
+            } else {
+                actions.append(.send(.cancel(CallReference(callSid: sid, callId: sid == nil ? callId : nil))))
+            }
+        }
+        actions.append(.tearDown)
+        if connected || error == nil {
+            actions.append(.notify(.disconnected(error)))
+        } else if let error {
+            actions.append(.notify(.failedToConnect(error)))
+        }
+        return actions
+    }
+}

@@ -1,0 +1,110 @@
+import AudioCore
+import Foundation
+
+/// An ICE server for calls: STUN (`stun:host:port`) or TURN (`turn:host:port?transport=udp`).
+public struct IceServer: Sendable, Hashable {
+    public var urlString: String
+    public var username: String?
+    public var password: String?
+
+    public init(urlString: String, username: String? = nil, password: String? = nil) {
+        self.urlString = urlString
+        self.username = username
+        self.password = password
+    }
+}
+
+/// Which candidates a call may use: all, or TURN relays only (hides the device's addresses).
+public enum IceTransportPolicy: Sendable, Hashable {
+    case all, relay
+}
+
+/// An audio codec the app prefers, in order (the seed's `TVOAudioCodec`s).
+public enum AudioCodecPreference: Sendable, Hashable {
+    /// Opus; `maxAverageBitrate` (bits per second, 6,000…510,000) asks the far end to send at most that.
+    case opus(maxAverageBitrate: Int? = nil)
+    case pcmu
+    case pcma
+}
+
+/// Audio processing options of a call.
+public struct AudioOptions: Sendable, Hashable {
+    /// Bounds of the jitter buffer's target delay, in milliseconds.
+    public var minimumJitterBufferDelayMs = 20
+    public var maximumJitterBufferDelayMs = 400
+    /// Noise suppression where the platform has it. Parley on Linux has none yet: the flag is kept
+    /// and ignored.
+    public var noiseSuppression = true
+
+    public init() {}
+}
+
+/// What every call has, outgoing or accepted: codecs, ICE, edge, QoS, audio, where callbacks go.
+public struct CallMediaOptions: Sendable {
+    /// Codecs in preference order (default Opus, PCMU, PCMA).
+    public var preferredAudioCodecs: [AudioCodecPreference] = [.opus(), .pcmu, .pcma]
+    public var iceServers: [IceServer] = []
+    public var iceTransportPolicy: IceTransportPolicy = .all
+    /// The edge for this call (a name in `Voice.servers`); nil uses `Voice.edge`.
+    public var edge: String?
+    /// Mark media packets with DSCP EF (46). Kept for API parity; Parley does not set it yet.
+    public var enableDSCP = true
+    public var audioOptions = AudioOptions()
+    /// Receives call messages of this call (received, sent, failed).
+    public var callMessageDelegate: (any CallMessageDelegate)?
+    /// The queue delegate methods run on; nil means the main queue, as in the seed.
+    public var delegateQueue: DispatchQueue?
+    /// This call's audio device instead of `Voice.audioDevice` (a Parley addition: two calls in one
+    /// process, as in tests and `parley demo`, each with its own device).
+    public var audioDevice: (any AudioDevice)?
+
+    public init() {}
+}
+
+/// How to place an outgoing call (the seed's `TVOConnectOptions`), built with a block:
+///
+///     let options = ConnectOptions(accessToken: token) { builder in
+///         builder.params = ["To": "bob"]
+///         builder.uuid = UUID()
+///     }
+@dynamicMemberLookup
+public struct ConnectOptions: Sendable {
+    public var accessToken: String
+    /// Parameters for the application's webhook (TwiML); `To` names whom to call.
+    public var params: [String: String] = [:]
+    /// The call's UUID (for CallKit and the like); random by default.
+    public var uuid = UUID()
+    public var media = CallMediaOptions()
+
+    public init(accessToken: String, block: (inout ConnectOptions) -> Void = { _ in }) {
+        self.accessToken = accessToken
+        block(&self)
+    }
+
+    public subscript<T>(dynamicMember keyPath: WritableKeyPath<CallMediaOptions, T>) -> T {
+        get { media[keyPath: keyPath] }
+        set { media[keyPath: keyPath] = newValue }
+    }
+}
+
+/// How to accept an incoming call (the seed's `TVOAcceptOptions`), built with a block from the
+/// invite. `accessToken` is needed only for an invite that came through push (`handleNotification`)
+/// and not through a live `listen` connection: the SDK then connects with it to answer.
+@dynamicMemberLookup
+public struct AcceptOptions: Sendable {
+    public let callInvite: CallInvite
+    public var accessToken: String?
+    public var uuid: UUID
+    public var media = CallMediaOptions()
+
+    public init(callInvite: CallInvite, block: (inout AcceptOptions) -> Void = { _ in }) {
+        self.callInvite = callInvite
+        uuid = callInvite.uuid
+        block(&self)
+    }
+
+    public subscript<T>(dynamicMember keyPath: WritableKeyPath<CallMediaOptions, T>) -> T {
+        get { media[keyPath: keyPath] }
+        set { media[keyPath: keyPath] = newValue }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import ParleyCore
+import Signaling
+import Synchronization
+
+/// A live connection that receives incoming calls for the access token's identity without push
+/// (`Voice.listen`): each invite reaches the `NotificationDelegate` as a `CallInvite`, each
+/// cancellation as a `CancelledCallInvite`. Calls accepted from its invites use this connection.
+public final class Listener: Sendable {
+    /// The identity invites are for (from the server's welcome).
+    public let identity: String
+    private let state: Mutex<State>
+    private let delegate: any NotificationDelegate
+    private let delegateQueue: DispatchQueue
+    private let edge: String?
+
+    private struct State {
+        var channel: SignalingChannel?
+        var invites: [String: CallInvite] = [:]
+    }
+
+    init(channel: SignalingChannel, delegate: any NotificationDelegate, delegateQueue: DispatchQueue, edge: String?) {
+        identity = channel.welcome.identity
+        state = Mutex(State(channel: channel))
+        self.delegate = delegate
+        self.delegateQueue = delegateQueue
+        self.edge = edge
+    }
+
+    /// Whether the connection is still up.
+    public var isListening: Bool { state.withLock { $0.channel != nil } }
+
+    var channel: SignalingChannel? { state.withLock { $0.channel } }
+
+    func send(_ message: SignalingMessage) { channel?.send(message) }
+
+    /// Stops receiving invites and closes the connection (calls on it end with 53001).
+    public func stop() async {
+        let channel = state.withLock { state -> SignalingChannel? in
+            defer { state.channel = nil }
+            return state.channel
+        }
+        guard let channel else { return }
+        channel.send(.unlisten)
+        await channel.close()
+    }
+
+    /// Reads the connection's unrouted messages until it closes.
+    func run(_ messages: AsyncStream<SignalingEnvelope>, listening: CheckedContinuation<Void, Never>?) async {
+        var listening = listening
+        for await envelope in messages {
+            switch envelope.message {
+            case .listening:
+                listening?.resume()
+                listening = nil
+            case .incoming(let incoming):
+                let invite = CallInvite(callSid: incoming.callSid, from: incoming.from, to: incoming.to,
+                                        customParameters: incoming.params,
+                                        callerInfo: incoming.callerInfo.map { CallerInfo(isVerified: $0.isVerified) },
+                                        listener: self, edge: edge)
+                state.withLock { $0.invites[incoming.callSid] = invite }
+                let delegate = self.delegate
+                delegateQueue.async { delegate.callInviteReceived(invite) }
+            case .cancelled(let cancelled):
+                guard let invite = state.withLock({ $0.invites.removeValue(forKey: cancelled.callSid) }) else { continue }
+                let gone = CancelledCallInvite(callSid: invite.callSid, from: invite.from, to: invite.to,
+                                               customParameters: invite.customParameters)
+                let error = ParleyError(ParleyError.Code(rawValue: cancelled.code), reason: cancelled.reason)
+                let delegate = self.delegate
+                delegateQueue.async { delegate.cancelledCallInviteReceived(gone, error: error) }
+            case .error(let body):
+                Log.warning(.signaling, "listener \(identity): server error \(body.code) \(body.message)")
+            default:
+                break
+            }
+        }
+        listening?.resume()
+        state.withLock { $0.channel = nil }
+    }
+
+    /// Forgets an invite once it was accepted or rejected.
+    func settled(_ callSid: String) {
+        state.withLock { _ = $0.invites.removeValue(forKey: callSid) }
+    }
+}

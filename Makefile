@@ -19,8 +19,8 @@ test: deps
 	done
 	$(SWIFT) test --no-parallel
 
-# Starts parley-server on loopback, creates the default account and key, mints a token for alice
-# and shows the server answering. DEMO_EXIT=1 stops it afterwards.
+# A call from alice to bob through parley-server on loopback (`parley demo`): speech, DTMF, mute,
+# hold, the call's figures, bob's recording and its PESQ-WB score.
 demo: deps
 	./scripts/demo
 

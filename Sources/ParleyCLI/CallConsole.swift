@@ -9,6 +9,7 @@ final class CallConsole: CallDelegate, Sendable {
     private let name: String
     private let started = ContinuousClock.now
     private let state = Mutex<(connected: Bool?, ended: Int32?)>((nil, nil))
+    private let received = Mutex("")
 
     init(name: String) { self.name = name }
 
@@ -39,6 +40,14 @@ final class CallConsole: CallDelegate, Sendable {
     }
 
     func call(_ call: Call, isReconnectingWithError error: ParleyError) { print("reconnecting (\(error.code.rawValue))") }
+
+    func call(_ call: Call, didReceiveDigit digit: String) {
+        received.withLock { $0 += digit }
+        print("received digit \(digit)")
+    }
+
+    /// The digits the far end sent, in order.
+    var digits: String { received.withLock { $0 } }
     func callDidReconnect(_ call: Call) { print("reconnected") }
 
     func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<QualityWarning>,

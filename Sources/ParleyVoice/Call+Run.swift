@@ -146,7 +146,8 @@ extension Call {
             }
         case .startAudio:
             guard let media else { return }
-            do { try await media.startAudio(device: options.audioDevice ?? Voice.audioDevice) } catch {
+            let onDigit: @Sendable (String) -> Void = { [weak self] digit in self?.notify { $0.call($1, didReceiveDigit: digit) } }
+            do { try await media.startAudio(device: options.audioDevice ?? Voice.audioDevice, onDigit: onDigit) } catch {
                 Log.error(.core, "call \(sid ?? callId): audio did not start: \(error)")
             }
             startSampling()

@@ -17,6 +17,9 @@ public final class Call: Sendable {
     let delegate: any CallDelegate
     let delegateQueue: DispatchQueue
     let options: CallMediaOptions
+    /// The access token the call was placed or accepted with (nil when not known): feedback and
+    /// Insights events are posted with it. Never logged.
+    let accessToken: String?
     let snapshot: Mutex<Snapshot>
     let inputs: AsyncStream<CallStateMachine.Input>.Continuation
     let inputStream: AsyncStream<CallStateMachine.Input>
@@ -34,8 +37,10 @@ public final class Call: Sendable {
         var sentMessages: Set<String> = []
     }
 
-    init(uuid: UUID, from: String?, to: String?, sid: String?, options: CallMediaOptions, delegate: any CallDelegate) {
+    init(uuid: UUID, from: String?, to: String?, sid: String?, options: CallMediaOptions, delegate: any CallDelegate,
+         accessToken: String? = nil) {
         self.uuid = uuid
+        self.accessToken = accessToken
         self.from = from
         self.to = to
         self.delegate = delegate

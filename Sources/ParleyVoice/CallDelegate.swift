@@ -18,6 +18,8 @@ public protocol CallDelegate: AnyObject, Sendable {
     /// The set of active quality warnings changed.
     func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<QualityWarning>,
               previousWarnings: Set<QualityWarning>)
+    /// The far end pressed a key (an RFC 4733 event began): a Parley addition, once per key.
+    func call(_ call: Call, didReceiveDigit digit: String)
 }
 
 extension CallDelegate {
@@ -26,6 +28,7 @@ extension CallDelegate {
     public func callDidReconnect(_ call: Call) {}
     public func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<QualityWarning>,
                      previousWarnings: Set<QualityWarning>) {}
+    public func call(_ call: Call, didReceiveDigit digit: String) {}
 }
 
 /// Call messages of one call (the seed's `TVOCallMessageDelegate`).

@@ -56,13 +56,31 @@ public final class CallInvite: Sendable {
         send(.reject(Reject(callSid: callSid, reason: .busy)))
     }
 
+    /// On the listener's connection; for a pushed invite, on a short-lived one opened with the
+    /// token of the last `Voice.register`.
     private func send(_ message: SignalingMessage) {
-        listener?.settled(callSid)
-        guard let listener else {
-            Log.warning(.signaling, "invite \(callSid) came by push: reject it with AcceptOptions.accessToken via Voice.listen")
+        if let listener {
+            listener.settled(callSid)
+            listener.send(message)
             return
         }
-        listener.send(message)
+        let callSid = self.callSid, edge = self.edge
+        Task.detached {
+            do throws(ParleyError) {
+                let (token, server) = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in
+                    guard let token = s.registeredToken else {
+                        throw ParleyError(.authorization, reason: "no token: call Voice.register first")
+                    }
+                    return (token, try s.serverURL(for: edge ?? s.edge))
+                }
+                let channel = try await SignalingChannel.open(baseURL: server, token: token)
+                channel.send(message)
+                try? await Task.sleep(for: .milliseconds(200))
+                await channel.close()
+            } catch {
+                Log.warning(.signaling, "invite \(callSid): \(message.type.rawValue) not sent: \(error)")
+            }
+        }
     }
 }
 

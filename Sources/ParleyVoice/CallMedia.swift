@@ -14,6 +14,7 @@ final class CallMedia: Sendable {
     private let options: CallMediaOptions
     private let engine = Mutex<AudioEngine?>(nil)
     private let receiver = Mutex<Task<Void, Never>?>(nil)
+    private let digits = Mutex<DigitForwarder?>(nil)
     /// Mute and hold chosen before the engine existed.
     private let pending = Mutex((muted: false, onHold: false))
 
@@ -53,8 +54,9 @@ final class CallMedia: Sendable {
         ParleyError(.mediaClientLocalDescFailed, reason: "ICE server \(url) is not stun:IP:PORT or turn:IP:PORT")
     }
 
-    /// Starts the audio engine on the negotiated codec; called once media is connected.
-    func startAudio(device: any AudioDevice) async throws(ParleyError) {
+    /// Starts the audio engine on the negotiated codec; called once media is connected. Keys the
+    /// far end presses reach `onDigit` on the network thread.
+    func startAudio(device: any AudioDevice, onDigit: @escaping @Sendable (String) -> Void) async throws(ParleyError) {
         let statistics = await peer.statistics()
         guard let codec = statistics.codec, let payloadType = statistics.payloadType else {
             throw ParleyError(.mediaNoSupportedCodec, reason: "connected without a negotiated codec")
@@ -72,6 +74,9 @@ final class CallMedia: Sendable {
             maximumJitterBufferDelayMs: options.audioOptions.maximumJitterBufferDelayMs,
             initialJitterBufferDelayMs: options.audioOptions.minimumJitterBufferDelayMs)
         let engine = try AudioEngine(device: device, configuration: configuration, packetSink: PeerConnectionSink(peer: peer))
+        let digits = DigitForwarder(onDigit)
+        engine.delegate = digits
+        self.digits.withLock { $0 = digits }  // the engine holds its delegate weakly
         let (muted, onHold) = pending.withLock { ($0.muted, $0.onHold) }
         engine.isMuted = muted
         engine.isOnHold = onHold
@@ -126,6 +131,17 @@ final class CallMedia: Sendable {
         engine.withLock { $0 }?.stop()
         receiver.withLock { $0 }?.cancel()
         await peer.close()
+    }
+}
+
+/// Reports each received key once, when it begins (RFC 4733 §2.5.2).
+private final class DigitForwarder: AudioEngineDelegate {
+    let onDigit: @Sendable (String) -> Void
+
+    init(_ onDigit: @escaping @Sendable (String) -> Void) { self.onDigit = onDigit }
+
+    func audioEngine(_ engine: AudioEngine, didReceive event: DTMFReceiverEvent) {
+        if case .began(let key) = event { onDigit(key.digit.description) }
     }
 }
 

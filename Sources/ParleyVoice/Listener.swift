@@ -17,6 +17,8 @@ public final class Listener: Sendable {
     private struct State {
         var channel: SignalingChannel?
         var invites: [String: CallInvite] = [:]
+        /// Why the server refused to listen (e.g. 31403 without `incoming.allow`).
+        var failure: ParleyError?
     }
 
     init(channel: SignalingChannel, delegate: any NotificationDelegate, delegateQueue: DispatchQueue, edge: String?) {
@@ -31,6 +33,8 @@ public final class Listener: Sendable {
     public var isListening: Bool { state.withLock { $0.channel != nil } }
 
     var channel: SignalingChannel? { state.withLock { $0.channel } }
+
+    var failure: ParleyError? { state.withLock { $0.failure } }
 
     func send(_ message: SignalingMessage) { channel?.send(message) }
 
@@ -70,6 +74,12 @@ public final class Listener: Sendable {
                 delegateQueue.async { delegate.cancelledCallInviteReceived(gone, error: error) }
             case .error(let body):
                 Log.warning(.signaling, "listener \(identity): server error \(body.code) \(body.message)")
+                if listening != nil {  // refused before listening: `listen` throws this
+                    state.withLock { $0.failure = ParleyError(ParleyError.Code(rawValue: body.code), reason: body.message) }
+                    listening?.resume()
+                    listening = nil
+                    await stop()
+                }
             default:
                 break
             }

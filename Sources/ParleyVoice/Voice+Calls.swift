@@ -36,6 +36,7 @@ extension Voice {
             Task.detached { await listener.run(messages, listening: listening) }
             channel.send(.listen)
         }
+        if let failure = listener.failure { throw failure }
         guard listener.isListening else {
             throw ParleyError(.signalingConnectionDisconnected, reason: "the connection closed before listening")
         }

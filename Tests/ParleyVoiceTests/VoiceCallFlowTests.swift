@@ -8,7 +8,8 @@ import Testing
 /// `Voice.connect` → ringing → connected → disconnect between two SDK clients in this process,
 /// through a real server (signaling, TwiML-less direct dial, WebRTC media bridged on the server),
 /// with audio both ways, DTMF, mute and hold; and the ways a call fails, each with its code.
-@Suite(.serialized) struct VoiceCallFlowTests {
+extension VoiceSDKTests {
+@Suite struct VoiceCallFlowTests {
     @Test func aliceCallsBobAndTheyHearEachOther() async throws {
         let bed = try VoiceTestBed()
         defer { Task { await bed.stop() } }
@@ -138,4 +139,5 @@ import Testing
         let samples = wav.samples.dropLast(wav.sampleRate / 2).suffix(wav.sampleRate / 4)
         return ToneAudio.dominantFrequency(samples.map(Double.init))
     }
+}
 }

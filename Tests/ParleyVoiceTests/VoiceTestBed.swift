@@ -6,30 +6,42 @@ import ParleyServer
 import ParleyStore
 import ParleyTestSupport
 import Synchronization
+import Testing
 @testable import ParleyVoice
+
+/// The SDK's suites, one at a time: `Voice`'s settings (servers, edge, push provider) are
+/// process-wide, so two suites running at once would point each other's calls at the wrong server.
+@Suite(.serialized) enum VoiceSDKTests {}
 
 /// A server in this process, tokens for any identity, and `Voice` pointed at it. Tests that use
 /// it run one at a time (`Voice`'s settings are process-wide).
 struct VoiceTestBed {
-    let platform: InProcessPlatform
+    let server: PlatformServer
     let queue = DispatchQueue(label: "voice-test-delegates")
 
-    init() throws {
-        platform = try InProcessPlatform.start(identity: "alice")
-        Voice.servers = ["test": platform.baseURL]
+    init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.recordingsDirectory = NSTemporaryDirectory() + "parley-voice-recordings-\(getpid())"
+        configure(&configuration)
+        server = try PlatformServer(configuration: configuration, store: InMemoryAccountStore())
+        try server.start()
+        Voice.servers = ["test": baseURL]
         Voice.edge = "test"
     }
 
-    func token(_ identity: String, outgoingApplication: String? = nil) throws -> String {
-        let credentials = platform.server.defaultCredentials
+    var baseURL: String { "http://127.0.0.1:\(server.port)" }
+
+    func token(_ identity: String, incoming: Bool = true, outgoingApplication: String? = nil) throws -> String {
+        let credentials = server.defaultCredentials
         return try AccessTokenBuilder.mint(accountSid: credentials.account.sid, apiKeySid: credentials.apiKey.sid,
                                            apiSecret: credentials.apiKey.secret, identity: identity, ttl: 600,
-                                           grants: [.voice(VoiceGrant(incomingAllow: true,
+                                           grants: [.voice(VoiceGrant(incomingAllow: incoming,
                                                                       outgoingApplicationSid: outgoingApplication))],
                                            now: Int64(Date().timeIntervalSince1970))
     }
 
-    func stop() async { await platform.server.shutdown() }
+    func stop() async { await server.shutdown() }
 
     /// A device whose microphone plays a sine and whose speaker is written to a WAV file.
     static func toneDevice(_ frequency: Double, recordingTo path: String) throws -> FileAudioDevice {

@@ -1,0 +1,204 @@
+import AccessToken
+import AudioCore
+import AudioDevices
+import Foundation
+import ParleyServer
+import ParleyStore
+import ParleyVoice
+import Synchronization
+
+/// `parley demo` (what `make demo` runs): a server on loopback with its embedded store, two SDK
+/// clients `alice` and `bob` in this process, and a call from alice to bob carrying speech, DTMF,
+/// mute and hold; then the call's figures, bob's recording as a WAV, and the setup time of a
+/// series of short calls.
+enum DemoCommand {
+    static func run(_ args: [String]) throws -> Int32 {
+        let parsed = try Arguments(args, options: ["out", "http", "setup-calls"])
+        _ = try parsed.positionals(0, "no positional arguments")
+        let out = parsed.value("out") ?? ".demo"
+        let setupCalls = Int(try parsed.integer("setup-calls") ?? 50)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        if let http = parsed.value("http"), let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]) {
+            configuration.host = String(http[..<colon])
+            configuration.port = port
+        }
+        configuration.databasePath = out + "/parley.db"
+        configuration.recordingsDirectory = out + "/recordings"
+        let server = try PlatformServer(configuration: configuration, store: try SQLiteAccountStore(path: configuration.databasePath))
+        try server.start()
+        let base = "http://\(configuration.host):\(server.port)"
+        let credentials = server.defaultCredentials
+        func token(_ identity: String) throws -> String {
+            try AccessTokenBuilder.mint(accountSid: credentials.account.sid, apiKeySid: credentials.apiKey.sid,
+                                        apiSecret: credentials.apiKey.secret, identity: identity, ttl: 3600,
+                                        grants: [.voice(VoiceGrant(incomingAllow: true))])
+        }
+        let aliceToken = try token("alice"), bobToken = try token("bob")
+        let speechPath = out + "/alice-speech.wav", heardPath = out + "/bob-heard.wav"
+        let microphonePath = out + "/alice-microphone.wav"
+        let (material, seconds) = try DemoSpeech.make(at: speechPath, microphonePath: microphonePath, padding: 8)
+        Voice.servers = ["demo": base]
+        Voice.edge = "demo"
+        section("parley-server on \(base) (store \(configuration.databasePath), account \(credentials.account.sid))")
+        say(String(format: "alice will say: %@, %.1f s → %@", material, seconds, speechPath))
+        let status = CallCommand.blocking {
+            let demo = DemoCall(aliceToken: aliceToken, bobToken: bobToken, speechPath: speechPath,
+                                microphonePath: microphonePath, speechSeconds: seconds, heardPath: heardPath)
+            let result = await demo.run()
+            if result == 0, setupCalls > 0 { await demo.measureSetup(calls: setupCalls) }
+            return result
+        }
+        Task { await server.shutdown() }
+        return status
+    }
+
+    static func section(_ title: String) {
+        say("\n== \(title)")
+    }
+}
+
+/// One line on standard output, unbuffered (the call consoles write from other threads).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// The scripted call of `parley demo`.
+struct DemoCall: Sendable {
+    let aliceToken: String
+    let bobToken: String
+    let speechPath: String
+    let microphonePath: String
+    let speechSeconds: Double
+    let heardPath: String
+
+    func run() async -> Int32 {
+        let alice = CallConsole(name: "alice"), bob = CallConsole(name: "bob")
+        let bobCall = Mutex<Call?>(nil)
+        let heard = heardPath
+        let listener: Listener
+        let accepted = DemoInbox { invite in
+            bob.print("incoming call \(invite.callSid) from \(invite.from ?? "?")")
+            let options = AcceptOptions(callInvite: invite) {
+                // bob's speaker is a 16 kHz WAV (what PESQ-WB compares); his microphone is silent.
+                $0.audioDevice = try? FileAudioDevice(
+                    input: WAVFile(sampleRate: 48_000, channels: 1, samples: [Int16](repeating: 0, count: 48_000)),
+                    outputPath: heard, renderFormat: AudioFormat(sampleRate: 16_000, channels: 1), looping: true)
+                $0.delegateQueue = bob.queue
+            }
+            bobCall.withLock { $0 = invite.accept(options: options, delegate: bob) }
+        }
+        do {
+            listener = try await Voice.listen(accessToken: bobToken, delegate: accepted, delegateQueue: bob.queue)
+        } catch {
+            bob.print("listen failed: \(error)")
+            return 1
+        }
+        bob.print("listening as \(listener.identity)")
+        let microphone: FileAudioDevice
+        do { microphone = try FileAudioDevice(inputPath: microphonePath, outputPath: nil) } catch {
+            alice.print("cannot read \(microphonePath): \(error)")
+            return 1
+        }
+        let started = ContinuousClock.now
+        let call = Voice.connect(options: ConnectOptions(accessToken: aliceToken) {
+            $0.params = ["To": "bob"]
+            $0.audioDevice = microphone
+            $0.delegateQueue = alice.queue
+        }, delegate: alice)
+        alice.print("calling bob")
+        guard await alice.waitForConnect() else { return 1 }
+        let setup = ContinuousClock.now - started
+        alice.print(String(format: "setup %.1f ms (connect → callDidConnect)", setup.milliseconds))
+        _ = await bob.waitForConnect()
+
+        try? await Task.sleep(for: .milliseconds(Int(speechSeconds * 1000) + 600))
+        let report = await call.stats()
+        let bobsCall = bobCall.withLock { $0 }
+        func bobHears() async -> String {
+            let level = await bobsCall?.stats().remoteAudioTrackStats.first?.audioLevel ?? 0
+            return String(format: "bob hears level %.3f", level)
+        }
+        alice.print("speech sent, now a 330 Hz tone; \(await bobHears()); DTMF 1234#")
+        call.sendDigits("1234#")
+        try? await Task.sleep(for: .seconds(1.5))
+        call.isMuted = true
+        try? await Task.sleep(for: .milliseconds(700))
+        alice.print("muted: \(await bobHears())")
+        try? await Task.sleep(for: .milliseconds(300))
+        call.isMuted = false
+        call.isOnHold = true
+        try? await Task.sleep(for: .milliseconds(900))
+        alice.print("on hold (the server plays hold music to bob): \(await bobHears())")
+        try? await Task.sleep(for: .milliseconds(300))
+        call.isOnHold = false
+        try? await Task.sleep(for: .milliseconds(700))
+        alice.print("off hold: \(await bobHears()); hanging up")
+        call.disconnect()
+        let status = await alice.waitForEnd()
+        _ = await bob.waitForEnd()
+        await listener.stop()
+
+        DemoCommand.section("The call's figures (alice's side, after the speech)")
+        if let remote = report.remoteAudioTrackStats.first, let local = report.localAudioTrackStats.first {
+            say(String(format: "setup %.1f ms; codec %@; MOS %@; jitter %.2f ms; RTT %@",
+                         setup.milliseconds, local.codec, remote.mos.map { String(format: "%.2f", $0) } ?? "n/a",
+                         remote.jitterMs, local.roundTripTimeMs.map { String(format: "%.1f ms", $0) } ?? "n/a"))
+            say("packets sent \(local.packetsSent), received \(remote.packetsReceived), lost \(remote.packetsLost) "
+                  + "(far end reports \(local.packetsLost.map(String.init) ?? "n/a") of ours lost)")
+        }
+        say("bob received the digits \(bob.digits)")
+        say("bob's recording: \(heardPath) (16 kHz mono); alice's speech: \(speechPath)")
+        return status
+    }
+
+    /// Short calls alice → bob (bob answers at once, silent devices) for the setup-time figure.
+    func measureSetup(calls: Int) async {
+        let quiet = CallConsole(name: "setup")
+        let inbox = DemoInbox { invite in
+            _ = invite.accept(options: AcceptOptions(callInvite: invite) {
+                $0.audioDevice = NullAudioDevice()
+                $0.delegateQueue = quiet.queue
+            }, delegate: SilentDelegate())
+        }
+        guard let listener = try? await Voice.listen(accessToken: bobToken, delegate: inbox, delegateQueue: quiet.queue) else {
+            return
+        }
+        var setups: [Double] = []
+        for _ in 0..<calls {
+            let started = ContinuousClock.now
+            let options = ConnectOptions(accessToken: aliceToken) {
+                $0.params = ["To": "bob"]
+                $0.audioDevice = NullAudioDevice()
+                $0.delegateQueue = quiet.queue
+            }
+            guard let call = try? await Voice.connect(options: options) else { continue }
+            setups.append((ContinuousClock.now - started).milliseconds)
+            call.disconnect()
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        await listener.stop()
+        guard !setups.isEmpty else { return }
+        let sorted = setups.sorted()
+        DemoCommand.section("Call setup, connect → connected, \(sorted.count) calls")
+        say(String(format: "p50 %.1f ms, p95 %.1f ms, max %.1f ms", sorted[sorted.count / 2],
+                     sorted[min(sorted.count - 1, sorted.count * 95 / 100)], sorted.last!))
+    }
+}
+
+/// Answers invites with a block.
+final class DemoInbox: NotificationDelegate, Sendable {
+    private let onInvite: @Sendable (CallInvite) -> Void
+
+    init(onInvite: @escaping @Sendable (CallInvite) -> Void) { self.onInvite = onInvite }
+
+    func callInviteReceived(_ callInvite: CallInvite) { onInvite(callInvite) }
+    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: ParleyError) {}
+}
+
+final class SilentDelegate: CallDelegate {
+    func callDidConnect(_ call: Call) {}
+    func callDidFailToConnect(_ call: Call, error: ParleyError) {}
+    func callDidDisconnect(_ call: Call, error: ParleyError?) {}
+}

@@ -84,9 +84,15 @@ extension Call {
         channel.send(message(offer), id: subscribeKey)
     }
 
-    private func watchSignaling(_ messages: AsyncStream<SignalingMessage>, channel: SignalingChannel) {
+    private func watchSignaling(_ events: AsyncStream<ChannelEvent>, channel: SignalingChannel) {
         Task.detached { [inputs] in
-            for await message in messages {
+            for await event in events {
+                let message: SignalingMessage
+                switch event {
+                case .interrupted: inputs.yield(.signalingInterrupted); continue
+                case .resumed: inputs.yield(.signalingResumed); continue
+                case .message(let received): message = received
+                }
                 switch message {
                 case .callCreated(let created):
                     inputs.yield(.callCreated(sid: created.callSid))
@@ -109,9 +115,13 @@ extension Call {
 
     private func watchMedia(_ media: CallMedia) {
         Task.detached { [inputs] in
+            var wasConnected = false
             for await state in media.peer.states {
                 switch state {
-                case .connected: inputs.yield(.mediaConnected)
+                case .connected:
+                    inputs.yield(wasConnected ? .mediaRecovered : .mediaConnected)
+                    wasConnected = true
+                case .disconnected: inputs.yield(.mediaInterrupted)
                 case .failed:
                     let failure = await media.peer.statistics().failure
                     inputs.yield(.mediaFailed(failure ?? ParleyError(.mediaConnection, reason: "media connection failed")))
@@ -151,6 +161,19 @@ extension Call {
                 Log.error(.core, "call \(sid ?? callId): audio did not start: \(error)")
             }
             startSampling()
+        case .restartICE:
+            guard let media, let channel, let sid else { return }
+            do {
+                let offer = try await media.peer.restartICE()
+                channel.send(.iceRestart(IceRestart(callSid: sid, sdp: offer)))
+            } catch {
+                Log.warning(.webrtc, "call \(sid): ICE restart failed: \(error)")
+            }
+        case .startReconnectTimer(let generation, let delay):
+            Task.detached { [inputs] in
+                try? await Task.sleep(for: delay)
+                inputs.yield(.reconnectTimeout(generation: generation))
+            }
         case .notify(let notification):
             report(notification)
         case .tearDown:
@@ -162,6 +185,10 @@ extension Call {
         switch notification {
         case .ringing:
             notify { $0.callDidStartRinging($1) }
+        case .reconnecting(let error):
+            notify { $0.call($1, isReconnectingWithError: error) }
+        case .reconnected:
+            notify { $0.callDidReconnect($1) }
         case .connected:
             settle(.success(()))
             notify { $0.callDidConnect($1) }

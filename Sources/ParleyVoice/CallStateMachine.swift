@@ -19,10 +19,19 @@ struct CallStateMachine {
         case serverError(code: Int, message: String)
         case signalingLost
         case disconnectRequested
+        /// The signaling socket dropped; the channel is resuming the session.
+        case signalingInterrupted
+        case signalingResumed
+        /// ICE lost the path (no media or consent for a while); `mediaFailed` follows after 30 s.
+        case mediaInterrupted
+        case mediaRecovered
+        /// The reconnect timer started with `generation` ran out.
+        case reconnectTimeout(generation: Int)
     }
 
     enum Notification: Equatable {
-        case ringing, connected
+        case ringing, connected, reconnected
+        case reconnecting(ParleyError)
         case failedToConnect(ParleyError)
         case disconnected(ParleyError?)
     }
@@ -31,6 +40,10 @@ struct CallStateMachine {
         case send(SignalingMessage)
         case applyAnswer(String)
         case startAudio
+        /// New ICE credentials and an offer sent as `iceRestart` (RFC 8445 §9).
+        case restartICE
+        /// Yield `.reconnectTimeout(generation:)` after the given time.
+        case startReconnectTimer(generation: Int, after: Duration)
         case notify(Notification)
         case tearDown
     }
@@ -42,6 +55,14 @@ struct CallStateMachine {
     private var isMediaConnected = false
     private var isAudioStarted = false
     private var hasAnswer = false
+    private var isSignalingDown = false
+    private var isMediaDown = false
+    private var isRestartingICE = false
+    private var reconnectGeneration = 0
+    /// Why the call is reconnecting (the first loss), reported if it gives up.
+    private var reconnectError: ParleyError?
+    /// How long a connected call may reconnect before it disconnects with the error.
+    static let reconnectWindow = Duration.seconds(30)
 
     init(callId: String, sid: String? = nil) {
         self.callId = callId
@@ -62,7 +83,11 @@ struct CallStateMachine {
             state = .ringing
             return [.notify(.ringing)]
         case .answer(let sdp):
-            guard !hasAnswer else { return [] }  // an ICE-restart answer is the Call's business
+            if isRestartingICE {  // the answer to our ICE-restart offer
+                isRestartingICE = false
+                return [.applyAnswer(sdp)]
+            }
+            guard !hasAnswer else { return [] }
             hasAnswer = true
             return [.applyAnswer(sdp)]
         case .signalingConnected:
@@ -87,7 +112,57 @@ struct CallStateMachine {
                        tellServer: false)
         case .disconnectRequested:
             return end(error: nil, tellServer: true)
+        case .signalingInterrupted:
+            guard state == .connected || state == .reconnecting else {
+                return end(error: ParleyError(.signalingConnectionDisconnected, reason: "the signaling connection dropped"),
+                           tellServer: false)
+            }
+            isSignalingDown = true
+            return startReconnecting(ParleyError(.signalingConnectionDisconnected, reason: "the signaling connection dropped"))
+        case .signalingResumed:
+            guard isSignalingDown else { return [] }
+            isSignalingDown = false
+            // A media loss seen while signaling was down restarts ICE now that an offer can be sent.
+            var actions: [Action] = []
+            if isMediaDown && !isRestartingICE {
+                isRestartingICE = true
+                actions.append(.restartICE)
+            }
+            return actions + reconnectedIfRecovered()
+        case .mediaInterrupted:
+            guard state == .connected || state == .reconnecting else { return [] }
+            isMediaDown = true
+            var actions = startReconnecting(ParleyError(.mediaConnection, reason: "media connection lost"))
+            if !isSignalingDown && !isRestartingICE {
+                isRestartingICE = true
+                actions.append(.restartICE)
+            }
+            return actions
+        case .mediaRecovered:
+            guard isMediaDown else { return [] }
+            isMediaDown = false
+            isRestartingICE = false
+            return reconnectedIfRecovered()
+        case .reconnectTimeout(let generation):
+            guard state == .reconnecting, generation == reconnectGeneration else { return [] }
+            return end(error: reconnectError ?? ParleyError(.mediaConnection, reason: "reconnection timed out"),
+                       tellServer: !isSignalingDown)
         }
+    }
+
+    private mutating func startReconnecting(_ error: ParleyError) -> [Action] {
+        guard state == .connected else { return [] }  // already reconnecting: one notification, one timer
+        state = .reconnecting
+        reconnectError = error
+        reconnectGeneration += 1
+        return [.notify(.reconnecting(error)), .startReconnectTimer(generation: reconnectGeneration, after: Self.reconnectWindow)]
+    }
+
+    private mutating func reconnectedIfRecovered() -> [Action] {
+        guard state == .reconnecting, !isSignalingDown, !isMediaDown else { return [] }
+        state = .connected
+        reconnectError = nil
+        return [.notify(.reconnected)]
     }
 
     private mutating func connectIfReady() -> [Action] {

@@ -4,36 +4,60 @@ import ParleyNet
 import Signaling
 import Synchronization
 
+/// What a call hears from its signaling connection.
+enum ChannelEvent: Sendable {
+    case message(SignalingMessage)
+    /// The socket dropped; the channel is resuming its session (docs/signaling.md, resume).
+    case interrupted
+    /// The session was resumed on a new socket; messages flow again.
+    case resumed
+}
+
 /// One authenticated signaling connection to `/v1/signaling` (docs/signaling.md): says `hello`,
 /// keeps the heartbeat, answers `ping`, and routes what arrives to subscribers by call — by call
 /// SID, by the caller's call id until the SID is known, by the `ref` of an error — and everything
-/// else to `unrouted`. When the socket ends every subscription finishes.
+/// else to `unrouted`. When the socket drops it resumes the session on a new one (hello with
+/// `resume`) for as long as the server keeps it (the welcome's `resumeWindow`); subscribers hear
+/// `.interrupted` and `.resumed`. Only when that fails, or on `close()`, do the streams finish.
 final class SignalingChannel: Sendable {
     let welcome: Welcome
     /// Messages for no subscribed call (incoming invites, cancellations, `listening`).
     let unrouted: AsyncStream<SignalingEnvelope>
-    private let webSocket: WebSocket
+    private let baseURL: String
+    private let token: String
+    private let webSocket: Mutex<WebSocket>
     private let routes = Mutex(Routes())
     private let unroutedSink: AsyncStream<SignalingEnvelope>.Continuation
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     private struct Routes {
-        var byKey: [String: AsyncStream<SignalingMessage>.Continuation] = [:]
+        var byKey: [String: AsyncStream<ChannelEvent>.Continuation] = [:]
         var closed = false
+        var closing = false
     }
 
     /// Connects to `baseURL` and says hello with `token`; throws the server's refusal (its token
     /// error code) or 31005/53001 when the server cannot be reached.
     static func open(baseURL: String, token: String) async throws(ParleyError) -> SignalingChannel {
+        let (webSocket, greeting) = try await connect(baseURL: baseURL, token: token, resume: nil)
+        guard case .welcome(let welcome) = greeting else {
+            await webSocket.close()
+            throw ParleyError(.malformedRequest, reason: "expected welcome, got \(greeting.type.rawValue)")
+        }
+        return SignalingChannel(webSocket: webSocket, welcome: welcome, baseURL: baseURL, token: token)
+    }
+
+    /// A socket past hello: the server's `welcome` or `resumed`.
+    private static func connect(baseURL: String, token: String,
+                                resume: String?) async throws(ParleyError) -> (WebSocket, SignalingMessage) {
         let url = baseURL.replacingOccurrences(of: "http://", with: "ws://")
             .replacingOccurrences(of: "https://", with: "wss://") + "/v1/signaling"
         let webSocket: WebSocket
         do { webSocket = try await WebSocket.connect(url: url) } catch {
             throw ParleyError(.connection, reason: "cannot reach \(baseURL): \(error)")
         }
-        do {
-            try await webSocket.send(text: SignalingCodec.encode(SignalingEnvelope(.hello(Hello(token: token, client: "parley-swift/\(ParleyVersion.string)")))))
-        } catch {
+        let hello = Hello(token: token, resume: resume, client: "parley-swift/\(ParleyVersion.string)")
+        do { try await webSocket.send(text: SignalingCodec.encode(SignalingEnvelope(.hello(hello)))) } catch {
             throw ParleyError(.signalingConnectionDisconnected, reason: "hello not sent: \(error)")
         }
         guard let first = await webSocket.receive(), case .text(let text) = first,
@@ -41,31 +65,33 @@ final class SignalingChannel: Sendable {
             await webSocket.close()
             throw ParleyError(.signalingConnectionDisconnected, reason: "the server closed before welcome")
         }
-        switch envelope.message {
-        case .welcome(let welcome):
-            return SignalingChannel(webSocket: webSocket, welcome: welcome)
-        case .error(let body):
+        if case .error(let body) = envelope.message {
             await webSocket.close()
             throw ParleyError(ParleyError.Code(rawValue: body.code), reason: body.message)
-        default:
-            await webSocket.close()
-            throw ParleyError(.malformedRequest, reason: "expected welcome, got \(envelope.message.type.rawValue)")
         }
+        return (webSocket, envelope.message)
     }
 
-    private init(webSocket: WebSocket, welcome: Welcome) {
-        self.webSocket = webSocket
+    private init(webSocket: WebSocket, welcome: Welcome, baseURL: String, token: String) {
+        self.webSocket = Mutex(webSocket)
         self.welcome = welcome
+        self.baseURL = baseURL
+        self.token = token
         (unrouted, unroutedSink) = AsyncStream.makeStream()
         let reader = Task { [weak self] in
-            while let message = await webSocket.receive() {
-                guard let self else { return }
-                guard case .text(let text) = message else { continue }
-                guard let envelope = try? SignalingCodec.decode(text) else {
-                    Log.warning(.signaling, "undecodable signaling message dropped")
-                    continue
+            var socket = webSocket
+            while true {
+                while let message = await socket.receive() {
+                    guard let self else { return }
+                    guard case .text(let text) = message else { continue }
+                    guard let envelope = try? SignalingCodec.decode(text) else {
+                        Log.warning(.signaling, "undecodable signaling message dropped")
+                        continue
+                    }
+                    self.dispatch(envelope)
                 }
-                self.dispatch(envelope)
+                guard let self, let resumed = await self.resume() else { break }
+                socket = resumed
             }
             self?.finishAll()
         }
@@ -86,8 +112,8 @@ final class SignalingChannel: Sendable {
 
     /// Messages about one call: subscribe with the caller's call id before sending `invite`, or
     /// with the SID for an incoming call. A `callCreated` adds the SID as a second key.
-    func subscribe(_ key: String) -> AsyncStream<SignalingMessage> {
-        let (stream, sink) = AsyncStream<SignalingMessage>.makeStream()
+    func subscribe(_ key: String) -> AsyncStream<ChannelEvent> {
+        let (stream, sink) = AsyncStream<ChannelEvent>.makeStream()
         let accepted = routes.withLock { routes -> Bool in
             guard !routes.closed else { return false }
             routes.byKey[key] = sink
@@ -103,17 +129,51 @@ final class SignalingChannel: Sendable {
         for sink in sinks { sink.finish() }
     }
 
-    /// Sends in order (the socket's loop keeps the order); failures surface as the socket ending.
+    /// Sends in order (the socket's loop keeps the order); while resuming, messages are lost.
     func send(_ message: SignalingMessage, id: String? = nil) {
         Log.debug(.signaling, "→ \(message.type.rawValue)")
-        webSocket.enqueue(text: SignalingCodec.encode(SignalingEnvelope(id: id, message: message)))
+        webSocket.withLock { $0 }.enqueue(text: SignalingCodec.encode(SignalingEnvelope(id: id, message: message)))
     }
 
-    /// Closes the connection.
+    /// Closes the connection for good (no resume).
     func close() async {
+        routes.withLock { $0.closing = true }
         for task in tasks.withLock({ $0 }).dropFirst() { task.cancel() }  // the heartbeat; the reader ends with the socket
-        await webSocket.close()
+        await webSocket.withLock { $0 }.close()
         finishAll()
+    }
+
+    /// Drops the socket as a network failure would (tests): the channel resumes.
+    func simulateDrop() async {
+        await webSocket.withLock { $0 }.close()
+    }
+
+    /// After a drop: hello with `resume` every second until the server's resume window closes.
+    private func resume() async -> WebSocket? {
+        guard !routes.withLock({ $0.closing || $0.closed }) else { return nil }
+        broadcast(.interrupted)
+        let deadline = ContinuousClock.now + .seconds(max(1, welcome.resumeWindow))
+        while ContinuousClock.now < deadline, !routes.withLock({ $0.closing }) {
+            do {
+                let (socket, greeting) = try await Self.connect(baseURL: baseURL, token: token, resume: welcome.session)
+                guard case .resumed = greeting else {
+                    await socket.close()  // a new session: the old one and its calls are gone
+                    return nil
+                }
+                webSocket.withLock { $0 = socket }
+                Log.info(.signaling, "session \(welcome.session) resumed")
+                broadcast(.resumed)
+                return socket
+            } catch {
+                Log.debug(.signaling, "resume failed: \(error)")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        return nil
+    }
+
+    private func broadcast(_ event: ChannelEvent) {
+        for sink in routes.withLock({ Array($0.byKey.values) }) { sink.yield(event) }
     }
 
     private func dispatch(_ envelope: SignalingEnvelope) {
@@ -133,7 +193,7 @@ final class SignalingChannel: Sendable {
             }
         }
         if let sink {
-            sink.yield(envelope.message)
+            sink.yield(.message(envelope.message))
         } else {
             unroutedSink.yield(envelope)
         }
@@ -154,7 +214,7 @@ final class SignalingChannel: Sendable {
     }
 
     private func finishAll() {
-        let sinks = routes.withLock { routes -> [AsyncStream<SignalingMessage>.Continuation] in
+        let sinks = routes.withLock { routes -> [AsyncStream<ChannelEvent>.Continuation] in
             routes.closed = true
             defer { routes.byKey = [:] }
             return Array(routes.byKey.values)

@@ -16,6 +16,20 @@ extension PeerConnection {
     }
 }
 
+extension PeerConnection {
+    /// Drops every datagram in and out while `blocked` (a network outage, for reconnection tests
+    /// inside this package); ICE notices as it would a real one.
+    package func simulateNetworkOutage(_ blocked: Bool) async {
+        let core = self.core
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            loop.execute {
+                core.value.isNetworkBlocked = blocked
+                done.resume()
+            }
+        }
+    }
+}
+
 extension PeerConnectionCore {
     func restartICE() -> Result<String, ParleyError> {
         guard isOfferer, remote != nil, !state.isTerminal, gatheringWaiter == nil else {

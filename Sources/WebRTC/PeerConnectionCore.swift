@@ -48,6 +48,8 @@ final class PeerConnectionCore {
     let cname: String
     let streamID: String
     let trackID: String
+    /// A simulated network outage (tests): every datagram in and out is dropped.
+    var isNetworkBlocked = false
     var sequenceNumber: UInt16
     var nextTimestamp: UInt32
     var lastSentTimestamp: UInt32?
@@ -202,7 +204,7 @@ final class PeerConnectionCore {
     // MARK: - Datagrams
 
     func receive(_ datagrams: [Datagram], socket index: Int) {
-        guard index < locals.count, !state.isTerminal else { return }
+        guard index < locals.count, !state.isTerminal, !isNetworkBlocked else { return }
         let local = locals[index]
         for datagram in datagrams {
             guard let source = ICETransportAddress(datagram.address) else { continue }
@@ -278,7 +280,7 @@ final class PeerConnectionCore {
     }
 
     func send(_ bytes: [UInt8], from: ICETransportAddress, to: ICETransportAddress) {
-        guard let index = locals.firstIndex(of: from) else { return }
+        guard !isNetworkBlocked, let index = locals.firstIndex(of: from) else { return }
         let address: SocketAddress
         if let known = socketAddresses[to] {
             address = known

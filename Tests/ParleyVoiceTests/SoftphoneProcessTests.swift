@@ -1,0 +1,105 @@
+import AudioCore
+import Foundation
+import Synchronization
+import ParleyTestSupport
+import Testing
+@testable import ParleyVoice
+
+/// The softphone as separate processes: `parley listen` (bob, answering and recording) and
+/// `parley call bob` (alice, playing a 700 Hz tone and sending DTMF) against an in-process server.
+/// Both exit 0; their live output names every state; bob hears alice's tone and her digits; a
+/// rejecting `parley listen` makes `parley call` exit 1 with 31603.
+extension VoiceSDKTests {
+    @Suite struct SoftphoneProcessTests {
+        @Test func callAndListenProcessesTalk() async throws {
+            let bed = try VoiceTestBed()
+            defer { Task { await bed.stop() } }
+            let parley = try BuiltProducts.path("parley")
+            let directory = NSTemporaryDirectory() + "parley-softphone-\(getpid())"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let tone = directory + "/tone.wav", heard = directory + "/bob-heard.wav"
+            let samples = (0..<48_000).map { Int16(8000 * sin(2 * Double.pi * 700 * Double($0) / 48_000)) }
+            try Data(WAVFile(sampleRate: 48_000, channels: 1, samples: samples).serialized).write(to: URL(fileURLWithPath: tone))
+
+            let bob = try CLIProcess.start(parley, ["listen", "--token", try bed.token("bob"), "--server", bed.baseURL,
+                                                    "--record", heard])
+            try await bob.waitForOutput("listening as bob")
+            let alice = try CLIProcess.start(parley, ["call", "bob", "--token", try bed.token("alice"), "--server", bed.baseURL,
+                                                      "--play", tone, "--digits", "12#", "--duration", "3",
+                                                      "--param", "Topic=demo"])
+            #expect(await alice.exitStatus() == 0)
+            #expect(await bob.exitStatus() == 0)
+            let said = alice.output, heardLog = bob.output
+            for line in ["calling bob", "ringing", "connected CA", "setup ", "sent digits 12#", "received ", "disconnected"] {
+                #expect(said.contains(line), "alice's output lacks \(line): \(said)")
+            }
+            for line in ["incoming call CA", "from client:alice", "params [\"Topic\": \"demo\"]", "received digit 1",
+                         "received digit 2", "received digit #", "disconnected"] {
+                #expect(heardLog.contains(line), "bob's output lacks \(line): \(heardLog)")
+            }
+            let wav = try WAVFile(contentsOfFile: heard)
+            let middle = wav.samples.dropLast(wav.sampleRate).suffix(wav.sampleRate / 4).map(Double.init)
+            let frequency = ToneAudio.dominantFrequency(middle)
+            #expect(abs(frequency - 700) < 15, "bob heard \(frequency) Hz")
+        }
+
+        @Test func rejectingListenerFailsTheCallWith31603() async throws {
+            let bed = try VoiceTestBed()
+            defer { Task { await bed.stop() } }
+            let parley = try BuiltProducts.path("parley")
+            let bob = try CLIProcess.start(parley, ["listen", "--token", try bed.token("bob"), "--server", bed.baseURL, "--reject"])
+            try await bob.waitForOutput("listening as bob")
+            let alice = try CLIProcess.start(parley, ["call", "bob", "--token", try bed.token("alice"), "--server", bed.baseURL])
+            #expect(await alice.exitStatus() == 1)
+            #expect(await bob.exitStatus() == 0)
+            #expect(alice.output.contains("failed to connect: 31603"), "\(alice.output)")
+        }
+    }
+}
+
+/// A `parley` child process whose standard output is collected as it runs.
+final class CLIProcess: Sendable {
+    private let process: Process
+    private let collected = Collected()
+
+    final class Collected: Sendable { let data = Mutex(Data()) }
+
+    static func start(_ path: String, _ arguments: [String]) throws -> CLIProcess {
+        let cli = CLIProcess(Process())
+        cli.process.executableURL = URL(fileURLWithPath: path)
+        cli.process.arguments = arguments
+        let pipe = Pipe()
+        cli.process.standardOutput = pipe
+        cli.process.standardError = FileHandle.nullDevice
+        cli.process.standardInput = FileHandle.nullDevice
+        let collected = cli.collected
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            collected.data.withLock { $0.append(data) }
+        }
+        try cli.process.run()
+        return cli
+    }
+
+    private init(_ process: Process) { self.process = process }
+
+    var output: String { String(decoding: collected.data.withLock { $0 }, as: UTF8.self) }
+
+    func waitForOutput(_ text: String, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !output.contains(text) {
+            guard ContinuousClock.now < deadline else { throw TestTimeout(description: "no \"\(text)\" in: \(output)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The exit status, waiting up to 30 s (then the process is killed: 137).
+    func exitStatus() async -> Int32 {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { process.terminate(); return 137 }
+        try? await Task.sleep(for: .milliseconds(100))  // the last output
+        return process.terminationStatus
+    }
+}

@@ -11,6 +11,7 @@ import WebRTC
 /// - `GET /v1/me`: the caller's verified access token (identity, account, grants). Auth: `Authorization:
 ///   Bearer <JWT>` or `X-Twilio-Token: <JWT>`. Failures answer 401 with the token error code.
 /// - `POST /v1/echo`, `DELETE /v1/echo/<id>`, `OPTIONS`: WHIP-style audio echo (`EchoEndpoint`).
+/// - `/v1/insights`, `/v1/feedback`: the SDKs' Insights events and call feedback (`InsightsEndpoint`).
 public struct APIRouter: Sendable {
     let verifier: AccessTokenVerifier
     let metrics: ServerMetrics
@@ -22,6 +23,8 @@ public struct APIRouter: Sendable {
     let rest: TwilioRESTRouter?
     /// `/v1/registrations`: push bindings.
     let registrations: PushRegistrationEndpoint?
+    /// `/v1/insights` and `/v1/feedback`, on the same store as the push bindings.
+    let insights: InsightsEndpoint?
 
     public init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String = ParleyVersion.current,
                 media: MediaTransportServer? = nil, rest: TwilioRESTRouter? = nil) {
@@ -37,6 +40,7 @@ public struct APIRouter: Sendable {
         echo = media.map(EchoEndpoint.init(media:))
         self.rest = rest
         self.registrations = registrations
+        insights = registrations.map { InsightsEndpoint(store: $0.store) }
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -46,6 +50,7 @@ public struct APIRouter: Sendable {
         if let registrations, PushRegistrationEndpoint.matches(request.path) {
             return await registrations.handle(request, router: self)
         }
+        if let insights, InsightsEndpoint.matches(request.path) { return await insights.handle(request, router: self) }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             let body: JSONObject = ["status": .string("ok"), "version": .string(version)]

@@ -9,6 +9,8 @@ public final class InMemoryAccountStore: AccountStore {
         var keys: [APIKey] = []
         var defaultAccountSid: String?
         var voice = InMemoryVoiceState()
+        /// Insights events in insertion order (`InMemoryAccountStore+Insights.swift`).
+        var insights: [InsightsEvent] = []
     }
 
     let state = Mutex(State())

@@ -87,6 +87,22 @@ enum Migrations {
         CREATE INDEX recordings_by_account ON recordings(account_sid, created_at);
         CREATE INDEX recordings_by_call ON recordings(call_sid, created_at);
         """,
+        // 2 → 3: Insights events the SDKs publish (and call feedback), per account.
+        """
+        CREATE TABLE insights_events (
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            identity TEXT NOT NULL,
+            call_sid TEXT,
+            event_group TEXT NOT NULL,
+            name TEXT NOT NULL,
+            level TEXT NOT NULL,
+            timestamp_ms INTEGER NOT NULL,
+            payload TEXT NOT NULL,
+            received_at INTEGER NOT NULL
+        );
+        CREATE INDEX insights_by_call ON insights_events(account_sid, call_sid, timestamp_ms);
+        CREATE INDEX insights_by_identity ON insights_events(account_sid, identity, timestamp_ms);
+        """,
     ]
 
     /// The version this build writes.

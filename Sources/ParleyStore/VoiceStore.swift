@@ -44,7 +44,7 @@ public protocol VoiceStore: Sendable {
 }
 
 /// Everything `parley-server` keeps.
-public typealias PlatformStore = AccountStore & VoiceStore
+public typealias PlatformStore = AccountStore & VoiceStore & InsightsStore
 
 /// The fields a client sets on an application.
 public struct ApplicationDraft: Sendable, Equatable {

@@ -33,6 +33,12 @@ extension Call {
                 previousRemote = remote
                 guard let change = monitor.update(with: sample) else { continue }
                 call.snapshot.withLock { $0.warnings = change.current }
+                for warning in change.current.subtracting(change.previous) {
+                    call.publish("network-quality-warning-raised", warning.rawValue, level: .warning)
+                }
+                for warning in change.previous.subtracting(change.current) {
+                    call.publish("network-quality-warning-cleared", warning.rawValue)
+                }
                 call.notify { $0.call($1, didReceiveQualityWarnings: change.current, previousWarnings: change.previous) }
             }
         }

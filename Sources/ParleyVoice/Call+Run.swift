@@ -9,7 +9,7 @@ extension Call {
     /// An outgoing call: connect to the server, offer, `invite`.
     static func outgoing(options: ConnectOptions, delegate: any CallDelegate) -> Call {
         let call = Call(uuid: options.uuid, from: nil, to: options.params["To"], sid: nil, options: options.media,
-                        delegate: delegate)
+                        delegate: delegate, accessToken: options.accessToken)
         let edge = options.media.edge
         Task.detached {
             do throws(ParleyError) {
@@ -28,8 +28,9 @@ extension Call {
 
     /// An accepted invite: answer on the listener's connection, or on a new one for a pushed invite.
     static func accepting(_ invite: CallInvite, options: AcceptOptions, delegate: any CallDelegate) -> Call {
+        let token = options.accessToken ?? invite.listener?.accessToken ?? VoiceSettings.shared.withLock { $0.registeredToken }
         let call = Call(uuid: options.uuid, from: invite.from, to: invite.to, sid: invite.callSid, options: options.media,
-                        delegate: delegate)
+                        delegate: delegate, accessToken: token)
         Task.detached {
             do throws(ParleyError) {
                 let channel: SignalingChannel
@@ -96,6 +97,7 @@ extension Call {
                 switch message {
                 case .callCreated(let created):
                     inputs.yield(.callCreated(sid: created.callSid))
+                    self.publish("connection", "outgoing", callSid: created.callSid)
                 case .ringing: inputs.yield(.ringing)
                 case .answer(let answer): inputs.yield(.answer(sdp: answer.sdp))
                 case .connected: inputs.yield(.signalingConnected)
@@ -192,8 +194,16 @@ extension Call {
         case .connected:
             settle(.success(()))
             notify { $0.callDidConnect($1) }
+            if let media = snapshot.withLock({ $0.media }) {
+                Task.detached {
+                    let codec = await media.peer.statistics().codec?.rawValue.lowercased() ?? "unknown"
+                    self.publish("settings", "codec", payload: ["codec": codec])
+                }
+            }
         case .failedToConnect(let error):
             settle(.failure(error))
+            publish("connection", "error", level: .error,
+                    payload: ["code": "\(error.code.rawValue)", "message": error.failureReason ?? error.code.text])
             notify { $0.callDidFailToConnect($1, error: error) }
         case .disconnected(let error):
             settle(.failure(error ?? ParleyError(.callCancelled, reason: "the call ended before it connected")))
@@ -215,5 +225,15 @@ extension Call {
             channel?.unsubscribe([callId] + (sid.map { [$0] } ?? []))
         }
         VoiceSettings.shared.withLock { $0.liveCalls -= 1 }
+    }
+}
+
+extension Call {
+    /// One Insights event about this call (nothing when Insights are off or the token is unknown).
+    func publish(_ group: String, _ name: String, level: InsightsLevel = .info, callSid: String? = nil,
+                 payload: [String: String] = [:]) {
+        guard let accessToken else { return }
+        InsightsPublisher.shared.publish(group: group, name: name, level: level, callSid: callSid ?? sid, payload: payload,
+                                         token: accessToken, edge: options.edge)
     }
 }

@@ -13,6 +13,8 @@ public final class Listener: Sendable {
     private let delegate: any NotificationDelegate
     private let delegateQueue: DispatchQueue
     private let edge: String?
+    /// The token the connection said hello with: calls accepted from its invites post Insights with it.
+    let accessToken: String
 
     private struct State {
         var channel: SignalingChannel?
@@ -21,8 +23,10 @@ public final class Listener: Sendable {
         var failure: ParleyError?
     }
 
-    init(channel: SignalingChannel, delegate: any NotificationDelegate, delegateQueue: DispatchQueue, edge: String?) {
+    init(channel: SignalingChannel, delegate: any NotificationDelegate, delegateQueue: DispatchQueue, edge: String?,
+         accessToken: String) {
         identity = channel.welcome.identity
+        self.accessToken = accessToken
         state = Mutex(State(channel: channel))
         self.delegate = delegate
         self.delegateQueue = delegateQueue
@@ -55,6 +59,7 @@ public final class Listener: Sendable {
         for await envelope in messages {
             switch envelope.message {
             case .listening:
+                publish("connection", "listening")
                 listening?.resume()
                 listening = nil
             case .incoming(let incoming):
@@ -63,6 +68,7 @@ public final class Listener: Sendable {
                                         callerInfo: incoming.callerInfo.map { CallerInfo(isVerified: $0.isVerified) },
                                         listener: self, edge: edge)
                 state.withLock { $0.invites[incoming.callSid] = invite }
+                publish("connection", "incoming", callSid: incoming.callSid)
                 let delegate = self.delegate
                 delegateQueue.async { delegate.callInviteReceived(invite) }
             case .cancelled(let cancelled):
@@ -70,11 +76,14 @@ public final class Listener: Sendable {
                 let gone = CancelledCallInvite(callSid: invite.callSid, from: invite.from, to: invite.to,
                                                customParameters: invite.customParameters)
                 let error = ParleyError(ParleyError.Code(rawValue: cancelled.code), reason: cancelled.reason)
+                publish("connection", "cancel", callSid: cancelled.callSid, payload: ["code": "\(cancelled.code)"])
                 let delegate = self.delegate
                 delegateQueue.async { delegate.cancelledCallInviteReceived(gone, error: error) }
             case .error(let body):
                 Log.warning(.signaling, "listener \(identity): server error \(body.code) \(body.message)")
                 if listening != nil {  // refused before listening: `listen` throws this
+                    publish("connection", "listening-error", level: .error,
+                            payload: ["code": "\(body.code)", "message": body.message])
                     state.withLock { $0.failure = ParleyError(ParleyError.Code(rawValue: body.code), reason: body.message) }
                     listening?.resume()
                     listening = nil
@@ -91,5 +100,13 @@ public final class Listener: Sendable {
     /// Forgets an invite once it was accepted or rejected.
     func settled(_ callSid: String) {
         state.withLock { _ = $0.invites.removeValue(forKey: callSid) }
+    }
+}
+
+extension Listener {
+    func publish(_ group: String, _ name: String, level: InsightsLevel = .info, callSid: String? = nil,
+                 payload: [String: String] = [:]) {
+        InsightsPublisher.shared.publish(group: group, name: name, level: level, callSid: callSid, payload: payload,
+                                         token: accessToken, edge: edge)
     }
 }

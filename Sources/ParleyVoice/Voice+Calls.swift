@@ -30,7 +30,9 @@ extension Voice {
         let edge = Voice.edge
         let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge) }
         let channel = try await SignalingChannel.open(baseURL: server, token: accessToken)
-        let listener = Listener(channel: channel, delegate: delegate, delegateQueue: delegateQueue ?? .main, edge: edge)
+        let listener = Listener(channel: channel, delegate: delegate, delegateQueue: delegateQueue ?? .main, edge: edge,
+                                accessToken: accessToken)
+        listener.publish("connection", "listen")
         let messages = channel.unrouted
         await withCheckedContinuation { (listening: CheckedContinuation<Void, Never>) in
             Task.detached { await listener.run(messages, listening: listening) }

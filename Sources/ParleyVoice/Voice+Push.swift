@@ -18,14 +18,27 @@ extension Voice {
     /// TTL, renewed whenever a push is sent). The token is kept in memory to answer pushed invites.
     public static func register(accessToken: String, deviceToken: Data) async throws(ParleyError) {
         let body: JSONObject = ["device_token": .string(deviceToken.hexString), "provider": .string(pushProvider)]
-        _ = try await registrationRequest("POST", path: "/v1/registrations", token: accessToken, body: JSONValue.object(body).serialized())
+        do {
+            _ = try await registrationRequest("POST", path: "/v1/registrations", token: accessToken,
+                                              body: JSONValue.object(body).serialized())
+        } catch {
+            publishRegistration("registration-error", token: accessToken, error: error)
+            throw error
+        }
         VoiceSettings.shared.withLock { $0.registeredToken = accessToken }
+        publishRegistration("registration", token: accessToken, error: nil)
     }
 
     /// Removes the binding: no more pushes for this device.
     public static func unregister(accessToken: String, deviceToken: Data) async throws(ParleyError) {
-        _ = try await registrationRequest("DELETE", path: "/v1/registrations/\(deviceToken.hexString)", token: accessToken,
-                                          body: [])
+        do {
+            _ = try await registrationRequest("DELETE", path: "/v1/registrations/\(deviceToken.hexString)",
+                                              token: accessToken, body: [])
+        } catch {
+            publishRegistration("unregistration-error", token: accessToken, error: error)
+            throw error
+        }
+        publishRegistration("unregistration", token: accessToken, error: nil)
         VoiceSettings.shared.withLock { settings in
             if settings.registeredToken == accessToken { settings.registeredToken = nil }
         }
@@ -76,6 +89,12 @@ extension Voice {
             queue.async { delegate.cancelledCallInviteReceived(cancelled, error: error) }
         }
         return true
+    }
+
+    private static func publishRegistration(_ name: String, token: String, error: ParleyError?) {
+        let payload = error.map { ["code": "\($0.code.rawValue)", "message": $0.failureReason ?? $0.code.text] } ?? [:]
+        InsightsPublisher.shared.publish(group: "registration", name: name, level: error == nil ? .info : .error,
+                                         callSid: nil, payload: payload, token: token)
     }
 
     private static func registrationRequest(_ method: String, path: String, token: String,

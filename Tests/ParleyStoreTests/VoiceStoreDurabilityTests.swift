@@ -74,7 +74,7 @@ import Testing
             try raw.setUserVersion(1)
         }
         let store = try SQLiteAccountStore(path: path)
-        #expect(try store.schemaVersion == 2)
+        #expect(try store.schemaVersion == 3)
         let accounts = try store.accounts()
         #expect(accounts.map(\.sid) == ["AC00000000000000000000000000000001", "AC00000000000000000000000000000002"])
         for account in accounts {

@@ -17,6 +17,8 @@ import ParleyStore
 /// - `Recordings.json` (`CallSid`, `DateCreated[<>]`, paging), `Calls/{CA}/Recordings.json`,
 ///   `Recordings/{RE}.json` and `Calls/{CA}/Recordings/{RE}.json`; `Recordings/{RE}.wav` (or no
 ///   extension) downloads the WAV file.
+/// - `Calls/{CA}/Insights.json`: GET the Insights events and feedback the SDKs reported for the
+///   call (paging), oldest first (a Parley resource; the vendor's Voice Insights API is elsewhere).
 ///
 /// Auth is HTTP Basic with an API key SID and secret, or the account SID and auth token, of the
 /// account in the URL; anything else is 401 with code 20003. Errors use the vendor's JSON shape
@@ -103,6 +105,8 @@ public struct TwilioRESTRouter: Sendable {
             case "Conferences": return try await conference(context, sid: try Self.sid(rest[1], path: path))
             default: throw .notFound(path)
             }
+        case 3 where rest[0] == "Calls" && rest[2] == "Insights.json":
+            return try listInsights(context, callSid: rest[1])
         case 3 where rest[0] == "Calls" && rest[2] == "Recordings.json":
             return try listRecordings(context, callSid: rest[1])
         case 4 where rest[0] == "Calls" && rest[2] == "Recordings":

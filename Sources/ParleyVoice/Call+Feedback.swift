@@ -1,0 +1,65 @@
+import AccessToken
+import Foundation
+import HTTPWire
+import ParleyCore
+
+/// How the user rated a call (the seed's `TVOCallFeedbackScore`).
+public enum CallFeedbackScore: Int, Sendable, CaseIterable {
+    /// No score given: only the issue is reported.
+    case notReported = 0
+    case one, two, three, four, five
+}
+
+/// What went wrong on a call (the seed's `TVOCallFeedbackIssue`); the raw values are the names
+/// the server stores.
+public enum CallFeedbackIssue: String, Sendable, CaseIterable {
+    case droppedCall = "dropped-call"
+    case audioLatency = "audio-latency"
+    case oneWayAudio = "one-way-audio"
+    case choppyAudio = "choppy-audio"
+    case noisyCall = "noisy-call"
+    case echo
+}
+
+extension Call {
+    /// Reports the user's rating of this call to the server (`POST /v1/feedback`), where it is
+    /// stored with the call's Insights events (group `feedback`, name `received`). Fire and forget:
+    /// a failure is logged. Needs the call's SID, so call it once the call has connected (typically
+    /// after it disconnected). Sent whether or not `Voice.isInsightsEnabled`: the user asked for it.
+    public func postFeedback(score: CallFeedbackScore, issue: CallFeedbackIssue) {
+        Task.detached { [self] in
+            do throws(ParleyError) { try await submitFeedback(score: score, issue: issue) } catch {
+                Log.warning(.core, "postFeedback: \(error.code.rawValue) \(error.failureReason ?? error.code.text)")
+            }
+        }
+    }
+
+    /// The awaitable form of `postFeedback`: throws 31404 (call unknown to the server), 31400
+    /// (refused), 20101 and the other token codes, 31201 when the call has no SID or no token,
+    /// 31005 when the server cannot be reached.
+    public func submitFeedback(score: CallFeedbackScore, issue: CallFeedbackIssue) async throws(ParleyError) {
+        guard let sid else { throw ParleyError(.authorization, reason: "the call has no SID yet") }
+        guard let token = accessToken ?? VoiceSettings.shared.withLock({ $0.registeredToken }) else {
+            throw ParleyError(.authorization, reason: "no access token for this call")
+        }
+        let edge = options.edge
+        let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge ?? s.edge) }
+        var body: JSONObject = ["call_sid": .string(sid), "issues": .array([.string(issue.rawValue)])]
+        if score != .notReported { body["score"] = .integer(Int64(score.rawValue)) }
+        let path = "/v1/feedback"
+        var request = HTTPRequest(method: "POST", target: path, body: JSONValue.object(body).serialized())
+        request.headers.set("Authorization", "Bearer \(token)")
+        request.headers.set("Content-Type", "application/json")
+        let response: HTTPResponse
+        do { response = try await SDKHTTP.client().send(request, to: server + path, timeout: .seconds(15)) } catch {
+            throw ParleyError(.connection, reason: "cannot reach \(server): \(error)")
+        }
+        guard (200..<300).contains(response.status) else {
+            let json = (try? JSONValue.parse(response.body))?.objectValue
+            var code = ParleyError.Code.badRequest.rawValue
+            if case .integer(let number)? = json?["code"] { code = Int(number) }
+            throw ParleyError(ParleyError.Code(rawValue: code),
+                              reason: json?["reason"]?.stringValue ?? json?["message"]?.stringValue ?? "HTTP \(response.status)")
+        }
+    }
+}

@@ -41,6 +41,11 @@ NAME with a token minted from the credentials below):
                 [--duration SECONDS] --server URL
       Wait for one incoming call, answer it (default) or reject it; stay until the caller hangs up
       (or for --duration).
+  parley preflight (--identity NAME | --token JWT) [--duration SECONDS] --server URL
+      The SDK's preflight test against the server's echo endpoint: timings, MOS, jitter, RTT, loss,
+      the selected candidate pair, call quality, warnings.
+  parley demo [--out DIR] [--http HOST:PORT] [--setup-calls N]
+      What `make demo` runs: a server on loopback, alice calls bob (speech, DTMF, mute, hold), figures.
 
 Network simulation (a UDP relay; replies go back to the last client; both directions alike):
   parley netsim --listen HOST:PORT --forward HOST:PORT [--loss PERCENT [--burst PACKETS]]

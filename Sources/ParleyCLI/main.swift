@@ -18,6 +18,7 @@ func runCLI(_ arguments: [String], environment: [String: String]) -> Int32 {
         case "account": return try AccountCommand.run(Array(arguments.dropFirst()))
         case "token": return try TokenCommand.run(Array(arguments.dropFirst()), environment: environment)
         case "netsim": return try NetsimCommand.run(Array(arguments.dropFirst()))
+        case "preflight": return try PreflightCommand.run(Array(arguments.dropFirst()), environment: environment)
         case "demo": return try DemoCommand.run(Array(arguments.dropFirst()))
         case "call": return try CallCommand.call(Array(arguments.dropFirst()), environment: environment)
         case "listen": return try CallCommand.listen(Array(arguments.dropFirst()), environment: environment)

@@ -44,6 +44,20 @@ extension VoiceSDKTests {
             #expect(abs(frequency - 700) < 15, "bob heard \(frequency) Hz")
         }
 
+        @Test func preflightProcessPrintsAReport() async throws {
+            let bed = try VoiceTestBed()
+            defer { Task { await bed.stop() } }
+            let preflight = try CLIProcess.start(try BuiltProducts.path("parley"),
+                                                 ["preflight", "--token", try bed.token("alice"), "--server", bed.baseURL,
+                                                  "--duration", "2"])
+            #expect(await preflight.exitStatus() == 0)
+            let report = preflight.output
+            for line in ["call SID PF", "timings: signaling", "MOS min", "packet loss min 0.00", "(host) ↔", "TURN required: false"] {
+                #expect(report.contains(line), "the report lacks \(line): \(report)")
+            }
+            #expect(report.contains("call quality: excellent") || report.contains("call quality: great"), "\(report)")
+        }
+
         @Test func rejectingListenerFailsTheCallWith31603() async throws {
             let bed = try VoiceTestBed()
             defer { Task { await bed.stop() } }

@@ -14,7 +14,7 @@ extension VoiceSDKTests {
     /// alice (700 Hz) is connected to bob; returns both calls and bob's events.
     static func connectedPair(_ bed: VoiceTestBed, aliceMessages: (any CallMessageDelegate)? = nil,
                               bobMessages: (any CallMessageDelegate)? = nil) async throws
-        -> (alice: Call, bob: Call, listener: Listener, bobEvents: CallEvents) {
+        -> (alice: Call, bob: Call, listener: Listener, bobEvents: CallEvents, aliceEvents: CallEvents) {
         let bobEvents = CallEvents(), aliceEvents = CallEvents()
         let bobCall = Mutex<Call?>(nil)
         let queue = bed.queue
@@ -36,14 +36,14 @@ extension VoiceSDKTests {
         }, delegate: aliceEvents)
         try await aliceEvents.wait(for: "alice connected") { $0.contains(.connected) }
         try await bobEvents.wait(for: "bob connected") { $0.contains(.connected) }
-        return (alice, try #require(bobCall.withLock { $0 }), listener, bobEvents)
+        return (alice, try #require(bobCall.withLock { $0 }), listener, bobEvents, aliceEvents)
     }
 
     @Test func callMessagesPassBothWays() async throws {
         let bed = try VoiceTestBed()
         defer { Task { await bed.stop() } }
         let aliceInbox = MessageInbox(), bobInbox = MessageInbox()
-        let (alice, bob, listener, _) = try await Self.connectedPair(bed, aliceMessages: aliceInbox, bobMessages: bobInbox)
+        let (alice, bob, listener, _, _) = try await Self.connectedPair(bed, aliceMessages: aliceInbox, bobMessages: bobInbox)
         let sent = try #require(alice.sendMessage(CallMessage(content: #"{"order": 42}"#)))
         try await bobInbox.wait { !$0.received.isEmpty }
         #expect(bobInbox.snapshot.received.first?.content == #"{"order": 42}"#)
@@ -60,7 +60,7 @@ extension VoiceSDKTests {
     @Test func muteAndHoldChangeWhatTheFarEndHears() async throws {
         let bed = try VoiceTestBed()
         defer { Task { await bed.stop() } }
-        let (alice, bob, listener, _) = try await Self.connectedPair(bed)
+        let (alice, bob, listener, _, _) = try await Self.connectedPair(bed)
         func bobHears() async throws -> Double {
             try await Task.sleep(for: .milliseconds(700))
             return await bob.stats().remoteAudioTrackStats.first?.audioLevel ?? -1

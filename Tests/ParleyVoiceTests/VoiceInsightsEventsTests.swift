@@ -12,7 +12,7 @@ extension VoiceSDKTests {
             let bed = try VoiceTestBed()
             defer { Task { await bed.stop() } }
             Voice.isInsightsEnabled = true
-            let (alice, _, listener, _) = try await VoiceCallControlTests.connectedPair(bed)
+            let (alice, _, listener, _, _) = try await VoiceCallControlTests.connectedPair(bed)
             try await Task.sleep(for: .milliseconds(300))
             alice.postFeedback(score: .four, issue: .echo)
             alice.disconnect()

@@ -48,26 +48,7 @@ extension VoiceSDKTests {
         }
 
         static func pair(_ bed: VoiceTestBed) async throws -> (Call, Call, Listener, CallEvents, CallEvents) {
-            let bobEvents = CallEvents(), aliceEvents = CallEvents()
-            let bobCall = Mutex<Call?>(nil)
-            let queue = bed.queue
-            let inbox = InviteInbox { invite in
-                bobCall.withLock {
-                    $0 = invite.accept(options: AcceptOptions(callInvite: invite) {
-                        $0.audioDevice = try? VoiceTestBed.toneDevice(400, recordingTo: VoiceTestBed.temporaryPath("rc-bob"))
-                        $0.delegateQueue = queue
-                    }, delegate: bobEvents)
-                }
-            }
-            let listener = try await Voice.listen(accessToken: try bed.token("bob"), delegate: inbox, delegateQueue: queue)
-            let alice = Voice.connect(options: ConnectOptions(accessToken: try bed.token("alice")) {
-                $0.params = ["To": "bob"]
-                $0.audioDevice = try? VoiceTestBed.toneDevice(700, recordingTo: VoiceTestBed.temporaryPath("rc-alice"))
-                $0.delegateQueue = queue
-            }, delegate: aliceEvents)
-            try await aliceEvents.wait(for: "alice connected") { $0.contains(.connected) }
-            try await bobEvents.wait(for: "bob connected") { $0.contains(.connected) }
-            return (alice, try #require(bobCall.withLock { $0 }), listener, bobEvents, aliceEvents)
+            try await VoiceCallControlTests.connectedPair(bed)
         }
     }
 }

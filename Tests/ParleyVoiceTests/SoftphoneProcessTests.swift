@@ -12,20 +12,27 @@ import Testing
 extension VoiceSDKTests {
     @Suite struct SoftphoneProcessTests {
         @Test func callAndListenProcessesTalk() async throws {
-            let bed = try VoiceTestBed()
-            defer { Task { await bed.stop() } }
-            let parley = try BuiltProducts.path("parley")
+            // Three processes: parley-server with its SQLite store, and two `parley` clients minting
+            // their tokens from that store (--identity --db).
             let directory = NSTemporaryDirectory() + "parley-softphone-\(getpid())"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
+            let db = directory + "/parley.db"
+            let server = try CLIProcess.start(try BuiltProducts.path("parley-server"),
+                                              ["--http", "127.0.0.1:0", "--db", db, "--log-level", "info",
+                                               "--recordings", directory + "/recordings"], captureStandardError: true)
+            defer { server.terminate() }
+            try await server.waitForOutput("listening on http://")
+            let url = try #require(server.output.firstMatch(of: /listening on (http:\/\/127\.0\.0\.1:\d+)/)).1
+            let parley = try BuiltProducts.path("parley")
             let tone = directory + "/tone.wav", heard = directory + "/bob-heard.wav"
             let samples = (0..<48_000).map { Int16(8000 * sin(2 * Double.pi * 700 * Double($0) / 48_000)) }
             try Data(WAVFile(sampleRate: 48_000, channels: 1, samples: samples).serialized).write(to: URL(fileURLWithPath: tone))
 
-            let bob = try CLIProcess.start(parley, ["listen", "--token", try bed.token("bob"), "--server", bed.baseURL,
+            let bob = try CLIProcess.start(parley, ["listen", "--identity", "bob", "--db", db, "--server", String(url),
                                                     "--record", heard])
             try await bob.waitForOutput("listening as bob")
-            let alice = try CLIProcess.start(parley, ["call", "bob", "--token", try bed.token("alice"), "--server", bed.baseURL,
+            let alice = try CLIProcess.start(parley, ["call", "bob", "--identity", "alice", "--db", db, "--server", String(url),
                                                       "--play", tone, "--digits", "12#", "--duration", "3",
                                                       "--param", "Topic=demo"])
             #expect(await alice.exitStatus() == 0)
@@ -79,13 +86,13 @@ final class CLIProcess: Sendable {
 
     final class Collected: Sendable { let data = Mutex(Data()) }
 
-    static func start(_ path: String, _ arguments: [String]) throws -> CLIProcess {
+    static func start(_ path: String, _ arguments: [String], captureStandardError: Bool = false) throws -> CLIProcess {
         let cli = CLIProcess(Process())
         cli.process.executableURL = URL(fileURLWithPath: path)
         cli.process.arguments = arguments
         let pipe = Pipe()
         cli.process.standardOutput = pipe
-        cli.process.standardError = FileHandle.nullDevice
+        cli.process.standardError = captureStandardError ? pipe : FileHandle.nullDevice
         cli.process.standardInput = FileHandle.nullDevice
         let collected = cli.collected
         pipe.fileHandleForReading.readabilityHandler = { handle in
@@ -106,6 +113,10 @@ final class CLIProcess: Sendable {
             guard ContinuousClock.now < deadline else { throw TestTimeout(description: "no \"\(text)\" in: \(output)") }
             try await Task.sleep(for: .milliseconds(20))
         }
+    }
+
+    func terminate() {
+        if process.isRunning { process.terminate() }
     }
 
     /// The exit status, waiting up to 30 s (then the process is killed: 137).

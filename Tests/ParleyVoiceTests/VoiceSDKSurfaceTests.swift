@@ -140,5 +140,78 @@ extension VoiceSDKTests {
             call.disconnect()
             await listener.stop()
         }
+
+        @Test func connectWithJustATokenHasNoOneToCall() async throws {
+            let bed = try VoiceTestBed()
+            defer { Task { await bed.stop() } }
+            Voice.audioDevice = NullAudioDevice()
+            let events = CallEvents()
+            let call = Voice.connect(accessToken: try bed.token("alice"), delegate: events)
+            // No application and no To: the seed's "address incomplete" (the delegate is told on the
+            // main queue; the test reads the same outcome through the async form).
+            do {
+                try await call.waitUntilConnected()
+                Issue.record("a call with no To connected")
+            } catch {
+                #expect(error.code.rawValue == 31484)
+            }
+            #expect(call.state == .disconnected)
+        }
+
+        @Test func completionFormsAndTheAsyncAcceptAndACancelPush() async throws {
+            let relay = try PushRelay()
+            let bed = try VoiceTestBed { $0.pushWebhookURL = relay.url }
+            defer { Task { await bed.stop() } }
+            Voice.pushProvider = "webhook"
+            let device = Data([0x42])
+            let registered: ParleyError?? = await withCheckedContinuation { done in
+                Voice.register(accessToken: (try? bed.token("dave")) ?? "", deviceToken: device) { done.resume(returning: $0) }
+            }
+            #expect(registered == .some(nil))
+
+            // A cancel push: alice rings dave (push only) and hangs up.
+            let events = CallEvents()
+            let ringing = Voice.connect(options: ConnectOptions(accessToken: try bed.token("alice")) {
+                $0.params = ["To": "dave"]
+                $0.audioDevice = NullAudioDevice()
+                $0.delegateQueue = bed.queue
+            }, delegate: events)
+            _ = try await relay.waitForPayload(type: "twilio.voice.call")
+            ringing.disconnect()
+            let cancel = try await relay.waitForPayload(type: "twilio.voice.cancel")
+            let inbox = InviteInbox()
+            #expect(Voice.handleNotification(cancel, delegate: inbox, delegateQueue: bed.queue))
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(inbox.cancelled.first?.0.callSid != nil)
+            #expect(inbox.cancelled.first?.1 == 31008)
+
+            let unregistered: ParleyError?? = await withCheckedContinuation { done in
+                Voice.unregister(accessToken: (try? bed.token("dave")) ?? "", deviceToken: device) { done.resume(returning: $0) }
+            }
+            #expect(unregistered == .some(nil))
+
+            // listen's completion form, and an invite accepted with the async form.
+            let erin = InviteInbox()
+            let listener: Listener? = await withCheckedContinuation { done in
+                Voice.listen(accessToken: (try? bed.token("erin")) ?? "", delegate: erin, delegateQueue: bed.queue) { listener, _ in
+                    done.resume(returning: listener)
+                }
+            }
+            let live = try #require(listener)
+            let caller = CallEvents()
+            _ = Voice.connect(options: ConnectOptions(accessToken: try bed.token("alice")) {
+                $0.params = ["To": "erin"]
+                $0.audioDevice = NullAudioDevice()
+                $0.delegateQueue = bed.queue
+            }, delegate: caller)
+            let invite = try await erin.waitForInvite()
+            let accepted = try await invite.accept(options: AcceptOptions(callInvite: invite) { $0.audioDevice = NullAudioDevice() })
+            #expect(accepted.state == .connected)
+            #expect(accepted.uuid == invite.uuid)
+            try await caller.wait(for: "caller connected") { $0.contains(.connected) }
+            accepted.disconnect()
+            try await caller.wait(for: "caller disconnected") { $0.contains(.disconnected(nil)) }
+            await live.stop()
+        }
     }
 }

@@ -173,5 +173,4 @@ extension Duration {
     var nanoseconds: Double {
         Double(components.seconds) * 1e9 + Double(components.attoseconds) / 1e9
     }
-    var milliseconds: Double { nanoseconds / 1e6 }
 }

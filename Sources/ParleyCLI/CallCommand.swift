@@ -150,7 +150,3 @@ enum CallCommand {
         return result.withLock { $0 }
     }
 }
-
-extension Duration {
-    var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
-}

@@ -26,7 +26,7 @@ enum DemoSpeech {
     private static func speech(scratch raw: String) throws -> (String, [Int16]) {
         defer { try? FileManager.default.removeItem(atPath: raw) }
         if speak(to: raw), let wav = try? WAVFile(contentsOfFile: raw), wav.channels == 1 {
-            return ("espeak-ng speech", try resample(wav.samples, from: wav.sampleRate, to: 16_000))
+            return ("espeak-ng speech", try Resampler.resample(wav.samples, from: wav.sampleRate, to: 16_000))
         }
         // No espeak-ng: 440 Hz then 660 Hz, 3 s each, at -12 dBFS.
         let tone = (0..<96_000).map { i -> Int16 in
@@ -45,16 +45,6 @@ enum DemoSpeech {
         do { try process.run() } catch { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
-    }
-
-    static func resample(_ samples: [Int16], from inputRate: Int, to outputRate: Int) throws -> [Int16] {
-        guard inputRate != outputRate else { return samples }
-        let resampler = try Resampler(inputRate: inputRate, outputRate: outputRate)
-        var output = [Int16](repeating: 0, count: resampler.maximumOutputFrames(forInputFrames: samples.count) + 64)
-        let (_, produced) = samples.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { resampler.process(input, into: $0) }
-        }
-        return Array(output.prefix(produced))
     }
 
     static func write(_ samples: [Int16], to path: String) throws {

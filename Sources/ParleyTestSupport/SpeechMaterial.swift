@@ -40,29 +40,9 @@ public enum SpeechMaterial {
         guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw Failure("cannot write \(path)") }
     }
 
-    /// Resamples a whole mono signal (speexdsp), compensating the filter delay so that input and
-    /// output stay time-aligned.
+    /// Resamples a whole mono signal, time-aligned (`Resampler.resample`, quality 8).
     public static func resample(_ samples: [Int16], from inputRate: Int, to outputRate: Int) throws(ParleyError) -> [Int16] {
-        guard inputRate != outputRate else { return samples }
-        let resampler = try Resampler(inputRate: inputRate, outputRate: outputRate, channels: 1, quality: 8)
-        let delay = resampler.inputLatency
-        let padded = samples + [Int16](repeating: 0, count: delay)
-        var output = [Int16](repeating: 0, count: resampler.maximumOutputFrames(forInputFrames: padded.count))
-        var consumed = 0, produced = 0
-        padded.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                while consumed < input.count, produced < out.count {
-                    let r = resampler.process(UnsafeBufferPointer(rebasing: input[consumed...]),
-                                              into: UnsafeMutableBufferPointer(rebasing: out[produced...]))
-                    if r.consumed == 0 && r.produced == 0 { break }
-                    consumed += r.consumed
-                    produced += r.produced
-                }
-            }
-        }
-        let skip = min(resampler.outputLatency, produced)
-        let wanted = samples.count * outputRate / inputRate
-        return Array(output[skip..<min(produced, skip + wanted)])
+        try Resampler.resample(samples, from: inputRate, to: outputRate, quality: 8)
     }
 
     /// Speaks `text` with espeak-ng into a WAV file at `path`, once by a male and once by a female

@@ -85,7 +85,3 @@ extension Call {
         Task.detached { completion([await self.stats()]) }
     }
 }
-
-extension Duration {
-    var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
-}

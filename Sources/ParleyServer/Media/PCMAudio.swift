@@ -59,34 +59,11 @@ public struct PCMAudio: Hashable, Sendable {
         samples = try Self.resample(mono, from: wav.sampleRate)
     }
 
-    /// Resamples a whole mono signal to 48 kHz (speexdsp), dropping the filter delay so the output
-    /// starts with the input's first sample.
+    /// Resamples a whole mono signal to 48 kHz, time-aligned (`Resampler.resample`).
     static func resample(_ input: [Int16], from rate: Int) throws(MediaError) -> [Int16] {
-        let target = MediaAudio.sampleRate
-        guard rate != target, !input.isEmpty else { return input }
-        let resampler: Resampler
-        do {
-            resampler = try Resampler(inputRate: rate, outputRate: target, channels: 1)
-        } catch {
+        do { return try Resampler.resample(input, from: rate, to: MediaAudio.sampleRate) } catch {
             throw MediaError(.unsupportedFormat, "cannot resample \(rate) Hz: \(error)")
         }
-        let wanted = Int((Int64(input.count) * Int64(target) / Int64(rate)))
-        let padded = input + [Int16](repeating: 0, count: resampler.inputLatency + 1)
-        var output = [Int16](repeating: 0, count: resampler.maximumOutputFrames(forInputFrames: padded.count))
-        var consumed = 0, produced = 0
-        padded.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { out in
-                while consumed < source.count, produced < out.count {
-                    let step = resampler.process(UnsafeBufferPointer(rebasing: source[consumed...]),
-                                                 into: UnsafeMutableBufferPointer(rebasing: out[produced...]))
-                    if step.consumed == 0 && step.produced == 0 { break }
-                    consumed += step.consumed
-                    produced += step.produced
-                }
-            }
-        }
-        let skip = min(resampler.outputLatency, produced)
-        return Array(output[skip..<min(produced, skip + wanted)])
     }
 }
 

@@ -69,7 +69,7 @@ public enum Voice {
         }
         set {
             let accepted = VoiceSettings.shared.withLock { settings -> Bool in
-                guard settings.liveCalls == 0 else { return false }
+                guard settings.liveCalls <= 0 else { return false }
                 settings.audioDevice = newValue
                 return true
             }

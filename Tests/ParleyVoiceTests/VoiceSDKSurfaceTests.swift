@@ -39,7 +39,13 @@ extension VoiceSDKTests {
             #expect(try VoiceSettings.shared.withLock { try $0.serverURL(for: "b") } == "http://127.0.0.1:2")
             #expect(throws: ParleyError.self) { try VoiceSettings.shared.withLock { try $0.serverURL(for: "elsewhere") } }
 
-            // The audio device changes only while no call exists.
+            // The audio device changes only while no call exists. Calls of earlier tests may still be
+            // ending (their count comes back when this test is done).
+            let earlier = VoiceSettings.shared.withLock { settings -> Int in
+                defer { settings.liveCalls = 0 }
+                return settings.liveCalls
+            }
+            defer { VoiceSettings.shared.withLock { $0.liveCalls += earlier } }
             let first = NullAudioDevice(), second = NullAudioDevice()
             Voice.audioDevice = first
             #expect(Voice.audioDevice === first)

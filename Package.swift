@@ -130,7 +130,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
-                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire"],
+                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "ParleyServer"],
                           swiftSettings: strict),
 
         // Tests.

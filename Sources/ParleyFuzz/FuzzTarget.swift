@@ -5,7 +5,7 @@ import WebSocketWire
 /// The pure parsers under fuzzing. Each entry feeds arbitrary bytes to one parser; a parser may
 /// throw its documented error but must never trap, leak or read out of bounds.
 enum FuzzTarget: String, CaseIterable {
-    case http, websocket, jwt, stun, sdp, rtp, rtcp, srtp, red, wav, twiml, form, signaling, hpack
+    case http, websocket, jwt, stun, sdp, rtp, rtcp, srtp, red, wav, twiml, form, signaling, hpack, insights
     case http2Frame = "http2-frame"
     case telephoneEvent = "telephone-event"
     case audioReceive = "audio-receive"
@@ -20,6 +20,7 @@ enum FuzzTarget: String, CaseIterable {
         case .rtp: RTPFuzz.run(data)
         case .rtcp: RTCPFuzz.run(data)
         case .srtp: SRTPFuzz.run(data)
+        case .insights: InsightsFuzz.run(data)
         case .red: REDFuzz.run(data)
         case .telephoneEvent: TelephoneEventFuzz.run(data)
         case .wav: WAVFuzz.run(data)

@@ -4,7 +4,7 @@ import ParleyStore
 
 /// The JSON of the Insights endpoints: a batch the SDK posts, feedback, and an event as the read
 /// endpoints show it. Pure (no store, no clock): `InsightsEndpoint` passes the caller and the time.
-enum InsightsWire {
+package enum InsightsWire {
     /// At most this many events per `POST /v1/insights`.
     static let maxEventsPerBatch = 100
     /// At most this many body bytes per request (413 beyond).
@@ -17,17 +17,23 @@ enum InsightsWire {
     static let maxTimestamp: Int64 = 253_402_300_799_999
 
     /// Who posted and when: stamped on every stored event.
-    struct Origin {
+    package struct Origin {
         let accountSid: String
         let identity: String
         /// Milliseconds since the epoch.
         let nowMilliseconds: Int64
+
+        package init(accountSid: String, identity: String, nowMilliseconds: Int64) {
+            self.accountSid = accountSid
+            self.identity = identity
+            self.nowMilliseconds = nowMilliseconds
+        }
         var now: Int64 { nowMilliseconds / 1000 }
     }
 
     /// `{"events": [{"group", "name", "level", "timestamp", "call_sid"?, "payload"?}, …]}` →
     /// events, or the first problem as a 31400 whose reason names the field.
-    static func decodeBatch(_ body: [UInt8], origin: Origin) throws(ParleyError) -> [InsightsEvent] {
+    package static func decodeBatch(_ body: [UInt8], origin: Origin) throws(ParleyError) -> [InsightsEvent] {
         guard let root = try? JSONValue.parse(body).objectValue, case .array(let items)? = root["events"] else {
             throw bad("send {\"events\": [ … ]}")
         }
@@ -70,7 +76,7 @@ enum InsightsWire {
 
     /// `{"call_sid": "CA…", "score": 1-5 (optional), "issues": ["dropped-call", …]}` → the
     /// `feedback`/`received` event. A score or at least one issue is needed.
-    static func decodeFeedback(_ body: [UInt8], origin: Origin) throws(ParleyError) -> InsightsEvent {
+    package static func decodeFeedback(_ body: [UInt8], origin: Origin) throws(ParleyError) -> InsightsEvent {
         guard let object = try? JSONValue.parse(body).objectValue else {
             throw bad("send {\"call_sid\": \"CA…\", \"score\": 1-5, \"issues\": [ … ]}")
         }
@@ -102,7 +108,7 @@ enum InsightsWire {
     }
 
     /// An event as `GET /v1/insights` and the REST `Insights.json` list show it.
-    static func json(_ event: InsightsEvent) -> JSONValue {
+    package static func json(_ event: InsightsEvent) -> JSONValue {
         let payload = (try? JSONValue.parse(Array(event.payload.utf8))) ?? .object([:])
         return .object([
             "account_sid": .string(event.accountSid),

@@ -43,7 +43,7 @@ extension Call {
             throw ParleyError(.authorization, reason: "no access token for this call")
         }
         let edge = options.edge
-        let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge ?? s.edge) }
+        let server = try VoiceSettings.server(for: edge)
         var body: JSONObject = ["call_sid": .string(sid), "issues": .array([.string(issue.rawValue)])]
         if score != .notReported { body["score"] = .integer(Int64(score.rawValue)) }
         let path = "/v1/feedback"

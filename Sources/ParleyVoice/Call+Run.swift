@@ -13,7 +13,7 @@ extension Call {
         let edge = options.media.edge
         Task.detached {
             do throws(ParleyError) {
-                let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge ?? s.edge) }
+                let server = try VoiceSettings.server(for: edge)
                 let channel = try await SignalingChannel.open(baseURL: server, token: options.accessToken)
                 try await call.begin(channel: channel, ownsChannel: true, subscribeKey: call.callId) { offer in
                     .invite(Invite(callId: call.callId, to: options.params["To"], params: options.params, sdp: offer))
@@ -42,7 +42,7 @@ extension Call {
                         throw ParleyError(.authorization, reason: "a pushed invite needs AcceptOptions.accessToken or Voice.register first")
                     }
                     let edge = options.media.edge ?? invite.edge
-                    let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge ?? s.edge) }
+                    let server = try VoiceSettings.server(for: edge)
                     channel = try await SignalingChannel.open(baseURL: server, token: token)
                     owns = true
                 }

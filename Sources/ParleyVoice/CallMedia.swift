@@ -1,4 +1,5 @@
 import AudioCore
+import CallQuality
 import Foundation
 import ICE
 import ParleyAudio
@@ -125,6 +126,19 @@ final class CallMedia: Sendable {
     }
 
     var audioEngine: AudioEngine? { engine.withLock { $0 } }
+
+    /// One second's quality sample (taken once a second by calls and the preflight test): the
+    /// connection's RTCP figures go to the engine first (the RTT for MOS, the far end's loss for
+    /// Opus FEC), then the engine's `qualitySample()`. Nil before audio started.
+    func takeQualitySample() async -> (connection: PeerConnection.Statistics, quality: CallQualitySample)? {
+        guard let engine = audioEngine else { return nil }
+        let connection = await peer.statistics()
+        if let rtt = connection.roundTripTime { engine.updateRoundTripTime(rtt.milliseconds) }
+        if let fraction = connection.remoteFractionLost {
+            engine.reportRemoteLoss(fractionLost: fraction, cumulativePacketsLost: connection.remoteCumulativeLost.map(Int64.init))
+        }
+        return (connection, engine.qualitySample())
+    }
 
     /// Stops the engine and closes the connection.
     func close() async {

@@ -32,7 +32,7 @@ extension PreflightTest {
     }
 
     private func measure() async throws(ParleyError) -> PreflightReport {
-        let server = try VoiceSettings.shared.withLock { [edge] (s) throws(ParleyError) in try s.serverURL(for: edge) }
+        let server = try VoiceSettings.server(for: edge)
         let media = try CallMedia(options: options.media)
         snapshot.withLock { $0.media = media }
         let offer = try await media.peer.createOffer()
@@ -85,7 +85,7 @@ extension PreflightTest {
     /// engine first (RTT for its MOS, the far end's loss for Opus FEC), as during calls. The
     /// generated tone changes level each second (−12/−22 dBFS peak) so its level is not constant.
     private func sample(_ media: CallMedia, tone: ToneAudioDevice?) async throws(ParleyError) -> PreflightMeasurements {
-        guard let engine = media.audioEngine else { throw ParleyError(.mediaConnection, reason: "audio did not start") }
+        guard media.audioEngine != nil else { throw ParleyError(.mediaConnection, reason: "audio did not start") }
         var measurements = PreflightMeasurements()
         let start = ContinuousClock.now, end = start + options.duration
         var second = 1
@@ -93,19 +93,17 @@ extension PreflightTest {
             let next = min(start + .seconds(second), end)
             try? await Task.sleep(until: next, clock: .continuous)
             if isStopRequested { break }
-            let peer = await media.peer.statistics()
+            guard let (peer, quality) = await media.takeQualitySample() else {
+                throw ParleyError(.mediaConnection, reason: "audio stopped")
+            }
             if peer.state.isTerminal {
                 throw ParleyError(.mediaConnection, reason: peer.failure?.failureReason ?? "media connection \(peer.state.rawValue)")
-            }
-            if let rtt = peer.roundTripTime { engine.updateRoundTripTime(rtt.milliseconds) }
-            if let fraction = peer.remoteFractionLost {
-                engine.reportRemoteLoss(fractionLost: fraction, cumulativePacketsLost: peer.remoteCumulativeLost.map(Int64.init))
             }
             let counters = PreflightMeasurements.Counters(
                 packetsSent: Int(peer.packetsSent), packetsReceived: Int(peer.packetsReceived),
                 packetsLost: Int(peer.cumulativeLost), bytesSent: Int(peer.payloadBytesSent),
                 bytesReceived: Int(peer.payloadBytesReceived))
-            let (sample, change) = measurements.add(engine.qualitySample(), counters: counters,
+            let (sample, change) = measurements.add(quality, counters: counters,
                                                     codec: peer.codec?.rawValue.lowercased() ?? "unknown", at: Date())
             notify { $0.preflight($1, didReceiveStatsSample: sample) }
             if let change {

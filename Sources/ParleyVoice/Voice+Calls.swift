@@ -28,7 +28,7 @@ extension Voice {
     public static func listen(accessToken: String, delegate: any NotificationDelegate,
                               delegateQueue: DispatchQueue? = nil) async throws(ParleyError) -> Listener {
         let edge = Voice.edge
-        let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge) }
+        let server = try VoiceSettings.server(for: edge)
         let channel = try await SignalingChannel.open(baseURL: server, token: accessToken)
         let listener = Listener(channel: channel, delegate: delegate, delegateQueue: delegateQueue ?? .main, edge: edge,
                                 accessToken: accessToken)

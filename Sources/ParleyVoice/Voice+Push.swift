@@ -99,8 +99,7 @@ extension Voice {
 
     private static func registrationRequest(_ method: String, path: String, token: String,
                                             body: [UInt8]) async throws(ParleyError) -> HTTPResponse {
-        let edge = Voice.edge
-        let server = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in try s.serverURL(for: edge) }
+        let server = try VoiceSettings.server(for: nil)
         var request = HTTPRequest(method: method, target: path, body: body)
         request.headers.set("Authorization", "Bearer \(token)")
         if !body.isEmpty { request.headers.set("Content-Type", "application/json") }

@@ -20,6 +20,11 @@ struct VoiceSettings: Sendable {
 
     static let shared = Mutex(VoiceSettings())
 
+    /// The server for `edge`, or for `Voice.edge` when nil (see `serverURL(for:)`).
+    static func server(for edge: String?) throws(ParleyError) -> String {
+        try shared.withLock { (settings) throws(ParleyError) in try settings.serverURL(for: edge ?? settings.edge) }
+    }
+
     /// The server for `edge`: the one configured for it, else `PARLEY_SERVER_URL`, else the only
     /// configured server (whatever its name) — `roaming` picks that way.
     func serverURL(for edge: String) throws(ParleyError) -> String {

@@ -45,7 +45,8 @@ struct HTTPBodyReader: Sendable {
 
     init(framing: HTTPBodyFraming) {
         self.framing = framing
-        if case .length(let n) = framing { body.reserveCapacity(n) }
+        // Grow with what arrives: a claimed length is not memory to set aside for the claimant.
+        if case .length(let n) = framing { body.reserveCapacity(min(n, 16 * 1024)) }
     }
 
     /// Moves body bytes out of `buffer`; true once the body is complete.

@@ -28,6 +28,13 @@ public struct HTTPRequestParser: Sendable {
     /// Whether a request head has been parsed and its body is still arriving.
     public var isReadingBody: Bool { pending != nil }
 
+    /// The head of the request whose body is still arriving (its `body` empty), so a server can
+    /// refuse it — e.g. for missing credentials — before reading the body.
+    public var pendingHead: HTTPRequest? { pending?.request }
+
+    /// Body bytes of the pending request received so far (decoded, for chunked bodies).
+    public var pendingBodyByteCount: Int { pending?.body.body.count ?? 0 }
+
     /// Whether some of a request (head or body) has been received but not returned.
     public var hasPartialRequest: Bool { pending != nil || !buffer.isEmpty }
 

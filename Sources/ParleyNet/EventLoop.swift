@@ -91,6 +91,13 @@ public final class EventLoop: @unchecked Sendable {
         _ = LinuxSyscalls.epollControl(epfd, LinuxSyscalls.EPOLL_CTL_MOD, fd, events: mask(writable))
     }
 
+    /// Loop thread only: watches `fd` for readability (and the peer's half-close) only if
+    /// `readable`, and for writability if `writable`. Errors and hang-ups are always reported.
+    func setInterest(_ fd: Int32, readable: Bool, writable: Bool) {
+        assertInLoop()
+        _ = LinuxSyscalls.epollControl(epfd, LinuxSyscalls.EPOLL_CTL_MOD, fd, events: mask(writable, readable: readable))
+    }
+
     /// Loop thread only: stops watching `fd` (the caller closes it).
     func deregister(_ fd: Int32) {
         assertInLoop()
@@ -112,8 +119,8 @@ public final class EventLoop: @unchecked Sendable {
         finished.signal()
     }
 
-    private func mask(_ writable: Bool) -> UInt32 {
-        LinuxSyscalls.EPOLLIN | LinuxSyscalls.EPOLLRDHUP | (writable ? LinuxSyscalls.EPOLLOUT : 0)
+    private func mask(_ writable: Bool, readable: Bool = true) -> UInt32 {
+        (readable ? LinuxSyscalls.EPOLLIN | LinuxSyscalls.EPOLLRDHUP : 0) | (writable ? LinuxSyscalls.EPOLLOUT : 0)
     }
 
     private func run() {

@@ -12,8 +12,15 @@ public typealias TLSConfiguration = ParleyCrypto.TLSConfiguration
 /// never wait for them.
 public final class HTTPServer: Sendable {
     /// Server settings. Limits answer 431 (headers) and 413 (body); a head not complete within
-    /// `headerTimeout`, or a body stalled for `idleTimeout`, gets 408. A keep-alive connection with no
-    /// request for `idleTimeout` is closed silently (RFC 9112 §9.8).
+    /// `headerTimeout`, a request (head and body) not complete within `requestTimeout`, or a body
+    /// stalled for `idleTimeout`, gets 408. A keep-alive connection with no request for
+    /// `idleTimeout` is closed silently (RFC 9112 §9.8).
+    ///
+    /// Bounds against clients that do not play fair: bodies buffered by all connections together
+    /// stay under `maxBufferedBodyBytes` (503 past it); `output` holds back reading from a peer
+    /// that does not read its responses, and closes it after the stall timeout; at most
+    /// `maxUnauthenticatedPerAddress` connections per source address may exist before one of
+    /// their requests authenticates (more are closed on accept).
     public struct Configuration: Sendable {
         public var host: String
         /// 0 picks an ephemeral port; read `localPort` after `start()`.
@@ -29,6 +36,25 @@ public final class HTTPServer: Sendable {
         public var threads: Int
         /// How long `shutdown()` waits for in-flight requests before closing connections.
         public var shutdownGracePeriod: Duration
+        /// A whole request, head and body, must arrive within this (slow senders get 408).
+        public var requestTimeout: Duration = .seconds(30)
+        /// Request bodies buffered by all connections together; a request that would go over is
+        /// answered 503 and its connection closed.
+        public var maxBufferedBodyBytes = 64 * 1024 * 1024
+        /// Connections from one source address that have not authenticated yet (0: no cap).
+        public var maxUnauthenticatedPerAddress = 256
+        /// Back-pressure for HTTP connections.
+        public var output = OutputLimits()
+        /// Back-pressure for upgraded WebSockets, whose server pushes are capped as well.
+        public var webSocketOutput = OutputLimits(maxQueuedBytes: 4 * 1024 * 1024)
+        /// The body of an error the server answers by itself (400, 408, 413, 431, 503); nil: plain text.
+        public var errorResponse: (@Sendable (_ status: Int, _ detail: String) -> HTTPResponse)?
+        /// Whether an exchange authenticated its connection (lifting it out of the per-address cap).
+        /// By default: the request carried credentials and was not answered 401 or 403.
+        public var authenticates: @Sendable (HTTPRequest, HTTPResponse) -> Bool = { request, response in
+            (request.headers["Authorization"] != nil || request.headers["X-Twilio-Token"] != nil)
+                && response.status != 401 && response.status != 403
+        }
 
         public init(host: String = "127.0.0.1", port: Int = 0, maxHeaderBytes: Int = 16 * 1024,
                     maxBodyBytes: Int = 8 * 1024 * 1024, idleTimeout: Duration = .seconds(60),
@@ -51,6 +77,10 @@ public final class HTTPServer: Sendable {
     }
 
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// Decides on a request from its head alone (its `body` is empty), before any of its body is
+    /// read: nil admits it, a response refuses it (the body is never read; the connection closes).
+    /// Requests whose body arrives together with the head skip it and go to the handler.
+    public typealias Admission = @Sendable (HTTPRequest) async -> HTTPResponse?
     /// Runs after a successful upgrade; when it returns, the socket is closed with 1000 if still open.
     public typealias WebSocketHandler = @Sendable (HTTPRequest, WebSocket) async -> Void
     /// Runs on the event loop right after a successful upgrade and returns the socket's delegate,
@@ -65,7 +95,10 @@ public final class HTTPServer: Sendable {
 
     public let configuration: Configuration
     let handler: Handler
+    let admission: Admission?
     private let state = Mutex(State())
+    /// Request body bytes buffered by every connection together.
+    private let bufferedBodyBytes = Atomic<Int>(0)
 
     private struct State {
         var routes: [String: WebSocketRoute] = [:]
@@ -74,13 +107,17 @@ public final class HTTPServer: Sendable {
         var tlsContext: TLSContext?
         var port = 0
         var connections: [Int: HTTPServerConnection] = [:]
+        /// Connections not yet authenticated, per source address.
+        var unauthenticated: [[UInt8]: Int] = [:]
+        var refusedConnections = 0
         var nextID = 0
         var shuttingDown = false
         var drainWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    public init(configuration: Configuration, handler: @escaping Handler) {
+    public init(configuration: Configuration, admission: Admission? = nil, handler: @escaping Handler) {
         self.configuration = configuration
+        self.admission = admission
         self.handler = handler
     }
 
@@ -163,17 +200,30 @@ public final class HTTPServer: Sendable {
     // MARK: Connections (called on loops)
 
     private func accepted(_ fd: Int32, on loop: EventLoop) {
-        let (id, tlsContext, shuttingDown) = state.withLock { s in
+        let address = SocketAddress.peer(of: fd)?.ipBytes ?? []
+        let cap = configuration.maxUnauthenticatedPerAddress
+        let admitted: (id: Int, tls: TLSContext?, shuttingDown: Bool)? = state.withLock { s in
+            if cap > 0 && s.unauthenticated[address, default: 0] >= cap {
+                s.refusedConnections += 1
+                return nil
+            }
+            s.unauthenticated[address, default: 0] += 1
             s.nextID += 1
             return (s.nextID, s.tlsContext, s.shuttingDown)
         }
-        if shuttingDown { Glibc.close(fd); return }
+        guard let (id, tlsContext, shuttingDown) = admitted else {
+            Log.debug(.core, "refused a connection: \(cap) unauthenticated ones from its address already")
+            Glibc.close(fd)
+            return
+        }
+        if shuttingDown { releaseUnauthenticated(address); Glibc.close(fd); return }
         var session: TLSSession?
         if let tlsContext {
-            do { session = try TLSSession(context: tlsContext) } catch { Glibc.close(fd); return }
+            do { session = try TLSSession(context: tlsContext) } catch { releaseUnauthenticated(address); Glibc.close(fd); return }
         }
         let channel = TCPChannel(loop: loop, fd: fd, tls: session, connecting: false)
-        let connection = HTTPServerConnection(server: self, channel: channel, id: id)
+        channel.setOutputLimits(configuration.output)
+        let connection = HTTPServerConnection(server: self, channel: channel, id: id, address: address)
         state.withLock { $0.connections[id] = connection }
         channel.delegate = connection
         connection.start()
@@ -190,4 +240,33 @@ public final class HTTPServer: Sendable {
     }
 
     var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
+
+    /// A connection from `address` authenticated, or closed before it did.
+    func releaseUnauthenticated(_ address: [UInt8]) {
+        state.withLock { s in
+            let left = s.unauthenticated[address, default: 1] - 1
+            s.unauthenticated[address] = left > 0 ? left : nil
+        }
+    }
+
+    /// Connections closed on accept because their address had too many unauthenticated ones.
+    public var refusedConnectionCount: Int { state.withLock { $0.refusedConnections } }
+
+    /// Takes `delta` bytes from (or, negative, returns them to) the server-wide body budget;
+    /// false, and nothing taken, if the budget cannot cover them.
+    func reserveBodyBytes(_ delta: Int) -> Bool {
+        guard delta > 0 else {
+            bufferedBodyBytes.subtract(-delta, ordering: .relaxed)
+            return true
+        }
+        let total = bufferedBodyBytes.add(delta, ordering: .relaxed).newValue
+        if total > configuration.maxBufferedBodyBytes {
+            bufferedBodyBytes.subtract(delta, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    /// Request body bytes buffered right now, by all connections.
+    public var bufferedBodyByteCount: Int { bufferedBodyBytes.load(ordering: .relaxed) }
 }

@@ -18,6 +18,10 @@ public enum NetError: Error, Sendable, CustomStringConvertible {
     case protocolViolation(String)
     /// The WebSocket opening handshake failed.
     case handshakeFailed(String)
+    /// More bytes waited for a slow peer than the connection's cap allows.
+    case outputOverflow(Int)
+    /// The peer took no byte of our output for the stall timeout.
+    case writeStalled
 
     public var description: String {
         switch self {
@@ -29,6 +33,8 @@ public enum NetError: Error, Sendable, CustomStringConvertible {
         case .tls(let message): "TLS: \(message)"
         case .protocolViolation(let message): "protocol violation: \(message)"
         case .handshakeFailed(let message): "WebSocket handshake failed: \(message)"
+        case .outputOverflow(let bytes): "peer not reading: \(bytes) bytes queued"
+        case .writeStalled: "peer not reading: output stalled"
         }
     }
 }

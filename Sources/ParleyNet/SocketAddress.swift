@@ -135,13 +135,20 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self), length) }
     }
 
+    /// The remote address of a connected socket.
+    static func peer(of fd: Int32) -> SocketAddress? { query(fd, getpeername) }
+
+    /// The IP address bytes alone (no port), e.g. to count connections per source address.
+    var ipBytes: [UInt8] { withUnsafeIPBytes { Array($0) } }
+
     /// The local address of a bound socket.
-    static func local(of fd: Int32) -> SocketAddress? {
+    static func local(of fd: Int32) -> SocketAddress? { query(fd, getsockname) }
+
+    private static func query(_ fd: Int32, _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32)
+        -> SocketAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let rc = withUnsafeMutableBytes(of: &storage) {
-            getsockname(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length)
-        }
+        let rc = withUnsafeMutableBytes(of: &storage) { call(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length) }
         return rc == 0 ? SocketAddress(storage: storage, length: length) : nil
     }
 }

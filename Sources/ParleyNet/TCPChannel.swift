@@ -12,6 +12,13 @@ protocol ChannelDelegate: AnyObject {
     func channelReadEOF(_ channel: TCPChannel)
     /// The channel closed; `error` is nil for an orderly close.
     func channelClosed(_ channel: TCPChannel, error: (any Error)?)
+    /// The output queue, once over its high-water mark, drained to the low one: work held back
+    /// because of a slow reader may go on.
+    func channelDrained(_ channel: TCPChannel)
+}
+
+extension ChannelDelegate {
+    func channelDrained(_ channel: TCPChannel) {}
 }
 
 /// A nonblocking TCP connection, optionally wrapped in TLS, owned by one event loop.
@@ -19,9 +26,22 @@ protocol ChannelDelegate: AnyObject {
 /// An idle connection holds no buffer: reads go into the loop's one shared receive buffer, plain
 /// writes go straight to the socket (only what the kernel does not take is queued), and the
 /// outbound queue and TLS plaintext buffer are released once empty.
+///
+/// Back-pressure (`OutputLimits`): while more than the high-water mark waits for the peer, the
+/// channel stops reading from it; a peer that takes nothing for the stall timeout is closed. The
+/// delegate may also hold reads back itself (`pauseReading`), e.g. while it cannot take more input.
 /// `@unchecked Sendable`: loop-confined; other threads only reach it through `loop.execute`.
 final class TCPChannel: EventHandler, @unchecked Sendable {
     enum State { case connecting, handshaking, active, lingering, closed }
+
+    /// Why reading is held back; the channel reads while the set is empty.
+    struct ReadPause: OptionSet {
+        let rawValue: UInt8
+        /// The output queue is over its high-water mark.
+        static let output = ReadPause(rawValue: 1)
+        /// The delegate asked (`pauseReading`).
+        static let consumer = ReadPause(rawValue: 2)
+    }
 
     let loop: EventLoop
     let fd: Int32
@@ -36,6 +56,10 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
     private var lingerWhenFlushed = false
     private var writeInterest: Bool
     private var lingerTimer: TimerQueue.ID?
+    private var readPause: ReadPause = []
+    private var readInterest = true
+    private var gate = OutputGate(limits: OutputLimits())
+    private var stallTimer: TimerQueue.ID?
 
     /// Wraps `fd`; `connecting` for a client socket whose connect is in progress.
     init(loop: EventLoop, fd: Int32, tls: TLSSession?, connecting: Bool) {
@@ -63,6 +87,23 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
 
     var isOpen: Bool { state != .closed && state != .lingering }
 
+    /// Sets the back-pressure limits (before the first write).
+    func setOutputLimits(_ limits: OutputLimits) { gate = OutputGate(limits: limits) }
+
+    /// Whether the output queue is over its high-water mark (the peer is not reading fast enough).
+    var isOutputFull: Bool { gate.isFull }
+
+    /// Stops reading from the peer until `resumeReading()`; what it sends waits in the kernel.
+    func pauseReading() { setPaused(.consumer, true) }
+
+    /// Reads again after `pauseReading()` (unless the output queue still holds reads back).
+    func resumeReading() { setPaused(.consumer, false) }
+
+    private func setPaused(_ reason: ReadPause, _ paused: Bool) {
+        if paused { readPause.insert(reason) } else { readPause.remove(reason) }
+        updateInterest()
+    }
+
     // MARK: Events
 
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
@@ -73,7 +114,12 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
             connected()
         }
         if writable && state != .closed { flush() }
-        if readable && state != .closed { readAvailable() }
+        guard readable && state != .closed else { return }
+        if readPause.isEmpty || state == .lingering {
+            readAvailable()
+        } else if hangup {
+            fail(NetError.connectionClosed)  // reset while we held reads back: nothing more to say
+        }
     }
 
     func loopStopping() { close() }
@@ -84,7 +130,7 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
             advanceHandshake()
         } else {
             state = .active
-            updateWriteInterest()
+            updateInterest()
             delegate?.channelActive(self)
         }
     }
@@ -95,6 +141,7 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
             if n > 0 {
                 received(n)
                 if n < loop.tcpReadBuffer.count || state == .closed { return }
+                if !readPause.isEmpty && state != .lingering { return }
             } else if n == 0 {
                 return receivedEOF()
             } else {
@@ -206,6 +253,7 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
     var pendingWriteCount: Int { outbound.count - outboundStart }
 
     private func flush() {
+        let before = outboundStart
         while outboundStart < outbound.count {
             let n = outbound.withUnsafeBytes {
                 send(fd, $0.baseAddress! + outboundStart, $0.count - outboundStart, Int32(MSG_NOSIGNAL))
@@ -218,21 +266,61 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
                 return fail(NetError.system("send", errno))
             }
         }
+        let progressed = outboundStart > before
         if outboundStart == outbound.count {
             outbound = []  // drained: an idle connection keeps no write buffer
             outboundStart = 0
             if closeWhenFlushed && state != .lingering { finishClose() }
         }
-        updateWriteInterest()
+        guard state != .closed else { return }
+        updateInterest()
+        applyBackPressure(progressed: progressed)
     }
 
-    private func updateWriteInterest() {
-        guard state != .closed else { return }
-        let wanted = state == .connecting || outboundStart < outbound.count
-        if wanted != writeInterest {
-            writeInterest = wanted
-            loop.setWritableInterest(fd, wanted)
+    /// Feeds the queue size to the gate and acts on what it says.
+    private func applyBackPressure(progressed: Bool) {
+        let now = monotonicNanos()
+        switch gate.update(pending: pendingWriteCount, progressed: progressed, now: now) {
+        case .none:
+            break
+        case .becameFull:
+            setPaused(.output, true)
+            armStallTimer(now: now)
+        case .drained:
+            loop.cancelTimer(stallTimer)
+            stallTimer = nil
+            setPaused(.output, false)
+            delegate?.channelDrained(self)
+        case .overflowed:
+            fail(NetError.outputOverflow(pendingWriteCount))
         }
+    }
+
+    private func armStallTimer(now: UInt64) {
+        loop.cancelTimer(stallTimer)
+        stallTimer = loop.scheduleTimer(after: .nanoseconds(Int64(gate.stallDeadline(now: now)))) { [weak self] in
+            self?.stallTimerFired()
+        }
+    }
+
+    private func stallTimerFired() {
+        stallTimer = nil
+        guard state != .closed, gate.isFull else { return }
+        let now = monotonicNanos()
+        if gate.isStalled(pending: pendingWriteCount, now: now) {
+            return fail(NetError.writeStalled)
+        }
+        armStallTimer(now: now)
+    }
+
+    private func updateInterest() {
+        guard state != .closed else { return }
+        let writable = state == .connecting || outboundStart < outbound.count
+        let readable = readPause.isEmpty || state == .lingering
+        guard writable != writeInterest || readable != readInterest else { return }
+        writeInterest = writable
+        readInterest = readable
+        loop.setInterest(fd, readable: readable, writable: writable)
     }
 
     // MARK: Closing
@@ -253,6 +341,7 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
     private func finishClose() {
         guard lingerWhenFlushed else { return close() }
         state = .lingering
+        updateInterest()  // drain input even if reads were held back
         shutdown(fd, Int32(SHUT_WR))
         lingerTimer = loop.scheduleTimer(after: .seconds(2)) { [weak self] in self?.close() }
     }
@@ -278,45 +367,11 @@ final class TCPChannel: EventHandler, @unchecked Sendable {
         }
         state = .closed
         loop.cancelTimer(lingerTimer)
+        loop.cancelTimer(stallTimer)
         loop.deregister(fd)
         Glibc.close(fd)
         let delegate = self.delegate
         self.delegate = nil
         delegate?.channelClosed(self, error: error)
-    }
-}
-
-/// A listening socket; hands each accepted descriptor to `onAccept` on the loop thread.
-final class TCPListener: EventHandler, @unchecked Sendable {
-    let loop: EventLoop
-    let fd: Int32
-    private let onAccept: (Int32) -> Void
-    private var closed = false
-
-    init(loop: EventLoop, fd: Int32, onAccept: @escaping (Int32) -> Void) {
-        self.loop = loop
-        self.fd = fd
-        self.onAccept = onAccept
-    }
-
-    func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
-        for _ in 0..<64 {
-            do {
-                guard let client = try Socket.accept(fd) else { return }
-                onAccept(client)
-            } catch {
-                Log.warning(.core, "accept: \(error)")
-                return
-            }
-        }
-    }
-
-    func loopStopping() { close() }
-
-    func close() {
-        guard !closed else { return }
-        closed = true
-        loop.deregister(fd)
-        Glibc.close(fd)
     }
 }

@@ -99,6 +99,24 @@ public final class WebSocket: Sendable {
         connection.channel.loop.execute { connection.close(code: code, reason: reason, continuation: nil) }
     }
 
+    /// Stops delivering messages to the delegate or stream (and reading from the socket) until
+    /// `resumeReading()`: the consumer's back-pressure. From any thread; on the loop (inside
+    /// `webSocketReceived`) it takes effect before the next message.
+    public func pauseReading() { onLoop { $0.setDeliveryPaused(true) } }
+
+    /// Delivers messages again, starting with those that waited.
+    public func resumeReading() { onLoop { $0.setDeliveryPaused(false) } }
+
+    /// The application's protocol authenticated the peer (e.g. a verified `hello`): the socket no
+    /// longer counts against its address's cap of unauthenticated connections.
+    public func markAuthenticated() { onLoop { $0.markAuthenticated() } }
+
+    /// Runs `body` with the connection now if on its loop, else soon on the loop.
+    private func onLoop(_ body: @escaping @Sendable (WebSocketConnection) -> Void) {
+        let connection = connection
+        if connection.channel.loop.inEventLoop { body(connection) } else { connection.channel.loop.execute { body(connection) } }
+    }
+
     /// The peer's close code once closed: its close frame's code, 1005 for an empty close frame,
     /// 1006 if the connection dropped, or the code we failed the connection with (1002/1007/1009).
     public var closeCode: WebSocketCloseCode? { connection.closeStatus.withLock { $0?.code } }

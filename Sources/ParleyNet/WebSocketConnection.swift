@@ -8,6 +8,11 @@ import WebSocketWire
 /// An idle connection holds no buffer: the reader releases its storage once a read ends on a
 /// frame boundary, and frames are written straight to the channel.
 ///
+/// Back-pressure: frames are taken out of the reader only while the consumer has not paused
+/// delivery (`setDeliveryPaused`) and the channel's output is not full (a peer sending pings but
+/// not reading the pongs gets nothing more done); the rest waits in the reader, and reading from
+/// the socket stops meanwhile.
+///
 /// `@unchecked Sendable`: loop-confined except `closeStatus`, which is behind a mutex.
 final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
     enum CloseState { case open, closeSent, closed }
@@ -30,6 +35,10 @@ final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
     private var closeTimer: TimerQueue.ID?
     /// Called once on the loop when the connection is gone (the server's connection tracking).
     var onClosed: (() -> Void)?
+    /// Called once, on the loop, when the socket's protocol authenticated it or it closed first
+    /// (the server's per-address count of unauthenticated connections).
+    var onAuthenticatedOrClosed: (() -> Void)?
+    private var deliveryPaused = false
 
     init(channel: TCPChannel, role: WebSocketFrameParser.Role, maxMessageBytes: Int,
          delivery: Delivery) {
@@ -108,16 +117,39 @@ final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
         closeTimer = nil
     }
 
+    /// The socket's protocol authenticated the peer.
+    func markAuthenticated() {
+        let release = onAuthenticatedOrClosed
+        onAuthenticatedOrClosed = nil
+        release?()
+    }
+
+    /// Holds received messages back (true) or delivers them again (false), with what waited.
+    func setDeliveryPaused(_ paused: Bool) {
+        guard paused != deliveryPaused, closeState != .closed else { return }
+        deliveryPaused = paused
+        if paused {
+            channel.pauseReading()
+        } else {
+            channel.resumeReading()
+            process([])
+        }
+    }
+
     // MARK: Receiving
 
     func channelActive(_ channel: TCPChannel) {}
 
     func channelRead(_ channel: TCPChannel, _ bytes: ArraySlice<UInt8>) { process(bytes) }
 
+    func channelDrained(_ channel: TCPChannel) { process([]) }
+
     private func process(_ bytes: ArraySlice<UInt8>) {
-        reader.append(bytes)
+        if !bytes.isEmpty { reader.append(bytes) }
         do {
-            while closeState != .closed, let event = try reader.next() { handle(event) }
+            while closeState != .closed, !deliveryPaused, !channel.isOutputFull, let event = try reader.next() {
+                handle(event)
+            }
         } catch {
             // §7.1.7: fail the connection with the matching close code.
             Log.debug(.core, "websocket protocol error: \(error)")
@@ -166,6 +198,7 @@ final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
 
     func channelClosed(_ channel: TCPChannel, error: (any Error)?) {
         closeState = .closed
+        markAuthenticated()  // no longer counted either way
         loopCancelCloseTimer()
         recordPeerClose(.abnormalClosure, "", local: true)
         let delivery = self.delivery

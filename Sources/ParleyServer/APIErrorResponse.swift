@@ -18,6 +18,24 @@ enum APIErrorResponse {
         return .json(JSONValue.object(body).serialized(), status: status)
     }
 
+    /// What the HTTP server answers by itself (malformed, oversized, over-budget or timed-out
+    /// requests), in the same shape: 408 → 31408, 503 → 31503, the rest → 31400, with the reason.
+    static func serverError(status: Int, detail: String) -> HTTPResponse {
+        let code: ParleyError.Code = switch status {
+        case 408: .requestTimeout
+        case 503: .serviceUnavailable
+        default: .badRequest
+        }
+        let reason = switch status {
+        case 413: "the request body is over the server's limit"
+        case 431: "the request head is over the server's limit"
+        default: detail
+        }
+        var response = make(ParleyError(code, reason: reason), status: status)
+        if status == 503 { response.headers.set("Retry-After", "1") }
+        return response
+    }
+
     /// The HTTP status for a token failure: 401 for every 201xx access-token code, 403 for 20403.
     static func status(forTokenError error: ParleyError) -> Int {
         error.code == .accessForbidden ? 403 : 401

@@ -79,6 +79,32 @@ public struct APIRouter: Sendable {
         }
     }
 
+    /// Decides on a request by its head, before its body is read (`HTTPServer.Admission`): a
+    /// request to an authenticated resource without valid credentials is answered now — 401 with
+    /// the token's code, or the REST API's 20003 — and its body never buffered. Resources that
+    /// take no body answer as they would without one.
+    public func admit(_ head: HTTPRequest) async -> HTTPResponse? {
+        if let echo, EchoEndpoint.matches(head.path) {
+            return head.method == "POST" || head.method == "DELETE" ? tokenRefusal(head) : nil
+        }
+        if let rest, TwilioRESTRouter.matches(head.path) { return rest.admit(head) }
+        if let registrations, PushRegistrationEndpoint.matches(head.path) { return tokenRefusal(head) }
+        if let insights, InsightsEndpoint.matches(head.path) { return tokenRefusal(head) }
+        return await handle(head)
+    }
+
+    /// The 401 for a request without a valid access token; nil when it has one (not counted:
+    /// the handler verifies it again and counts then).
+    private func tokenRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        if let jwt = Self.bearerToken(request), (try? verifier.verify(jwt)) != nil { return nil }
+        do {
+            _ = try authenticate(request)
+            return nil
+        } catch {
+            return APIErrorResponse.make(error, status: APIErrorResponse.status(forTokenError: error))
+        }
+    }
+
     /// Verifies the request's access token, counting the outcome.
     public func authenticate(_ request: HTTPRequest) throws(ParleyError) -> VerifiedToken {
         guard let jwt = Self.bearerToken(request) else {

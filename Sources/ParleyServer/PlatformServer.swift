@@ -58,9 +58,16 @@ public final class PlatformServer: Sendable {
         var mediaConfig = MediaTransportServer.Configuration(host: configuration.mediaHost, port: configuration.mediaPort)
         mediaConfig.maxSessions = configuration.mediaMaxSessions
         media = try MediaTransportServer(configuration: mediaConfig)
+        // Heads up to 32 KB, so an access token over its 16 KB limit reaches the verifier (20101).
         var httpConfig = HTTPServer.Configuration(host: configuration.host, port: configuration.port,
+                                                  maxHeaderBytes: 32 * 1024,
                                                   webSocketMaxMessageBytes: SignalingLimits.maxMessageBytes,
                                                   threads: configuration.threads)
+        httpConfig.requestTimeout = configuration.requestTimeout
+        httpConfig.output.stallTimeout = configuration.writeTimeout
+        httpConfig.webSocketOutput.stallTimeout = configuration.writeTimeout
+        httpConfig.maxUnauthenticatedPerAddress = configuration.maxUnauthenticatedPerAddress
+        httpConfig.errorResponse = { status, detail in APIErrorResponse.serverError(status: status, detail: detail) }
         if let cert = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
             httpConfig.tls = .server(certificatePath: cert, privateKeyPath: key)
         }
@@ -98,7 +105,14 @@ public final class PlatformServer: Sendable {
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
         let router = APIRouter(verifier: verifier, metrics: metrics, version: ParleyVersion.current, media: media,
                                rest: rest, registrations: PushRegistrationEndpoint(store: store, providers: notifier.kinds))
-        let http = HTTPServer(configuration: httpConfig) { request in await router.handle(request) }
+        let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in
+            await router.handle(request)
+        }
+        metrics.setListenerFigures { [weak http] in
+            guard let http else { return [] }
+            return [("parley_http_buffered_body_bytes", "gauge", http.bufferedBodyByteCount),
+                    ("parley_http_connections_refused_total", "counter", http.refusedConnectionCount)]
+        }
         let signaling = SignalingEndpoint(service: voice, verifier: verifier, metrics: metrics)
         signaling.install(on: http)
         self.http = http

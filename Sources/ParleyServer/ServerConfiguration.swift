@@ -32,6 +32,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var apnsBundleID: String?
     public var apnsURL: String?
     public var apnsTrustRoots: String?
+    /// A request, head and body, must arrive within this (`--request-timeout`, seconds).
+    public var requestTimeout: Duration = .seconds(30)
+    /// A client that takes no byte of what the server sends for this long is closed (`--write-timeout`).
+    public var writeTimeout: Duration = .seconds(20)
+    /// Connections per source address before one of them authenticates (`--max-unauthenticated-per-address`; 0: no cap).
+    public var maxUnauthenticatedPerAddress = 256
 
     public init() {}
 
@@ -39,6 +45,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         usage: parley-server [--http HOST:PORT] [--media HOST:PORT] [--db PATH] [--log-level LEVEL]
                              [--tls-cert PEM --tls-key PEM] [--threads N] [--token-leeway SECONDS]
                              [--media-sessions N] [--public-url URL] [--recordings DIR] [--push-webhook URL]
+                             [--request-timeout S] [--write-timeout S] [--max-unauthenticated-per-address N]
                              [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
                               [--apns-url URL] [--apns-ca PEM]]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
@@ -50,6 +57,10 @@ public struct ServerConfiguration: Sendable, Equatable {
           --public-url   the server's URL as webhooks should see it (default http://HOST:PORT)
           --recordings   directory for <Record> files (default ./recordings)
           --push-webhook POST incoming-call pushes (JSON, Twilio's twi_* keys) to this URL
+          --request-timeout  a request (head and body) must arrive within S seconds, else 408 (default 30)
+          --write-timeout    close a client that reads nothing of what it is sent for S seconds (default 20)
+          --max-unauthenticated-per-address  connections from one address before one authenticates
+                         (default 256; more are closed at once; 0: no cap)
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         """
@@ -97,6 +108,14 @@ public struct ServerConfiguration: Sendable, Equatable {
             case "--threads":
                 guard let n = Int(value), (1...64).contains(n) else { throw ConfigurationError(message: "--threads wants 1…64") }
                 config.threads = n
+            case "--request-timeout", "--write-timeout":
+                guard let n = Int(value), (1...3600).contains(n) else { throw ConfigurationError(message: "\(flag) wants 1…3600 seconds") }
+                if flag == "--request-timeout" { config.requestTimeout = .seconds(n) } else { config.writeTimeout = .seconds(n) }
+            case "--max-unauthenticated-per-address":
+                guard let n = Int(value), (0...1_000_000).contains(n) else {
+                    throw ConfigurationError(message: "--max-unauthenticated-per-address wants 0…1000000")
+                }
+                config.maxUnauthenticatedPerAddress = n
             case "--token-leeway":
                 guard let n = Int64(value), (0...3600).contains(n) else { throw ConfigurationError(message: "--token-leeway wants 0…3600") }
                 config.tokenLeeway = n

@@ -12,8 +12,15 @@ public final class ServerMetrics: Sendable {
     private let activeCalls = Atomic<Int>(0)
     private let callsTotal = Atomic<Int>(0)
     private let callErrors = Mutex<[Int: Int]>([:])
+    /// Gauges and counters the HTTP listener keeps itself (set once it exists).
+    private let listenerFigures = Mutex<(@Sendable () -> [(name: String, type: String, value: Int)])?>(nil)
 
     public init() {}
+
+    /// Where `render` reads the listener's own figures (buffered bodies, refused connections).
+    func setListenerFigures(_ figures: @escaping @Sendable () -> [(name: String, type: String, value: Int)]) {
+        listenerFigures.withLock { $0 = figures }
+    }
 
     func countRequest() { requests.add(1, ordering: .relaxed) }
     func countTokenAccepted() { tokensAccepted.add(1, ordering: .relaxed) }
@@ -57,6 +64,9 @@ public final class ServerMetrics: Sendable {
         out += "# TYPE parley_call_errors_total counter\n"
         for (code, n) in callErrorsByCode.sorted(by: { $0.key < $1.key }) {
             out += "parley_call_errors_total{code=\"\(code)\"} \(n)\n"
+        }
+        for line in (listenerFigures.withLock { $0 })?() ?? [] {
+            out += "# TYPE \(line.name) \(line.type)\n\(line.name) \(line.value)\n"
         }
         for line in extra {
             out += "# TYPE \(line.name) \(line.type)\n\(line.name) \(line.value)\n"

@@ -60,6 +60,28 @@ public struct TwilioRESTRouter: Sendable {
         }
     }
 
+    /// The refusal for a request whose credentials do not hold, decided from its head before its
+    /// body is read (`APIRouter.admit`); nil lets it through to `handle`.
+    func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        do {
+            let (_, accountSid) = try Self.accountPath(head.path)
+            _ = try authenticator.authenticate(head, accountSid: accountSid)
+            return nil
+        } catch {
+            return error.response
+        }
+    }
+
+    /// The path's segments after the root (`Accounts`, `{AC…}[.json]`, …) and its account SID.
+    private static func accountPath(_ path: String) throws(RESTFailure) -> (segments: [String], accountSid: String) {
+        let segments = path.dropFirst(root.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            .map(String.init)
+        guard segments.count >= 2, segments[0] == "Accounts", !segments.contains("") else { throw .notFound(path) }
+        let accountSegment = segments.count == 2 ? stripJSON(segments[1]) : segments[1]
+        guard let accountSid = accountSegment else { throw .notFound(path) }
+        return (segments, accountSid)
+    }
+
     /// What a resource handler needs: the request, its parameters, the authenticated account and
     /// the path that was asked for (for error messages).
     struct Context {
@@ -72,11 +94,7 @@ public struct TwilioRESTRouter: Sendable {
 
     private func route(_ request: HTTPRequest) async throws(RESTFailure) -> HTTPResponse {
         let path = request.path
-        let segments = path.dropFirst(Self.root.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            .map(String.init)
-        guard segments.count >= 2, segments[0] == "Accounts", !segments.contains("") else { throw .notFound(path) }
-        let accountSegment = segments.count == 2 ? Self.stripJSON(segments[1]) : segments[1]
-        guard let accountSid = accountSegment else { throw .notFound(path) }
+        let (segments, accountSid) = try Self.accountPath(path)
         if !mediaRequiresAuth, request.method == "GET", segments.count == 4, segments[2] == "Recordings",
            !segments[3].hasSuffix(".json") {
             return try recordingMedia(name: segments[3], accountSid: accountSid, path: path)

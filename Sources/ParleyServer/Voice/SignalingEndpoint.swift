@@ -96,6 +96,7 @@ final class SignalingEndpoint: Sendable {
             return socket.refuse(error, ref: helloID, code: SignalingCloseCode.unauthorized, reason: "access token rejected")
         }
         metrics.countTokenAccepted()
+        socket.webSocket.markAuthenticated()
         let (sessionID, _) = await service.attach(token: token, socket: socket, resume: hello.resume, ref: helloID)
         socket.attached(sessionID: sessionID, idleLimit: heartbeat * 3)
     }

@@ -8,6 +8,10 @@ import WebSocketWire
 /// connection's event loop in order, so callers (the `VoiceService` actor) never wait on the
 /// network. Incoming messages arrive on the loop (`WebSocketDelegate`) and are handled in order
 /// by a task that exists only while some wait, so an idle connection holds no task or stream.
+///
+/// The inbox is bounded: once `inboxHighWater` messages wait, the socket stops reading (the
+/// client's further messages wait in its own send buffer) until the task has worked it down to
+/// `inboxLowWater`; a message that finds the inbox full anyway closes the socket with 1008.
 final class SignalingSocket: WebSocketDelegate, Sendable {
     /// Where the connection is in the protocol.
     enum Phase: Sendable {
@@ -19,10 +23,16 @@ final class SignalingSocket: WebSocketDelegate, Sendable {
         case refused
     }
 
+    static let inboxCapacity = 64
+    static let inboxHighWater = 16
+    static let inboxLowWater = 4
+
     private struct State {
         var phase = Phase.hello
-        /// Received, not yet handled (empty while idle).
-        var inbox: [WebSocketMessage] = []
+        /// Received, not yet handled (no storage while idle).
+        var inbox = RingBuffer<WebSocketMessage>(capacity: SignalingSocket.inboxCapacity)
+        /// Reading is paused because the inbox reached its high-water mark.
+        var readingPaused = false
         var draining = false
         var closed = false
         var closeHandled = false
@@ -97,11 +107,18 @@ final class SignalingSocket: WebSocketDelegate, Sendable {
     // MARK: Receiving (on the event loop)
 
     func webSocketReceived(_ message: WebSocketMessage) {
-        let start = state.withLock { s in
+        let (accepted, pause, start) = state.withLock { s in
             s.lastSeen = .now
-            s.inbox.append(message)
-            return s.beginDraining()
+            guard s.inbox.append(message) else { return (false, false, false) }
+            let pause = !s.readingPaused && s.inbox.count >= Self.inboxHighWater
+            if pause { s.readingPaused = true }
+            return (true, pause, s.beginDraining())
         }
+        guard accepted else {
+            Log.info(.signaling, "signaling inbox full: closing the connection")
+            return close(code: .policyViolation, reason: "too many messages waiting")
+        }
+        if pause { webSocket.pauseReading() }  // on the loop: before the next message
         if start { Task { await drain() } }
     }
 
@@ -124,16 +141,26 @@ final class SignalingSocket: WebSocketDelegate, Sendable {
     }
 
     private func nextEvent() -> Event? {
-        state.withLock { s in
-            if !s.inbox.isEmpty { return .message(s.inbox.removeFirst()) }
-            s.inbox = []  // release the storage while idle
-            if s.closed && !s.closeHandled {
-                s.closeHandled = true
-                return .closed
+        let (event, resume) = state.withLock { s -> (Event?, Bool) in
+            if let message = s.inbox.popFirst() {
+                let resume = s.readingPaused && s.inbox.count <= Self.inboxLowWater
+                if resume { s.readingPaused = false }
+                return (.message(message), resume)
             }
-            s.draining = false
-            return nil
+            return (finishDraining(&s), false)
         }
+        if resume { webSocket.resumeReading() }
+        return event
+    }
+
+    /// The inbox is empty: the close, if it came and is not handled yet, else the task ends.
+    private func finishDraining(_ s: inout State) -> Event? {
+        if s.closed && !s.closeHandled {
+            s.closeHandled = true
+            return .closed
+        }
+        s.draining = false
+        return nil
     }
 }
 

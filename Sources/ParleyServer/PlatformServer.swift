@@ -55,7 +55,8 @@ public final class PlatformServer: Sendable {
         self.store = store
         defaultCredentials = try store.ensureDefaultAccount()
         let verifier = AccessTokenVerifier(resolver: StoreKeyResolver(store: store), leeway: configuration.tokenLeeway)
-        var mediaConfig = MediaTransportServer.Configuration(host: configuration.mediaHost, port: configuration.mediaPort)
+        var mediaConfig = MediaTransportServer.Configuration(host: configuration.mediaHost, port: configuration.mediaPort,
+                                                             advertisedHosts: configuration.mediaAdvertisedHosts)
         mediaConfig.maxSessions = configuration.mediaMaxSessions
         media = try MediaTransportServer(configuration: mediaConfig)
         var httpConfig = HTTPServer.Configuration(host: configuration.host, port: configuration.port,
@@ -113,7 +114,8 @@ public final class PlatformServer: Sendable {
         base.port.store(http.localPort, ordering: .relaxed)
         mediaClock.start()
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
-        Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(media.candidate)")
+        let mediaAddresses = media.candidates.map(\.description).joined(separator: " ")
+        Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(mediaAddresses)")
         if defaultCredentials.created {
             Log.info(.platform, "created default account \(defaultCredentials.account.sid) and API key \(defaultCredentials.apiKey.sid)")
         }

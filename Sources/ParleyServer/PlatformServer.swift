@@ -47,10 +47,12 @@ public final class PlatformServer: Sendable {
     private let webhookHTTP: HTTPClient
     private let mediaEvents: Task<Void, Never>
 
-    /// Opens (or creates, mode 0600) the store, ensures the default account and key exist, and
-    /// prepares the listener. Nothing listens until `start()`.
+    /// Makes the recordings directory ready (created mode 0700, proven writable), opens (or
+    /// creates, mode 0600) the store, ensures the default account and key exist, and prepares the
+    /// listener. Nothing listens until `start()`.
     public init(configuration: ServerConfiguration, store: (any PlatformStore)? = nil) throws {
         self.configuration = configuration
+        try RecordingsDirectory.prepare(configuration.recordingsDirectory)
         let store = try store ?? SQLiteAccountStore(path: configuration.databasePath)
         self.store = store
         defaultCredentials = try store.ensureDefaultAccount()

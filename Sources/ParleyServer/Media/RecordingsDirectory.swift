@@ -9,7 +9,7 @@ enum RecordingsDirectory {
     static func prepare(_ path: String) throws(ConfigurationError) {
         guard !path.isEmpty else { throw ConfigurationError(message: "--recordings wants a directory") }
         try create(path)
-        let probe = path + "/.parley-write-probe-\(getpid())"
+        let probe = path + "/.parley-write-probe-\(getpid())-\(UInt32.random(in: .min ... .max))"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure(path, "is not writable") }
         let byte: [UInt8] = [0]

@@ -22,13 +22,13 @@ public final class WAVFileWriter {
     private var pendingCount = 0
     private static let bufferSize = 65_536
 
-    /// Creates (or truncates) `path` and writes the header.
-    public init(path: String, sampleRate: Int, channels: Int) throws(AudioDeviceError) {
+    /// Creates (or truncates) `path` and writes the header. A new file gets `mode` (less the umask).
+    public init(path: String, sampleRate: Int, channels: Int, mode: mode_t = 0o644) throws(AudioDeviceError) {
         self.path = path
         self.sampleRate = sampleRate
         self.channels = channels
         pending = [UInt8](repeating: 0, count: Self.bufferSize)
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw Self.error("cannot create", path) }
         let header = WAVFile.pcm16Header(sampleRate: sampleRate, channels: channels, dataByteCount: nil)
         let written = header.withUnsafeBytes { bytes in

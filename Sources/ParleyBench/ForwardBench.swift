@@ -30,6 +30,7 @@ enum ForwardBench {
         var config = ServerConfiguration()
         config.port = 0
         config.mediaPort = 0
+        config.recordingsDirectory = NSTemporaryDirectory() + "parley-bench-recordings"
         let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
         try server.start()
         let media = server.media

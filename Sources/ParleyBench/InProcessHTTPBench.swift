@@ -1,3 +1,4 @@
+import Foundation
 import ParleyServer
 import ParleyStore
 
@@ -9,6 +10,7 @@ enum InProcessHTTPBench {
         print("# HTTP (in-process server, 1 event-loop thread; load from 4 client threads on the same machine)")
         var config = ServerConfiguration()
         config.port = 0
+        config.recordingsDirectory = NSTemporaryDirectory() + "parley-bench-recordings"
         let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
         try server.start()
         HTTPLoad(url: "http://127.0.0.1:\(server.port)/healthz", connections: 4, seconds: seconds).run()

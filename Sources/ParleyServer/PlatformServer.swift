@@ -47,15 +47,18 @@ public final class PlatformServer: Sendable {
     private let webhookHTTP: HTTPClient
     private let mediaEvents: Task<Void, Never>
 
-    /// Opens (or creates, mode 0600) the store, ensures the default account and key exist, and
-    /// prepares the listener. Nothing listens until `start()`.
+    /// Makes the recordings directory ready (created mode 0700, proven writable), opens (or
+    /// creates, mode 0600) the store, ensures the default account and key exist, and prepares the
+    /// listener. Nothing listens until `start()`.
     public init(configuration: ServerConfiguration, store: (any PlatformStore)? = nil) throws {
         self.configuration = configuration
+        try RecordingsDirectory.prepare(configuration.recordingsDirectory)
         let store = try store ?? SQLiteAccountStore(path: configuration.databasePath)
         self.store = store
         defaultCredentials = try store.ensureDefaultAccount()
         let verifier = AccessTokenVerifier(resolver: StoreKeyResolver(store: store), leeway: configuration.tokenLeeway)
-        var mediaConfig = MediaTransportServer.Configuration(host: configuration.mediaHost, port: configuration.mediaPort)
+        var mediaConfig = MediaTransportServer.Configuration(host: configuration.mediaHost, port: configuration.mediaPort,
+                                                             advertisedHosts: configuration.mediaAdvertisedHosts)
         mediaConfig.maxSessions = configuration.mediaMaxSessions
         media = try MediaTransportServer(configuration: mediaConfig)
         // Heads up to 32 KB, so an access token over its 16 KB limit reaches the verifier (20101).
@@ -127,7 +130,8 @@ public final class PlatformServer: Sendable {
         base.port.store(http.localPort, ordering: .relaxed)
         mediaClock.start()
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
-        Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(media.candidate)")
+        let mediaAddresses = media.candidates.map(\.description).joined(separator: " ")
+        Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(mediaAddresses)")
         if defaultCredentials.created {
             Log.info(.platform, "created default account \(defaultCredentials.account.sid) and API key \(defaultCredentials.apiKey.sid)")
         }

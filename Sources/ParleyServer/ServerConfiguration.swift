@@ -15,6 +15,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The WebRTC media UDP socket (`--media`); port 0 picks an ephemeral one.
     public var mediaHost = "127.0.0.1"
     public var mediaPort = 0
+    /// The addresses answers advertise for the media socket (`--media-advertise IP[,IP…]`); empty:
+    /// the bound address, or every interface address when it is a wildcard.
+    public var mediaAdvertisedHosts: [String] = []
     /// WebRTC sessions the media server holds at once (`--media-sessions`; a bridged call uses two).
     public var mediaMaxSessions = 2_000
     /// The server's URL as applications see it (`--public-url`), for recording URLs; default
@@ -42,14 +45,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     public init() {}
 
     public static let usage = """
-        usage: parley-server [--http HOST:PORT] [--media HOST:PORT] [--db PATH] [--log-level LEVEL]
+        usage: parley-server [--http HOST:PORT] [--media HOST:PORT] [--media-advertise IP[,IP…]] [--db PATH]
+                             [--log-level LEVEL]
                              [--tls-cert PEM --tls-key PEM] [--threads N] [--token-leeway SECONDS]
                              [--media-sessions N] [--public-url URL] [--recordings DIR] [--push-webhook URL]
                              [--request-timeout S] [--write-timeout S] [--max-unauthenticated-per-address N]
                              [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
                               [--apns-url URL] [--apns-ca PEM]]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
-          --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port)
+          --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
+                         advertises every address of the host's interfaces of that family)
+          --media-advertise  the IP addresses answers give for the media socket (behind 1:1 NAT)
           --db           SQLite store (default ./parley.db, created with mode 0600)
           --log-level    off|fatal|error|warning|info|debug|trace|all (default error)
           --tls-cert/--tls-key  serve HTTPS with this certificate and key
@@ -94,6 +100,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             case "--media-sessions":
                 guard let n = Int(value), (1...100_000).contains(n) else { throw ConfigurationError(message: "--media-sessions wants 1…100000") }
                 config.mediaMaxSessions = n
+            case "--media-advertise": config.mediaAdvertisedHosts = Self.commaList(value)
             case "--public-url": config.publicURL = value
             case "--recordings": config.recordingsDirectory = value
             case "--push-webhook": config.pushWebhookURL = value
@@ -130,6 +137,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         if (config.tlsCertificatePath == nil) != (config.tlsPrivateKeyPath == nil) {
             throw ConfigurationError(message: "--tls-cert and --tls-key go together")
         }
+        try config.validate()
         return config
     }
 }

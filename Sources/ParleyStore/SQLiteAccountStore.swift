@@ -11,10 +11,15 @@ public final class SQLiteAccountStore: AccountStore {
     let now: @Sendable () -> Int64
 
     /// Opens or creates the database at `path` and migrates it to the current schema.
+    /// - Throws: `StoreError.notParleyDatabase` for a file that has tables of its own and no Parley
+    ///   schema (another application's database), without changing it.
     public init(path: String, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) })
         throws(StoreError) {
-        let database = try SQLiteDatabase(path: path)
+        let database = try SQLiteDatabase(opening: path)
+        try SchemaOwnership.check(database)
+        try database.secureAndJournal()
         try Migrations.migrate(database)
+        try SchemaOwnership.stamp(database)
         db = Mutex(database)
         self.now = now
     }

@@ -31,13 +31,20 @@ public final class SQLiteDatabase {
     /// A new file is created with open(2) mode 0600 before SQLite writes anything, and an existing one
     /// is narrowed to 0600, because the database holds API key secrets. SQLite gives its `-wal` and
     /// `-shm` files the database file's mode. Enables WAL (on files), foreign keys and a busy timeout.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError) {
+    /// `init(opening:)` followed by `secureAndJournal()`.
+    public convenience init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError) {
+        try self.init(opening: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        try secureAndJournal()
+    }
+
+    /// Opens (creating if needed, mode 0600) the database at `path` without changing an existing
+    /// file: no mode narrowing, no journal mode switch, so a store can look at a file before it
+    /// decides the file is its own. `secureAndJournal()` does the rest.
+    public init(opening path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError) {
         self.path = path
         if path != ":memory:" {
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-            var info = stat()
-            if fstat(fd, &info) == 0, info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
             close(fd)
         }
         var db: OpaquePointer?
@@ -52,7 +59,14 @@ public final class SQLiteDatabase {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON")
-        if path != ":memory:" { _ = try query("PRAGMA journal_mode = WAL") }
+    }
+
+    /// Narrows the file to 0600 (it holds API key secrets) and switches it to WAL.
+    public func secureAndJournal() throws(StoreError) {
+        guard path != ":memory:" else { return }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & 0o077 != 0 { _ = chmod(path, 0o600) }
+        _ = try query("PRAGMA journal_mode = WAL")
     }
 
     deinit {

@@ -6,6 +6,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, errno: Int32)
     /// The database was written by a newer Parley (`PRAGMA user_version` above what we know).
     case schemaTooNew(found: Int32, supported: Int32)
+    /// The file at `path` is not a Parley store (another application's SQLite database, or not
+    /// SQLite at all); nothing was written to it.
+    case notParleyDatabase(path: String, reason: String)
     /// No such record.
     case notFound(String)
     /// An argument was rejected (e.g. a malformed SID).
@@ -19,6 +22,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cannotOpen(let path, let errno): return "cannot open \(path) (errno \(errno))"
         case .schemaTooNew(let found, let supported):
             return "database schema version \(found) is newer than this build supports (\(supported))"
+        case .notParleyDatabase(let path, let reason):
+            return "\(path) is not a Parley database: \(reason); point --db at a new file or an existing Parley store"
         case .notFound(let what): return "not found: \(what)"
         case .invalidArgument(let what): return "invalid argument: \(what)"
         case .conflict(let what): return "already exists: \(what)"

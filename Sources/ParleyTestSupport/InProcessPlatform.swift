@@ -16,6 +16,7 @@ public struct InProcessPlatform: Sendable {
         var config = ServerConfiguration()
         config.port = 0
         config.mediaPort = 0
+        config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(getpid())"
         let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
         try server.start()
         let creds = server.defaultCredentials

@@ -58,7 +58,8 @@ public enum TwiMLEvent: Sendable, Equatable {
     /// The dialed call ended (or never connected).
     case dialCompleted(DialOutcome)
     /// The recording ended. `duration` in seconds; `digits` is the key that ended it, `hangup`, or empty.
-    case recordingFinished(url: String, duration: Int, digits: String, sid: String)
+    /// `errorCode` is set when the recording could not be written (the action still hears of it).
+    case recordingFinished(url: String, duration: Int, digits: String, sid: String, errorCode: Int? = nil)
     /// The document requested by `.fetch` arrived; `url` is the URL it was fetched from.
     case documentFetched(TwiMLResponse, url: String)
     /// The document requested by `.fetch` could not be fetched or parsed.

@@ -78,11 +78,18 @@ public struct TwiMLInterpreter: Sendable {
             } else {
                 next(now: now, into: &actions)
             }
-        case let (.recordingFinished(url, duration, digits, sid), .recording(record)):
-            // Twilio skips the action for an empty recording and continues with the next verb.
-            guard duration > 0, !url.isEmpty else { return nextActions(now: now) }
-            let parameters = [("RecordingUrl", url), ("RecordingDuration", String(duration)), ("RecordingSid", sid),
+        case let (.recordingFinished(url, duration, digits, sid, errorCode), .recording(record)):
+            let parameters: [(String, String)]
+            if let errorCode {
+                // Not written: the action hears of it (RecordingStatus as in Twilio's recording callbacks).
+                parameters = [("RecordingSid", sid), ("RecordingDuration", "0"), ("Digits", digits),
+                              ("RecordingStatus", "failed"), ("ErrorCode", String(errorCode))]
+            } else {
+                // Twilio skips the action for an empty recording and continues with the next verb.
+                guard duration > 0, !url.isEmpty else { return nextActions(now: now) }
+                parameters = [("RecordingUrl", url), ("RecordingDuration", String(duration)), ("RecordingSid", sid),
                               ("Digits", digits)]
+            }
             fetch(resolve(record.action ?? documentURL), record.method, parameters, into: &actions)
         case let (.documentFetched(newDocument, url), .fetching):
             document = newDocument

@@ -16,8 +16,11 @@ public final class MediaTransportServer: Sendable {
         /// Where the socket binds; port 0 picks an ephemeral port.
         public var host: String
         public var port: Int
-        /// The address put in `a=candidate` (default: `host`, or 127.0.0.1 when `host` is a wildcard).
-        public var advertisedHost: String?
+        /// The addresses put in `a=candidate`, one host candidate each, first preferred. Empty (the
+        /// default): `host`, or when `host` is a wildcard every address of the host's up interfaces
+        /// of its family (0.0.0.0: IPv4 ones with loopback; `::`: IPv6 ones without link-local),
+        /// loopback last. Set it when the socket is reached through other addresses (1:1 NAT).
+        public var advertisedHosts: [String]
         public var maxSessions = 256
         /// Sessions close after this long even if the peer is still there.
         public var maxSessionDuration: Duration = .seconds(3600)
@@ -27,10 +30,21 @@ public final class MediaTransportServer: Sendable {
         /// ICE consent (RFC 7675): failure after this long without a check.
         public var consentTimeout: Duration = .seconds(30)
 
-        public init(host: String = "127.0.0.1", port: Int = 0, advertisedHost: String? = nil) {
+        public init(host: String = "127.0.0.1", port: Int = 0, advertisedHosts: [String] = []) {
             self.host = host
             self.port = port
-            self.advertisedHost = advertisedHost
+            self.advertisedHosts = advertisedHosts
+        }
+
+        /// What answers advertise (see `advertisedHosts`).
+        public var candidateHosts: [String] {
+            if !advertisedHosts.isEmpty { return advertisedHosts }
+            let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            guard bare.isEmpty || NetworkInterfaces.isUnspecified(bare) else { return [bare] }
+            let ipv6 = bare.contains(":")
+            let found = NetworkInterfaces.addresses(ipv6: ipv6)
+            let ordered = found.filter { !$0.isLoopback } + found.filter(\.isLoopback)
+            return ordered.isEmpty ? [ipv6 ? "::1" : "127.0.0.1"] : ordered.map(\.ip)
         }
     }
 
@@ -39,8 +53,10 @@ public final class MediaTransportServer: Sendable {
     private let socket: UDPSocket
     let core: LoopBound<MediaTransportCore>
     private let ownsLoop: Bool
-    /// The host candidate every answer carries.
-    public let candidate: ICETransportAddress
+    /// The host candidates every answer carries, preferred first.
+    public let candidates: [ICETransportAddress]
+    /// The preferred host candidate (the answers' `c=` address).
+    public var candidate: ICETransportAddress { candidates[0] }
     /// Our DTLS certificate's fingerprint, as in every answer.
     public var fingerprint: DTLSFingerprint { certificate.fingerprint }
     let certificate: CertificateIdentity
@@ -66,18 +82,20 @@ public final class MediaTransportServer: Sendable {
         }
         let bound = LoopBound(core, loop: loop)
         self.core = bound
-        let wildcard = ["0.0.0.0", "::", "[::]", ""].contains(configuration.host)
-        let host = configuration.advertisedHost ?? (wildcard ? "127.0.0.1" : configuration.host)
-        guard let candidate = ICETransportAddress(host, port: UInt16(clamping: socket.localPort)) else {
-            socket.close()
-            if ownsLoop { loop.stop() }
-            throw ParleyError(.mediaServerLocalDescFailed, reason: "media host \(host) is not an IP address")
+        var candidates: [ICETransportAddress] = []
+        for host in configuration.candidateHosts {
+            guard let candidate = ICETransportAddress(host, port: UInt16(clamping: socket.localPort)) else {
+                socket.close()
+                if ownsLoop { loop.stop() }
+                throw ParleyError(.mediaServerLocalDescFailed, reason: "media host \(host) is not an IP address")
+            }
+            if !candidates.contains(candidate) { candidates.append(candidate) }
         }
-        self.candidate = candidate
+        self.candidates = candidates
         let socket = socket
-        loop.execute {
+        loop.execute { [candidates] in
             bound.value.socket = socket
-            bound.value.candidates = [candidate]
+            bound.value.candidates = candidates
             bound.value.startHousekeeping(bound)
         }
     }

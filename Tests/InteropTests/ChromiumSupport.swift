@@ -294,7 +294,8 @@ def main():
         return
 
     server = spawn([server_bin, "--http", "127.0.0.1:%d" % HTTP_PORT, "--media", "127.0.0.1:%d" % MEDIA_PORT,
-                    "--db", os.path.join(work, "db"), "--log-level", "warning"], "server")
+                    "--db", os.path.join(work, "db"), "--recordings", os.path.join(work, "recordings"),
+                    "--log-level", "warning"], "server")
     deadline = time.time() + 10
     while "listening" not in tail(os.path.join(work, "server.out")):
         if server.poll() is not None or time.time() > deadline:

@@ -17,6 +17,7 @@ import WebRTC
         var config = ServerConfiguration()
         config.port = 0
         config.mediaPort = 0
+        config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(getpid())"
         let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
         try server.start()
         return server

@@ -11,7 +11,8 @@ import Testing
 
         init(db: String, extra: [String] = []) throws {
             process.executableURL = try Executables.url("parley-server")
-            process.arguments = ["--http", "127.0.0.1:0", "--db", db] + extra
+            let recordings = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("recordings").path
+            process.arguments = ["--http", "127.0.0.1:0", "--db", db, "--recordings", recordings] + extra
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()

@@ -14,6 +14,7 @@ struct RunningServer {
     static func start(configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> RunningServer {
         var config = ServerConfiguration()
         config.port = 0
+        config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(getpid())"
         configure(&config)
         let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
         try server.start()

@@ -79,6 +79,15 @@ func say(_ text: String, loop: Int = 1) -> TwiMLAction { .say(text: text, voice:
                 == [say("Nothing recorded")])
     }
 
+    @Test func failedRecordingStillFetchesTheActionWithItsErrorCode() throws {
+        var t = try interpreter("<Record action='/r'/><Say>unreached</Say>")
+        _ = t.start(now: 0)
+        #expect(t.handle(.recordingFinished(url: "", duration: 0, digits: "", sid: "RE3", errorCode: 31500), now: 60)
+                == [.fetch(url: "https://app.example.com/r", method: .post,
+                           parameters: [("RecordingSid", "RE3"), ("RecordingDuration", "0"), ("Digits", ""),
+                                        ("RecordingStatus", "failed"), ("ErrorCode", "31500")])])
+    }
+
     @Test func pauseWaitsOnTheDeadlineAndDelaysAnswering() throws {
         var t = try interpreter("<Pause length='2'/><Pause length='0'/><Say>x</Say>")
         #expect(t.start(now: 1000) == [])

@@ -1,12 +1,12 @@
 import AudioDevices
 
 /// The recorder's file: AudioDevices' streaming 16-bit WAV writer (sizes patched on close), with
-/// its errors reported as `MediaError`.
+/// its errors reported as `MediaError`. Created mode 0600: recordings are private, like the store.
 final class WAVStreamWriter {
     private let file: WAVFileWriter
 
     init(path: String, sampleRate: Int, channels: Int) throws(MediaError) {
-        do { file = try WAVFileWriter(path: path, sampleRate: sampleRate, channels: channels) } catch {
+        do { file = try WAVFileWriter(path: path, sampleRate: sampleRate, channels: channels, mode: 0o600) } catch {
             throw MediaError(.internalFailure, "cannot create the recording: \(error)")
         }
     }

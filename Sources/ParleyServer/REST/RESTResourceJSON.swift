@@ -114,7 +114,8 @@ enum RESTResourceJSON {
             "status": .string(r.status),
             "channels": .integer(Int64(r.channels)),
             "source": .string(r.source),
-            "error_code": .null,
+            // Every failed recording is one the server could not write (see `RecordingFailure`).
+            "error_code": r.status == RecordingFailure.status ? .integer(Int64(RecordingFailure.code.rawValue)) : .null,
             "uri": .string(uri),
             "encryption_details": .null,
             "subresource_uris": .object([

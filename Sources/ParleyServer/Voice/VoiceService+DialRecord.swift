@@ -24,16 +24,17 @@ extension VoiceService {
         let dual = dial.request.record == .recordFromAnswerDual || dial.request.record == .recordFromRingingDual
         let sid = SID.make("RE")
         let directory = configuration.recordingsDirectory
+        let path = directory + "/" + sid + ".wav"
         let recorder: CallRecorder
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var config = CallRecorder.Configuration()
             config.layout = dual ? .dual : .mono
             config.maximumSeconds = Double(max(1, dial.request.timeLimit))
-            recorder = try CallRecorder(path: directory + "/" + sid + ".wav", configuration: config, legs: 2)
+            recorder = try CallRecorder(path: path, configuration: config, legs: 2)
         } catch {
-            Log.error(.platform, "call \(call.sid): cannot record the dial: \(error)")
-            return
+            // The dial goes on unrecorded; the call's record and a failed Recording say so.
+            return recordingFailed(call, sid: sid, path: path, source: Self.dialVerbSource, channels: dual ? 2 : 1,
+                                   error: error)
         }
         dial.recording = DialRecording(sid: sid, recorder: recorder, sessions: [caller, callee])
         let media = self.media
@@ -59,18 +60,10 @@ extension VoiceService {
         for session in recording.sessions {
             enqueueMediaOperation(call) { _ = await media.setAudioTap(session: session, nil) }
         }
-        do {
-            let result = try recording.recorder.finish()
-            let row = RecordingRecord(sid: recording.sid, accountSid: call.parent.record.accountSid, callSid: call.sid,
-                                      duration: Int64(result.duration.rounded()), channels: result.channels,
-                                      sampleRate: result.sampleRate, status: "completed", filePath: result.path,
-                                      source: "DialVerb", createdAt: wallClock)
-            try store.insertRecording(row)
-            let url = publicBaseURL() + "/2010-04-01/Accounts/\(row.accountSid)/Recordings/\(row.sid)"
-            return (url, row.sid, Int(row.duration))
-        } catch {
-            Log.error(.platform, "call \(call.sid): dial recording \(recording.sid) failed: \(error)")
+        guard let row = finishAndStore(call, sid: recording.sid, recorder: recording.recorder, source: Self.dialVerbSource) else {
             return nil
         }
+        let url = publicBaseURL() + "/2010-04-01/Accounts/\(row.accountSid)/Recordings/\(row.sid)"
+        return (url, row.sid, Int(row.duration))
     }
 }

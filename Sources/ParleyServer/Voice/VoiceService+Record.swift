@@ -36,15 +36,17 @@ extension VoiceService {
         let callSid = call.sid
         let recorder: CallRecorder
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // The directory was made ready at start; one gone since is an error, not recreated
+            // (it may be an unmounted volume).
             var config = CallRecorder.Configuration()
             config.maximumSeconds = Double(max(1, request.maxLength))
             recorder = try CallRecorder(path: path, configuration: config, onLimit: { [weak self] in
                 Task { await self?.finishRecording(callSid: callSid, recordingSid: sid, digits: "") }
             })
         } catch {
-            Log.error(.platform, "call \(callSid): cannot record: \(error)")
-            return deliver(.recordingFinished(url: "", duration: 0, digits: "", sid: ""), to: call)
+            recordingFailed(call, sid: sid, path: path, source: Self.recordVerbSource, channels: 1, error: error)
+            return deliver(.recordingFinished(url: "", duration: 0, digits: "", sid: sid,
+                                              errorCode: RecordingFailure.code.rawValue), to: call)
         }
         let active = ActiveRecording(request: request, sid: sid, recorder: recorder, mediaSessionID: mediaID)
         call.recording = active
@@ -91,37 +93,29 @@ extension VoiceService {
 
     func finishRecording(callSid: String, recordingSid: String, digits: String) {
         guard let call = calls[callSid], let active = call.recording, active.sid == recordingSid else { return }
-        let result = closeRecording(call, active)
+        guard let result = closeRecording(call, active) else {
+            return deliver(.recordingFinished(url: "", duration: 0, digits: digits, sid: recordingSid,
+                                              errorCode: RecordingFailure.code.rawValue), to: call)
+        }
         let url = publicBaseURL() + "/2010-04-01/Accounts/\(call.parent.record.accountSid)/Recordings/\(recordingSid)"
-        deliver(.recordingFinished(url: url, duration: result.map { Int($0.duration.rounded()) } ?? 0, digits: digits,
+        deliver(.recordingFinished(url: url, duration: Int(result.duration), digits: digits,
                                    sid: recordingSid), to: call)
     }
 
-    /// `.stopRecording` or the call ending: keep what was recorded, report nothing.
+    /// `.stopRecording` or the call ending: keep what was recorded, report nothing (a failure goes
+    /// on the call's record).
     func stopRecording(_ call: VoiceCall, deliverResult: Bool) {
         call.pendingRecord = nil
         guard let active = call.recording else { return }
         _ = closeRecording(call, active)
     }
 
-    private func closeRecording(_ call: VoiceCall, _ active: ActiveRecording) -> CallRecorder.Recording? {
+    private func closeRecording(_ call: VoiceCall, _ active: ActiveRecording) -> RecordingRecord? {
         call.recording = nil
         active.watchTask?.cancel()
         let media = self.media
         let mediaID = active.mediaSessionID
         enqueueMediaOperation(call) { _ = await media.setAudioTap(session: mediaID, nil) }
-        do {
-            let recording = try active.recorder.finish()
-            let now = wallClock
-            let row = RecordingRecord(sid: active.sid, accountSid: call.parent.record.accountSid, callSid: call.sid,
-                                      duration: Int64(recording.duration.rounded()), channels: recording.channels,
-                                      sampleRate: recording.sampleRate, status: "completed", filePath: recording.path,
-                                      source: "RecordVerb", createdAt: now)
-            try store.insertRecording(row)
-            return recording
-        } catch {
-            Log.error(.platform, "call \(call.sid): recording \(active.sid) failed: \(error)")
-            return nil
-        }
+        return finishAndStore(call, sid: active.sid, recorder: active.recorder, source: Self.recordVerbSource)
     }
 }

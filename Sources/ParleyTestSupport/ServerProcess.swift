@@ -102,17 +102,22 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// SIGTERM, then SIGKILL if it has not exited within 10 s; removes the directory.
-    public func stop() {
-        guard !stopped else { return }
+    public func stop() { _ = terminate() }
+
+    /// Like `stop()`, returning how it ended: the exit status after SIGTERM, nil if it had to be
+    /// killed (or was already stopped).
+    public func terminate() -> Int32? {
+        guard !stopped else { return nil }
         stopped = true
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: directory)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let graceful = !process.isRunning
+        if !graceful { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return graceful ? process.terminationStatus : nil
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ParleyServer
 import ParleyStore
+import ParleyTestSupport
 import Testing
 
 /// Operator mistakes that used to start a server which then failed quietly: `--db` naming another
@@ -94,12 +95,8 @@ import Testing
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let recordings = dir.appendingPathComponent("var/recordings").path
-        let server = try ServerProcessTests.ServerProcess(db: dir.appendingPathComponent("p.db").path,
-                                                          extra: ["--recordings", recordings])
-        defer {
-            server.process.terminate()
-            server.process.waitUntilExit()
-        }
+        let server = try ServerProcess(arguments: ["--recordings", recordings])
+        defer { server.stop() }
         for path in [recordings, dir.appendingPathComponent("var").path] {
             let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
             #expect(mode == 0o700, "\(path)")

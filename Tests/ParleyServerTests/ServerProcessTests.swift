@@ -1,39 +1,10 @@
 import Foundation
 import Glibc
+import ParleyTestSupport
 import Testing
 
 /// `parley-server` as a real process: start, answer, survive garbage, stop gracefully on SIGTERM.
 @Suite struct ServerProcessTests {
-    final class ServerProcess {
-        let process = Process()
-        let output = Pipe()
-        var port = 0
-
-        init(db: String, extra: [String] = []) throws {
-            process.executableURL = try Executables.url("parley-server")
-            let recordings = URL(fileURLWithPath: db).deletingLastPathComponent().appendingPathComponent("recordings").path
-            process.arguments = ["--http", "127.0.0.1:0", "--db", db, "--recordings", recordings] + extra
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // The first stdout line names the bound address.
-            var line = Data()
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                if byte.isEmpty || byte == Data([0x0A]) { break }
-                line.append(byte)
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
-                  let port = Int(text[range].split(separator: ":").last!) else {
-                process.terminate()
-                throw TestFailure("parley-server did not report its address: \(text)")
-            }
-            self.port = port
-        }
-    }
-
     /// Opens a TCP connection to the server, writes `bytes`, and reads until the server closes or 5 s pass.
     static func exchange(port: Int, _ bytes: [UInt8]) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -61,10 +32,9 @@ import Testing
     }
 
     @Test func answersSurvivesGarbageAndStopsOnSIGTERM() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let db = dir.appendingPathComponent("parley.db").path
-        let server = try ServerProcess(db: db)
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let db = server.databasePath
 
         let health = try Self.exchange(port: server.port, Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
         #expect(health.hasPrefix("HTTP/1.1 200"))
@@ -91,11 +61,7 @@ import Testing
         #expect(mode == 0o600)
 
         // Graceful stop.
-        kill(server.process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(10)
-        while server.process.isRunning && Date() < deadline { usleep(20_000) }
-        #expect(!server.process.isRunning)
-        #expect(server.process.terminationStatus == 0)
+        #expect(server.terminate() == 0)
     }
 
     /// `--tls-cert/--tls-key`: curl reaches /healthz over HTTPS, trusting only that certificate.
@@ -107,8 +73,8 @@ import Testing
                                                        "-nodes", "-keyout", key, "-out", cert, "-days", "1",
                                                        "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
         #expect(openssl.status == 0, "\(openssl.stderr)")
-        let server = try ServerProcess(db: dir.appendingPathComponent("tls.db").path, extra: ["--tls-cert", cert, "--tls-key", key])
-        defer { server.process.terminate() }
+        let server = try ServerProcess(arguments: ["--tls-cert", cert, "--tls-key", key])
+        defer { server.stop() }
         let curl = try Tool.run("/usr/bin/curl", ["-sS", "--max-time", "10", "--cacert", cert, "https://127.0.0.1:\(server.port)/healthz"])
         #expect(curl.status == 0, "\(curl.stderr)")
         #expect(curl.stdout.contains(#""status":"ok""#))

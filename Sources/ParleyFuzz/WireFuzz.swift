@@ -15,6 +15,9 @@ enum HTTPFuzz {
             responses.append(part)
             do {
                 while let request = try requests.next() { _ = request.serialized }
+                // What a server's admission check reads of a request whose body is still coming.
+                _ = requests.pendingHead?.serialized
+                _ = requests.pendingBodyByteCount
             } catch { requests = HTTPRequestParser(limits: limits) }
             do {
                 while let response = try responses.next() { _ = response.serialized }

@@ -85,7 +85,9 @@ public final class PlatformServer: Sendable {
         try player.prepare([.ringback(.us), .holdMusic, .silence], codecs: [.opus, .pcmu, .pcma])
         var providers: [String: any PushProvider] = [:]
         if let url = configuration.pushWebhookURL {
-            providers["webhook"] = try WebhookPushProvider(url: url, client: webhookHTTP)
+            providers["webhook"] = try WebhookPushProvider(url: url, client: webhookHTTP) { [store] accountSid in
+                (try? store.account(sid: accountSid))?.authToken
+            }
         }
         if let key = configuration.apnsKeyPath, let keyID = configuration.apnsKeyID,
            let team = configuration.apnsTeamID, let bundle = configuration.apnsBundleID {

@@ -23,7 +23,9 @@ public final class ServerProcess: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("parley.db").path
         credentials = try SQLiteAccountStore(path: databasePath).ensureDefaultAccount()
-        process.executableURL = URL(fileURLWithPath: try BuiltProducts.path("parley-server"))
+        // PARLEY_SERVER_BIN runs another build (e.g. release) under the same tests.
+        let binary = try ProcessInfo.processInfo.environment["PARLEY_SERVER_BIN"] ?? BuiltProducts.path("parley-server")
+        process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--http", "127.0.0.1:0", "--db", databasePath,
                              "--recordings", directory.appendingPathComponent("recordings").path] + arguments
         process.standardOutput = output

@@ -1,19 +1,29 @@
 import AccessToken
 import HTTPWire
+import ParleyCrypto
 import ParleyNet
 
 /// Relays pushes to a configured URL (the `ClientNotificationUrl` pattern): a `POST` of the
 /// notification's payload plus `device_token` and `identity`, as JSON, with the HTTP/1.1 client.
 /// Any 2xx answer means delivered; 410 means the device token is dead.
+///
+/// Each push is signed as the vendor signs JSON webhooks, with the auth token of the call's
+/// account: the URL gets `bodySHA256=<hex SHA-256 of the body>` in its query, and
+/// `X-Twilio-Signature` is the signature of that URL alone, so the `twilio` library's
+/// `RequestValidator.validate(url, body, signature)` checks it.
 public final class WebhookPushProvider: PushProvider {
     public let kind = "webhook"
     public let url: String
     public let timeout: Duration
     private let client: HTTPClient
     private let ownsClient: Bool
+    private let authToken: (@Sendable (_ accountSid: String) -> String?)?
 
     /// `client` is shared when given (the server's own); otherwise the provider makes one.
-    public init(url: String, client: HTTPClient? = nil, timeout: Duration = .seconds(10)) throws(PushError) {
+    /// `authToken` gives the signing key of an account (nil: pushes go unsigned).
+    public init(url: String, client: HTTPClient? = nil, timeout: Duration = .seconds(10),
+                authToken: (@Sendable (_ accountSid: String) -> String?)? = nil) throws(PushError) {
+        self.authToken = authToken
         do {
             _ = try Endpoint(url: url)
         } catch {
@@ -43,11 +53,17 @@ public final class WebhookPushProvider: PushProvider {
     }
 
     public func send(_ notification: VoicePushNotification, deviceToken: String) async throws(PushError) {
-        var request = HTTPRequest(method: "POST", body: Self.body(for: notification, deviceToken: deviceToken))
+        let body = Self.body(for: notification, deviceToken: deviceToken)
+        var request = HTTPRequest(method: "POST", body: body)
         request.headers.add("Content-Type", "application/json")
+        var target = url
+        if let key = authToken?(notification.accountSid), !key.isEmpty {
+            target = WebhookSignature.url(url, addingBodySHA256Of: body)
+            request.headers.set(WebhookSignature.headerName, WebhookSignature.compute(url: target, parameters: [], authToken: key))
+        }
         let response: HTTPResponse
         do {
-            response = try await client.send(request, to: url, timeout: timeout)
+            response = try await client.send(request, to: target, timeout: timeout)
         } catch {
             throw .temporary(status: nil, reason: "\(error)")
         }

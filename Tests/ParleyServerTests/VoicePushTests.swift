@@ -16,13 +16,18 @@ import Testing
     final class PushRelay: Sendable {
         let server: HTTPServer
         private let bodies: Bodies
-        final class Bodies: Sendable { let list = Mutex<[JSONObject]>([]) }
+        final class Bodies: Sendable {
+            let list = Mutex<[JSONObject]>([])
+            /// Each push as it arrived: the request target, the raw body, the signature header.
+            let raw = Mutex<[(target: String, body: [UInt8], signature: String?)]>([])
+        }
 
         init() throws {
             let bodies = Bodies()
             self.bodies = bodies
             server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { request in
                 if let object = try? JSONValue.parse(request.body).objectValue { bodies.list.withLock { $0.append(object) } }
+                bodies.raw.withLock { $0.append((request.target, request.body, request.headers["X-Twilio-Signature"])) }
                 return HTTPResponse(status: 200)
             }
             try server.start()
@@ -30,12 +35,34 @@ import Testing
 
         var url: String { "http://127.0.0.1:\(server.localPort)/push" }
         var received: [JSONObject] { bodies.list.withLock { $0 } }
+        var requests: [(target: String, body: [UInt8], signature: String?)] { bodies.raw.withLock { $0 } }
 
         func wait(count: Int) async throws -> [JSONObject] {
             let deadline = ContinuousClock.now + .seconds(5)
             while received.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             return received
         }
+    }
+
+    /// `twilio.request_validator.RequestValidator(authToken).validate(url, body, signature)`, run in the project venv.
+    static func requestValidatorAccepts(url: String, body: [UInt8], signature: String, authToken: String) throws -> Bool {
+        let script = """
+        import sys
+        from twilio.request_validator import RequestValidator
+        print(RequestValidator(sys.argv[1]).validate(sys.argv[2], sys.stdin.read(), sys.argv[3]))
+        """
+        let process = Process()
+        process.executableURL = packageRoot.appendingPathComponent(".venv/bin/python3")
+        process.arguments = ["-c", script, authToken, url, signature]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(body))
+        try input.fileHandleForWriting.close()
+        let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return answer.trimmingCharacters(in: .whitespacesAndNewlines) == "True"
     }
 
     private func register(_ h: VoiceHarness, identity: String, device: String) async throws -> Int {
@@ -64,6 +91,14 @@ import Testing
         #expect(push["device_token"]?.stringValue == "device-bob-1")
         let childSid = try #require(push["twi_call_sid"]?.stringValue)
         #expect(childSid != callSid)
+        // Signed as the vendor signs JSON webhooks: the twilio library's RequestValidator agrees.
+        let signed = try #require(relay.requests.first)
+        #expect(signed.target.contains("bodySHA256="))
+        let url = "http://127.0.0.1:\(relay.server.localPort)\(signed.target)"
+        #expect(try Self.requestValidatorAccepts(url: url, body: signed.body, signature: signed.signature ?? "",
+                                                 authToken: h.credentials.account.authToken))
+        #expect(try !Self.requestValidatorAccepts(url: url, body: signed.body + [0x20], signature: signed.signature ?? "",
+                                                  authToken: h.credentials.account.authToken), "a changed body must not validate")
         _ = try await alice.signaling.expect("ringing") { if case .ringing = $0 { true } else { nil } }
 
         // The app wakes up, connects, and accepts the call named in the push.

@@ -46,6 +46,9 @@ public final class PlatformServer: Sendable {
     private let player: CallMediaPlayer
     private let webhookHTTP: HTTPClient
     private let mediaEvents: Task<Void, Never>
+    /// Per-identity and per-key limits, shared by `/v1/echo` and the call engine.
+    let quotas: QuotaLedger
+    private let echo: EchoEndpoint
 
     /// Opens (or creates, mode 0600) the store, ensures the default account and key exist, and
     /// prepares the listener. Nothing listens until `start()`.
@@ -85,19 +88,23 @@ public final class PlatformServer: Sendable {
             providers["apns"] = try APNsProvider(configuration: apns)
         }
         let notifier = PushNotifier(providers: providers)
+        let quotas = QuotaLedger(limits: configuration.quotas)
+        self.quotas = quotas
         var voiceConfig = VoiceService.Configuration()
         voiceConfig.recordingsDirectory = configuration.recordingsDirectory
         let voice = VoiceService(configuration: voiceConfig, store: store, media: media, verifier: verifier,
                                  metrics: metrics, player: player, speech: SpeechSynthesizer(),
                                  fetcher: try MediaFetcher(client: webhookHTTP),
                                  webhooks: WebhookClient(http: webhookHTTP),
-                                 notifier: providers.isEmpty ? nil : notifier,
+                                 notifier: providers.isEmpty ? nil : notifier, quotas: quotas,
                                  publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
+        echo = EchoEndpoint(media: media, quotas: quotas)
         let router = APIRouter(verifier: verifier, metrics: metrics, version: ParleyVersion.current, media: media,
-                               rest: rest, registrations: PushRegistrationEndpoint(store: store, providers: notifier.kinds))
+                               echo: echo, rest: rest,
+                               registrations: PushRegistrationEndpoint(store: store, providers: notifier.kinds))
         let http = HTTPServer(configuration: httpConfig) { request in await router.handle(request) }
         let signaling = SignalingEndpoint(service: voice, verifier: verifier, metrics: metrics)
         signaling.install(on: http)

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var apnsBundleID: String?
     public var apnsURL: String?
     public var apnsTrustRoots: String?
+    /// What one identity and one API key may hold at once (`--max-…-per-identity|key`).
+    public var quotas = QuotaLimits()
 
     public init() {}
 
@@ -41,6 +43,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                              [--media-sessions N] [--public-url URL] [--recordings DIR] [--push-webhook URL]
                              [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
                               [--apns-url URL] [--apns-ca PEM]]
+                             [--max-{sessions,connections,calls}-per-{identity,key} N]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port)
           --db           SQLite store (default ./parley.db, created with mode 0600)
@@ -52,6 +55,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --push-webhook POST incoming-call pushes (JSON, Twilio's twi_* keys) to this URL
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
+        \(QuotaLimits.usage)
         """
 
     /// Parses the arguments after the program name. Throws a message fit for standard error.
@@ -101,7 +105,9 @@ public struct ServerConfiguration: Sendable, Equatable {
                 guard let n = Int64(value), (0...3600).contains(n) else { throw ConfigurationError(message: "--token-leeway wants 0…3600") }
                 config.tokenLeeway = n
             default:
-                throw ConfigurationError(message: "unknown option \(flag)\n\(usage)")
+                guard try config.quotas.parse(flag: flag, value: value) else {
+                    throw ConfigurationError(message: "unknown option \(flag)\n\(usage)")
+                }
             }
         }
         let apns = [config.apnsKeyPath, config.apnsKeyID, config.apnsTeamID, config.apnsBundleID]

@@ -63,4 +63,7 @@ public enum SignalingCloseCode {
     public static let timedOut: UInt16 = 4408
     /// No common protocol version.
     public static let unsupportedVersion: UInt16 = 4426
+    /// The `hello` was refused: the identity or its API key holds its quota of signaling
+    /// connections (error 31429 names the limit).
+    public static let tooManyConnections: UInt16 = 4429
 }

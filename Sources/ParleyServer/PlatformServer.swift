@@ -49,6 +49,8 @@ public final class PlatformServer: Sendable {
     /// Per-identity and per-key limits, shared by `/v1/echo` and the call engine.
     let quotas: QuotaLedger
     private let echo: EchoEndpoint
+    /// Ends what revoked keys authenticated (from `start()` to `shutdown()`).
+    private let credentialWatcher = Mutex<CredentialWatcher?>(nil)
 
     /// Opens (or creates, mode 0600) the store, ensures the default account and key exist, and
     /// prepares the listener. Nothing listens until `start()`.
@@ -119,6 +121,19 @@ public final class PlatformServer: Sendable {
         try http.start()
         base.port.store(http.localPort, ordering: .relaxed)
         mediaClock.start()
+        let (voice, echo) = (self.voice, self.echo)
+        credentialWatcher.withLock {
+            $0 = CredentialWatcher(store: store) { changes in
+                for sid in changes.revokedKeys {
+                    Log.info(.platform, "API key \(sid) was revoked: ending what it authenticated")
+                    await voice.apiKeyRevoked(sid)
+                    await echo.revoke(apiKeySid: sid)
+                }
+                for (account, token) in changes.rotatedTokens {
+                    await voice.authTokenRotated(accountSid: account, authToken: token)
+                }
+            }
+        }
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(media.candidate)")
         if defaultCredentials.created {
@@ -131,6 +146,11 @@ public final class PlatformServer: Sendable {
 
     /// Stops accepting, lets in-flight requests finish, then closes.
     public func shutdown() async {
+        let watcher = credentialWatcher.withLock { w -> CredentialWatcher? in
+            defer { w = nil }
+            return w
+        }
+        await watcher?.stop()
         await voice.shutdown()
         await http.shutdown()
         mediaClock.stop()

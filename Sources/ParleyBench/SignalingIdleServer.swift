@@ -21,6 +21,7 @@ struct IdleServer {
             config.port = 0
             config.mediaPort = 0
             config.recordingsDirectory = directory + "/recordings"
+            config.quotas.perKey.connections = QuotaLimits.maxLimit  // every bench token is signed by one key
             let platform = try PlatformServer(configuration: config, store: InMemoryAccountStore())
             try platform.start()
             return IdleServer(pid: getpid(), port: platform.port, credentials: platform.defaultCredentials,
@@ -32,7 +33,8 @@ struct IdleServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try BuiltProducts.path("parley-server"))
         process.arguments = ["--http", "127.0.0.1:\(port)", "--db", directory + "/parley.db", "--log-level", "error",
-                             "--recordings", directory + "/recordings"]
+                             "--recordings", directory + "/recordings",
+                             "--max-connections-per-key", "\(QuotaLimits.maxLimit)"]  // every bench token is signed by one key
         _ = FileManager.default.createFile(atPath: directory + "/server.log", contents: nil)
         let log = FileHandle(forWritingAtPath: directory + "/server.log")
         process.standardOutput = log

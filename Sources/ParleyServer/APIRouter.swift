@@ -28,16 +28,18 @@ public struct APIRouter: Sendable {
 
     public init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String = ParleyVersion.current,
                 media: MediaTransportServer? = nil, rest: TwilioRESTRouter? = nil) {
-        self.init(verifier: verifier, metrics: metrics, version: version, media: media, rest: rest, registrations: nil)
+        self.init(verifier: verifier, metrics: metrics, version: version, media: media,
+                  echo: media.map { EchoEndpoint(media: $0, quotas: QuotaLedger(limits: QuotaLimits())) },
+                  rest: rest, registrations: nil)
     }
 
     init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String, media: MediaTransportServer?,
-         rest: TwilioRESTRouter?, registrations: PushRegistrationEndpoint?) {
+         echo: EchoEndpoint?, rest: TwilioRESTRouter?, registrations: PushRegistrationEndpoint?) {
         self.verifier = verifier
         self.metrics = metrics
         self.version = version
         self.media = media
-        echo = media.map(EchoEndpoint.init(media:))
+        self.echo = echo
         self.rest = rest
         self.registrations = registrations
         insights = registrations.map { InsightsEndpoint(store: $0.store) }

@@ -46,6 +46,11 @@ public final class PlatformServer: Sendable {
     private let player: CallMediaPlayer
     private let webhookHTTP: HTTPClient
     private let mediaEvents: Task<Void, Never>
+    /// Per-identity and per-key limits, shared by `/v1/echo` and the call engine.
+    let quotas: QuotaLedger
+    private let echo: EchoEndpoint
+    /// Ends what revoked keys authenticated (from `start()` to `shutdown()`).
+    private let credentialWatcher = Mutex<CredentialWatcher?>(nil)
 
     /// Makes the recordings directory ready (created mode 0700, proven writable), opens (or
     /// creates, mode 0600) the store, ensures the default account and key exist, and prepares the
@@ -97,19 +102,23 @@ public final class PlatformServer: Sendable {
             providers["apns"] = try APNsProvider(configuration: apns)
         }
         let notifier = PushNotifier(providers: providers)
+        let quotas = QuotaLedger(limits: configuration.quotas)
+        self.quotas = quotas
         var voiceConfig = VoiceService.Configuration()
         voiceConfig.recordingsDirectory = configuration.recordingsDirectory
         let voice = VoiceService(configuration: voiceConfig, store: store, media: media, verifier: verifier,
                                  metrics: metrics, player: player, speech: SpeechSynthesizer(),
                                  fetcher: try MediaFetcher(client: webhookHTTP),
                                  webhooks: WebhookClient(http: webhookHTTP),
-                                 notifier: providers.isEmpty ? nil : notifier,
+                                 notifier: providers.isEmpty ? nil : notifier, quotas: quotas,
                                  publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
+        echo = EchoEndpoint(media: media, quotas: quotas)
         let router = APIRouter(verifier: verifier, metrics: metrics, version: ParleyVersion.current, media: media,
-                               rest: rest, registrations: PushRegistrationEndpoint(store: store, providers: notifier.kinds))
+                               echo: echo, rest: rest,
+                               registrations: PushRegistrationEndpoint(store: store, providers: notifier.kinds))
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in
             await router.handle(request)
         }
@@ -131,6 +140,19 @@ public final class PlatformServer: Sendable {
         try http.start()
         base.port.store(http.localPort, ordering: .relaxed)
         mediaClock.start()
+        let (voice, echo) = (self.voice, self.echo)
+        credentialWatcher.withLock {
+            $0 = CredentialWatcher(store: store) { changes in
+                for sid in changes.revokedKeys {
+                    Log.info(.platform, "API key \(sid) was revoked: ending what it authenticated")
+                    await voice.apiKeyRevoked(sid)
+                    await echo.revoke(apiKeySid: sid)
+                }
+                for (account, token) in changes.rotatedTokens {
+                    await voice.authTokenRotated(accountSid: account, authToken: token)
+                }
+            }
+        }
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
         let mediaAddresses = media.candidates.map(\.description).joined(separator: " ")
         Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(mediaAddresses)")
@@ -144,6 +166,11 @@ public final class PlatformServer: Sendable {
 
     /// Stops accepting, lets in-flight requests finish, then closes.
     public func shutdown() async {
+        let watcher = credentialWatcher.withLock { w -> CredentialWatcher? in
+            defer { w = nil }
+            return w
+        }
+        await watcher?.stop()
         await voice.shutdown()
         await http.shutdown()
         mediaClock.stop()

@@ -41,6 +41,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var writeTimeout: Duration = .seconds(20)
     /// Connections per source address before one of them authenticates (`--max-unauthenticated-per-address`; 0: no cap).
     public var maxUnauthenticatedPerAddress = 256
+    /// What one identity and one API key may hold at once (`--max-…-per-identity|key`).
+    public var quotas = QuotaLimits()
 
     public init() {}
 
@@ -52,6 +54,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                              [--request-timeout S] [--write-timeout S] [--max-unauthenticated-per-address N]
                              [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
                               [--apns-url URL] [--apns-ca PEM]]
+                             [--max-{sessions,connections,calls}-per-{identity,key} N]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
                          advertises every address of the host's interfaces of that family)
@@ -69,6 +72,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                          (default 256; more are closed at once; 0: no cap)
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
+        \(QuotaLimits.usage)
         """
 
     /// Parses the arguments after the program name. Throws a message fit for standard error.
@@ -127,7 +131,9 @@ public struct ServerConfiguration: Sendable, Equatable {
                 guard let n = Int64(value), (0...3600).contains(n) else { throw ConfigurationError(message: "--token-leeway wants 0…3600") }
                 config.tokenLeeway = n
             default:
-                throw ConfigurationError(message: "unknown option \(flag)\n\(usage)")
+                guard try config.quotas.parse(flag: flag, value: value) else {
+                    throw ConfigurationError(message: "unknown option \(flag)\n\(usage)")
+                }
             }
         }
         let apns = [config.apnsKeyPath, config.apnsKeyID, config.apnsTeamID, config.apnsBundleID]

@@ -22,6 +22,24 @@ public protocol AccountStore: Sendable {
     /// Replaces the account's auth token with a new random one and returns the updated account;
     /// the old token stops working at once. `.notFound` if there is no such account.
     func rotateAuthToken(accountSid: String) throws(StoreError) -> Account
+    /// A value that changes whenever keys or auth tokens may have changed, through this store or
+    /// (for SQLite) through another connection, such as `parley keys revoke` in another process.
+    /// Cheap enough to poll a few times a second; compare values for equality only.
+    func credentialsVersion() throws(StoreError) -> CredentialsVersion
+}
+
+/// What `AccountStore.credentialsVersion()` returns: when it differs from an earlier value, the
+/// keys and auth tokens are worth reading again (they may also be unchanged).
+public struct CredentialsVersion: Sendable, Hashable {
+    /// Changes made by other connections to the same database (SQLite `PRAGMA data_version`).
+    public var external: Int64
+    /// Key and auth-token changes made through this store object.
+    public var local: Int64
+
+    public init(external: Int64, local: Int64) {
+        self.external = external
+        self.local = local
+    }
 }
 
 extension AccountStore {

@@ -11,6 +11,8 @@ public final class InMemoryAccountStore: AccountStore {
         var voice = InMemoryVoiceState()
         /// Insights events in insertion order (`InMemoryAccountStore+Insights.swift`).
         var insights: [InsightsEvent] = []
+        /// Bumped by every key and auth-token change (`credentialsVersion()`).
+        var credentialWrites: Int64 = 0
     }
 
     let state = Mutex(State())
@@ -42,6 +44,10 @@ public final class InMemoryAccountStore: AccountStore {
         }
     }
 
+    public func credentialsVersion() throws(StoreError) -> CredentialsVersion {
+        CredentialsVersion(external: 0, local: state.withLock { $0.credentialWrites })
+    }
+
     public func apiKey(sid: String) throws(StoreError) -> APIKey? {
         state.withLock { s in s.keys.first { $0.sid == sid } }
     }
@@ -56,6 +62,7 @@ public final class InMemoryAccountStore: AccountStore {
             let k = s.keys[i]
             s.keys[i] = APIKey(sid: k.sid, accountSid: k.accountSid, friendlyName: k.friendlyName, secret: k.secret,
                                createdAt: k.createdAt, revoked: true)
+            s.credentialWrites += 1
         }
     }
 
@@ -89,6 +96,7 @@ public final class InMemoryAccountStore: AccountStore {
             }
             let a = s.accounts[i]
             s.accounts[i] = Account(sid: a.sid, friendlyName: a.friendlyName, createdAt: a.createdAt, authToken: token)
+            s.credentialWrites += 1
             return s.accounts[i]
         }
     }
@@ -99,6 +107,7 @@ public final class InMemoryAccountStore: AccountStore {
         let key = APIKey(sid: SID.make("SK"), accountSid: accountSid, friendlyName: friendlyName,
                          secret: SID.makeSecret(), createdAt: time, revoked: false)
         s.keys.append(key)
+        s.credentialWrites += 1
         return key
     }
 }

@@ -9,6 +9,8 @@ public final class SQLiteAccountStore: AccountStore {
     let db: Mutex<SQLiteDatabase>
     /// The clock for `createdAt`/`updatedAt` stamps (seconds since the epoch).
     let now: @Sendable () -> Int64
+    /// Keys created or revoked and auth tokens rotated through this object (`credentialsVersion()`).
+    let credentialWrites = Atomic<Int64>(0)
 
     /// Opens or creates the database at `path` and migrates it to the current schema.
     /// - Throws: `StoreError.notParleyDatabase` for a file that has tables of its own and no Parley
@@ -51,11 +53,13 @@ public final class SQLiteAccountStore: AccountStore {
 
     public func createAPIKey(accountSid: String, friendlyName: String) throws(StoreError) -> APIKey {
         let time = now()
-        return try db.withLock { (d) throws(StoreError) -> APIKey in
+        let key = try db.withLock { (d) throws(StoreError) -> APIKey in
             try d.transaction { (d) throws(StoreError) -> APIKey in
                 try Self.createKey(in: d, accountSid: accountSid, friendlyName: friendlyName, at: time)
             }
         }
+        credentialWrites.add(1, ordering: .releasing)
+        return key
     }
 
     public func apiKey(sid: String) throws(StoreError) -> APIKey? {
@@ -80,6 +84,7 @@ public final class SQLiteAccountStore: AccountStore {
             try d.execute("UPDATE api_keys SET revoked = 1 WHERE sid = ?1", [.text(sid)])
             guard d.changes == 1 else { throw .notFound("API key \(sid)") }
         }
+        credentialWrites.add(1, ordering: .releasing)
     }
 
     public func ensureDefaultAccount() throws(StoreError) -> DefaultCredentials {
@@ -109,6 +114,7 @@ public final class SQLiteAccountStore: AccountStore {
 
     public func rotateAuthToken(accountSid: String) throws(StoreError) -> Account {
         let token = SID.makeAuthToken()
+        defer { credentialWrites.add(1, ordering: .releasing) }
         return try db.withLock { (d) throws(StoreError) -> Account in
             try d.execute("UPDATE accounts SET auth_token = ?2 WHERE sid = ?1", [.text(accountSid), .text(token)])
             guard d.changes == 1,
@@ -117,6 +123,14 @@ public final class SQLiteAccountStore: AccountStore {
             }
             return Self.account(row: row)
         }
+    }
+
+    public func credentialsVersion() throws(StoreError) -> CredentialsVersion {
+        let local = credentialWrites.load(ordering: .acquiring)
+        let external = try db.withLock { (d) throws(StoreError) -> Int64 in
+            try d.query("PRAGMA data_version").first?.first?.int64 ?? 0
+        }
+        return CredentialsVersion(external: external, local: local)
     }
 
     // MARK: Rows

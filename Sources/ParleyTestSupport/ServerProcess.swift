@@ -17,12 +17,14 @@ public final class ServerProcess: @unchecked Sendable {
     private var stopped = false
 
     /// Starts the server with `arguments` added to `--http 127.0.0.1:0 --db … --recordings …`,
-    /// and returns once it has printed the address it listens on.
-    public init(arguments: [String] = []) throws {
+    /// and returns once it has printed the address it listens on. `prepare` runs on the store's
+    /// path before the server starts (e.g. `parley keys create` as a process).
+    public init(arguments: [String] = [], prepare: (_ databasePath: String) throws -> Void = { _ in }) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("parley.db").path
         credentials = try SQLiteAccountStore(path: databasePath).ensureDefaultAccount()
+        try prepare(databasePath)
         // PARLEY_SERVER_BIN runs another build (e.g. release) under the same tests.
         let binary = try ProcessInfo.processInfo.environment["PARLEY_SERVER_BIN"] ?? BuiltProducts.path("parley-server")
         process.executableURL = URL(fileURLWithPath: binary)

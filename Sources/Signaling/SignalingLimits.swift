@@ -57,10 +57,14 @@ public enum SignalingCloseCode {
     public static let messageTooBig: UInt16 = 1009
     /// Internal server error.
     public static let internalError: UInt16 = 1011
-    /// The `hello` was refused: not a valid hello, or the token was rejected.
+    /// The `hello` was refused (not a valid hello, or the token was rejected), or the API key that
+    /// signed the session's token was revoked.
     public static let unauthorized: UInt16 = 4401
     /// Timed out: no `hello` within 10 s, or nothing received for 3 heartbeat intervals.
     public static let timedOut: UInt16 = 4408
     /// No common protocol version.
     public static let unsupportedVersion: UInt16 = 4426
+    /// The `hello` was refused: the identity or its API key holds its quota of signaling
+    /// connections (error 31429 names the limit).
+    public static let tooManyConnections: UInt16 = 4429
 }

@@ -34,7 +34,7 @@ final class MediaTransportCore {
 
     // MARK: - Sessions
 
-    /// A session of `kind`; `events` (call sessions) receives its state changes and keys.
+    /// A session of `kind`; `events` receives its state changes (and, for call sessions, keys).
     func createSession(_ offer: AudioOffer, kind: PeerSessionKind = .echo,
                        events: OffLoopDelivery<PeerSessionEvent>? = nil) -> Result<PeerSessionAnswer, ParleyError> {
         guard sessions.count < configuration.maxSessions else {

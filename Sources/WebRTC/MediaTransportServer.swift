@@ -104,12 +104,20 @@ public final class MediaTransportServer: Sendable {
     public var localPort: Int { socket.localPort }
 
     /// Creates an echo session from an SDP offer and returns its id and SDP answer.
+    /// - Parameter events: the session's state changes and connectivity, in order, on a task of
+    ///   the session's own (never the media loop); the last is `.stateChanged` to `.failed` or
+    ///   `.closed`, however the session ends (closed, timed out, failed, server shut down).
     /// - Throws: `ParleyError` 53403 (unusable offer), 53404 (no supported audio codec),
     ///   53401 (too many sessions or local setup failed).
-    public func createEchoSession(offer: String) async throws(ParleyError) -> PeerSessionAnswer {
+    public func createEchoSession(offer: String, events: (@Sendable (PeerSessionEvent) -> Void)? = nil)
+        async throws(ParleyError) -> PeerSessionAnswer {
         let parsed = try AudioOffer(offer: offer)
+        let delivery = events.map { OffLoopDelivery(limit: 64, handler: $0) }
         let core = self.core
-        let result: Result<PeerSessionAnswer, ParleyError> = await onLoop { core.value.createSession(parsed) }
+        let result: Result<PeerSessionAnswer, ParleyError> = await onLoop {
+            core.value.createSession(parsed, kind: .echo, events: delivery)
+        }
+        if case .failure = result { delivery?.finish() }
         return try result.get()
     }
 

@@ -63,7 +63,7 @@ final class PeerSession {
     var dtlsTimerPending = false
 
     // Call sessions.
-    /// Where events and tapped audio go (off the loop); nil for echo sessions and untapped ones.
+    /// Where events and tapped audio go (off the loop); nil when nobody asked for them.
     var events: OffLoopDelivery<PeerSessionEvent>?
     var tap: OffLoopDelivery<AudioTapPacket>?
     /// Numbering of what we send when it comes from a source or is played.

@@ -11,8 +11,9 @@ import ParleyStore
 struct RESTAuthenticator: Sendable {
     let store: any PlatformStore
 
-    /// The account the credentials prove, if they are valid for `accountSid`.
-    func authenticate(_ request: HTTPRequest, accountSid: String) throws(RESTFailure) -> Account {
+    /// The account the credentials prove, if they are valid for `accountSid`, and the API key they
+    /// name (nil for the account's auth token).
+    func authenticate(_ request: HTTPRequest, accountSid: String) throws(RESTFailure) -> (account: Account, apiKeySid: String?) {
         guard let (user, password) = Self.basicCredentials(request) else { throw .authenticate() }
         let owner: String?
         if user.hasPrefix("SK") {
@@ -38,7 +39,7 @@ struct RESTAuthenticator: Sendable {
             Log.info(.platform, "REST credentials of \(owner) used for \(target)")
             throw .authenticate()
         }
-        return account
+        return (account, user.hasPrefix("SK") ? user : nil)
     }
 
     /// `(user, password)` from `Authorization: Basic base64(user:password)`, or nil.

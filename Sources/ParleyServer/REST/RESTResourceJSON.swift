@@ -26,6 +26,7 @@ enum RESTResourceJSON {
                 "applications": .string(base + "/Applications.json"),
                 "calls": .string(base + "/Calls.json"),
                 "conferences": .string(base + "/Conferences.json"),
+                "keys": .string(base + "/Keys.json"),
                 "recordings": .string(base + "/Recordings.json"),
             ]),
         ])

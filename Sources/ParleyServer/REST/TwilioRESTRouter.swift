@@ -17,6 +17,10 @@ import ParleyStore
 /// - `Recordings.json` (`CallSid`, `DateCreated[<>]`, paging), `Calls/{CA}/Recordings.json`,
 ///   `Recordings/{RE}.json` and `Calls/{CA}/Recordings/{RE}.json`; `Recordings/{RE}.wav` (or no
 ///   extension) downloads the WAV file.
+/// - `Keys.json`: GET list (paging), POST create (`FriendlyName`; the answer is the only one with
+///   the `secret`). `Keys/{SK}.json`: GET, DELETE (204) revokes the key: sessions and echo sessions
+///   its tokens opened end within a second (`CredentialWatcher`). Only the account's auth token
+///   manages keys (as the vendor's Main credentials): an API key gets 403, 20403.
 /// - `Calls/{CA}/Insights.json`: GET the Insights events and feedback the SDKs reported for the
 ///   call (paging), oldest first (a Parley resource; the vendor's Voice Insights API is elsewhere).
 ///
@@ -88,6 +92,8 @@ public struct TwilioRESTRouter: Sendable {
         let request: HTTPRequest
         let parameters: RESTParameters
         let account: Account
+        /// The API key the request authenticated with; nil for the account's auth token.
+        let apiKeySid: String?
         var method: String { request.method }
         var path: String { request.path }
     }
@@ -99,8 +105,9 @@ public struct TwilioRESTRouter: Sendable {
            !segments[3].hasSuffix(".json") {
             return try recordingMedia(name: segments[3], accountSid: accountSid, path: path)
         }
-        let account = try authenticator.authenticate(request, accountSid: accountSid)
-        let context = Context(request: request, parameters: try RESTParameters(request), account: account)
+        let (account, apiKeySid) = try authenticator.authenticate(request, accountSid: accountSid)
+        let context = Context(request: request, parameters: try RESTParameters(request), account: account,
+                              apiKeySid: apiKeySid)
 
         let rest = Array(segments.dropFirst(2))
         switch rest.count {
@@ -113,6 +120,7 @@ public struct TwilioRESTRouter: Sendable {
             case "Calls.json": return try listCalls(context)
             case "Recordings.json": return try listRecordings(context, callSid: nil)
             case "Conferences.json": return try await listConferences(context)
+            case "Keys.json": return try listOrCreateKeys(context)
             default: throw .notFound(path)
             }
         case 2:
@@ -121,6 +129,7 @@ public struct TwilioRESTRouter: Sendable {
             case "Calls": return try await call(context, sid: try Self.sid(rest[1], path: path))
             case "Recordings": return try recording(context, name: rest[1], callSid: nil)
             case "Conferences": return try await conference(context, sid: try Self.sid(rest[1], path: path))
+            case "Keys": return try key(context, sid: try Self.sid(rest[1], path: path))
             default: throw .notFound(path)
             }
         case 3 where rest[0] == "Calls" && rest[2] == "Insights.json":

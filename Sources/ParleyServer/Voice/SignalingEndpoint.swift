@@ -96,9 +96,14 @@ final class SignalingEndpoint: Sendable {
             return socket.refuse(error, ref: helloID, code: SignalingCloseCode.unauthorized, reason: "access token rejected")
         }
         metrics.countTokenAccepted()
-        socket.webSocket.markAuthenticated()
-        let (sessionID, _) = await service.attach(token: token, socket: socket, resume: hello.resume, ref: helloID)
-        socket.attached(sessionID: sessionID, idleLimit: heartbeat * 3)
+        switch await service.attach(token: token, socket: socket, resume: hello.resume, ref: helloID) {
+        case .attached(let sessionID, _):
+            socket.webSocket.markAuthenticated()
+            socket.attached(sessionID: sessionID, idleLimit: heartbeat * 3)
+        case .refused(let error):
+            metrics.countSignalingError(code: error.code.rawValue)
+            socket.refuse(error, ref: helloID, code: SignalingCloseCode.tooManyConnections, reason: "too many connections")
+        }
     }
 
     /// Text frames as they are; binary frames are read as UTF-8 too (and fail to decode if they are not JSON).

@@ -7,8 +7,10 @@ import Signaling
 final class SignalingSession {
     let id: String
     /// What the session needs of its verified token (the whole token, with its header and claims
-    /// objects, would cost every idle connection a few kB).
-    let token: SessionCredentials
+    /// objects, would cost every idle connection a few kB): the hello's, or the latest resume's.
+    var token: SessionCredentials
+    /// The session's unit of its identity's and key's connection quota, released when it ends.
+    let connectionLease: QuotaLease
     private(set) var socket: SignalingSocket?
     var listening = false
     /// Calls (any leg SID) this session is a party to.
@@ -20,15 +22,18 @@ final class SignalingSession {
     var rateLimiter = MessageRateLimiter()
     static let maxQueued = 256
 
-    init(id: String, token: VerifiedToken, socket: SignalingSocket) {
+    init(id: String, token: VerifiedToken, socket: SignalingSocket, connectionLease: QuotaLease) {
         self.id = id
         self.token = SessionCredentials(token)
+        self.connectionLease = connectionLease
         self.socket = socket
     }
 
     var identity: String { token.identity }
     var accountSid: String { token.accountSid }
     var listenKey: ListenKey { ListenKey(accountSid: accountSid, identity: identity) }
+    /// Whom the session's calls and media are charged to.
+    var quotaOwner: QuotaOwner { QuotaOwner(accountSid: accountSid, identity: identity, apiKeySid: token.apiKeySid) }
 
     func send(_ message: SignalingMessage, ref: String? = nil) {
         if let socket {
@@ -65,11 +70,14 @@ struct ListenKey: Hashable, Sendable {
 struct SessionCredentials {
     let accountSid: String
     let identity: String
+    /// The API key that signed the token (`iss`): revoking it ends the session.
+    let apiKeySid: String
     let voice: VoiceGrant?
 
     init(_ token: VerifiedToken) {
         accountSid = token.accountSid
         identity = token.identity
+        apiKeySid = token.apiKeySid
         voice = token.voice
     }
 }

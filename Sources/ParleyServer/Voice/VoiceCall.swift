@@ -6,8 +6,10 @@ import TwiML
 /// Owned by `VoiceService` (actor-isolated there); never shared across threads.
 final class VoiceCall {
     let parent: CallLeg
-    /// The account's auth token, which signs this call's webhooks.
-    let authToken: String
+    /// The account's auth token, which signs this call's webhooks (updated when it is rotated).
+    var authToken: String
+    /// The caller's unit of its identity's and key's call quota, given back when the call ends.
+    var quotaLease: QuotaLease?
     let application: Application?
     var interpreter: TwiMLInterpreter?
     /// The document to start with once the caller's media is connected.

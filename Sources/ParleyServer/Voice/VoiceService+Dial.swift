@@ -145,6 +145,12 @@ extension VoiceService {
         guard dial.bridged == nil, leg.isLive else {
             return sendError(ParleyError(.callCancelled, reason: "the call was answered elsewhere or ended"), to: session, ref: ref)
         }
+        let lease: QuotaLease
+        do throws(ParleyError) {
+            lease = try quotas.acquire(.mediaSession, for: session.quotaOwner)
+        } catch {
+            return sendError(error, to: session, ref: ref)  // the call rings on, for the identity's other devices
+        }
         dial.ringTask?.cancel()
         dial.bridged = leg
         leg.sessionID = session.id
@@ -156,7 +162,7 @@ extension VoiceService {
         setStatus(leg, .inProgress)
         session.send(.connected(CallReference(callSid: leg.sid)), ref: ref)
         if !call.isAnswered { answerParent(call) }
-        setUpMedia(for: leg, offer: accept.sdp)
+        setUpMedia(for: leg, offer: accept.sdp, lease: lease)
         if dial.request.timeLimit > 0 {
             let callSid = call.sid, legSid = leg.sid, limit = dial.request.timeLimit
             dial.limitTask = Task { [weak self] in

@@ -82,6 +82,7 @@ extension VoiceService {
     func endCall(_ call: VoiceCall, status: CallStatus, error: ParleyError?, notifyCaller: Bool = true) {
         guard calls[call.sid] === call else { return }
         calls[call.sid] = nil
+        call.quotaLease?.release()
         call.timerTask?.cancel()
         call.interpreter = nil
         leaveConference(call, reportToInterpreter: false)

@@ -31,6 +31,13 @@ extension VoiceService {
         guard let account = try? store.account(sid: session.accountSid) else {
             return failInvite(ParleyError(.internalServer, reason: "the token's account is gone"), session: session, ref: ref)
         }
+        let callLease: QuotaLease, mediaLease: QuotaLease
+        do throws(ParleyError) {
+            callLease = try quotas.acquire(.call, for: session.quotaOwner)
+            mediaLease = try quotas.acquire(.mediaSession, for: session.quotaOwner)
+        } catch {
+            return failInvite(error, session: session, ref: ref)  // a lease already taken is given back as it goes
+        }
         let now = wallClock
         let record = CallRecord(sid: SID.make("CA"), accountSid: account.sid, applicationSid: application?.sid,
                                 from: "client:\(session.identity)", to: to, direction: "inbound", status: .queued,
@@ -51,6 +58,7 @@ extension VoiceService {
             return failInvite(ParleyError(.internalServer, reason: "cannot store the call: \(error)"), session: session, ref: ref)
         }
         let call = VoiceCall(parent: leg, authToken: account.authToken, application: application)
+        call.quotaLease = callLease
         calls[leg.sid] = call
         legIndex[leg.sid] = leg.sid
         session.callSids.insert(leg.sid)
@@ -59,7 +67,7 @@ extension VoiceService {
         // As for any incoming call: initiated, then ringing while the application decides.
         setStatus(leg, .initiated)
         setStatus(leg, .ringing)
-        setUpMedia(for: leg, offer: invite.sdp)
+        setUpMedia(for: leg, offer: invite.sdp, lease: mediaLease)
 
         let callSid = leg.sid
         let timeout = configuration.mediaConnectTimeout
@@ -94,24 +102,31 @@ extension VoiceService {
         sendError(error, to: session, ref: ref)
     }
 
-    /// Creates the leg's WebRTC session from the client's offer and sends the answer back.
-    func setUpMedia(for leg: CallLeg, offer: String) {
+    /// Creates the leg's WebRTC session from the client's offer and sends the answer back. `lease`
+    /// (a media-session quota unit) is given back when the session ends, however it ends.
+    func setUpMedia(for leg: CallLeg, offer: String, lease: QuotaLease) {
         let callSid = leg.sid
         let media = self.media
         let sink = mediaEventSink
         Task { [weak self] in
             do throws(ParleyError) {
-                let answer = try await media.createCallSession(offer: offer) { event in sink.yield(event) }
+                let answer = try await media.createCallSession(offer: offer) { event in
+                    if case .stateChanged(_, let state, _) = event, state.isTerminal { lease.release() }
+                    sink.yield(event)
+                }
                 let snapshot = await media.session(id: answer.id)
                 await self?.mediaReady(callSid: callSid, answer: answer, codec: snapshot.map { CallAudioCodec($0.codec) } ?? .opus,
-                                       payloadType: snapshot?.payloadType)
+                                       payloadType: snapshot?.payloadType, lease: lease)
             } catch {
+                lease.release()
                 await self?.mediaSetupFailed(callSid: callSid, error: error)
             }
         }
     }
 
-    private func mediaReady(callSid: String, answer: PeerSessionAnswer, codec: CallAudioCodec, payloadType: UInt8?) {
+    private func mediaReady(callSid: String, answer: PeerSessionAnswer, codec: CallAudioCodec, payloadType: UInt8?,
+                            lease: QuotaLease) {
+        mediaLeases[answer.id] = lease
         guard let leg = liveLeg(callSid) else {
             closeMediaSession(answer.id)
             return
@@ -145,6 +160,7 @@ extension VoiceService {
 
     /// Media events from the media server, in order.
     func mediaEvent(_ event: PeerSessionEvent) {
+        if case .stateChanged(let id, let state, _) = event, state.isTerminal { mediaLeases.removeValue(forKey: id)?.release() }
         guard let callSid = mediaIndex[event.sessionID], let (call, leg) = callAndLeg(callSid) else { return }
         switch event {
         case .stateChanged(_, let state, let error):
@@ -182,6 +198,7 @@ extension VoiceService {
     /// Closes a media session in the background (close_notify to the peer).
     func closeMediaSession(_ id: String) {
         player.stop(session: id)
+        mediaLeases.removeValue(forKey: id)?.release()
         mediaIndex[id] = nil
         mediaCodecs[id] = nil
         mediaPayloadTypes[id] = nil

@@ -42,6 +42,8 @@ actor VoiceService {
     let callbacks: StatusCallbackQueue
     let notifier: (any InviteNotifier)?
     let publicBaseURL: @Sendable () -> String
+    /// Per-identity and per-key limits on connections, calls and media sessions.
+    let quotas: QuotaLedger
 
     var sessions: [String: SignalingSession] = [:]
     var listeners: [ListenKey: [String]] = [:]
@@ -55,6 +57,9 @@ actor VoiceService {
     var mediaCodecs: [String: CallAudioCodec] = [:]
     /// Media session id → its audio payload type (telephone-event packets are told apart by it).
     var mediaPayloadTypes: [String: UInt8] = [:]
+    /// Media session id → its media-session quota unit, given back as soon as the engine lets the
+    /// session go (the session's terminal event gives it back too, whichever comes first).
+    var mediaLeases: [String: QuotaLease] = [:]
     /// Live conferences by account and name; ended ones (most recent first kept) for REST.
     var conferences: [ConferenceKey: ConferenceRoom] = [:]
     var endedConferences: [ConferenceSummary] = []
@@ -65,7 +70,7 @@ actor VoiceService {
 
     init(configuration: Configuration, store: any PlatformStore, media: MediaTransportServer,
          verifier: AccessTokenVerifier, metrics: ServerMetrics, player: CallMediaPlayer, speech: SpeechSynthesizer,
-         fetcher: MediaFetcher, webhooks: WebhookClient, notifier: (any InviteNotifier)?,
+         fetcher: MediaFetcher, webhooks: WebhookClient, notifier: (any InviteNotifier)?, quotas: QuotaLedger,
          publicBaseURL: @escaping @Sendable () -> String) {
         self.configuration = configuration
         self.store = store
@@ -79,6 +84,7 @@ actor VoiceService {
         callbacks = StatusCallbackQueue(webhooks: webhooks)
         self.notifier = notifier
         self.publicBaseURL = publicBaseURL
+        self.quotas = quotas
         (mediaEvents, mediaEventSink) = AsyncStream<PeerSessionEvent>.makeStream()
     }
 
@@ -98,25 +104,41 @@ actor VoiceService {
 
     // MARK: - Sessions
 
-    /// A client said hello with a verified token: a new session, or the one it resumes.
-    /// Returns the session id and whether it was resumed.
-    func attach(token: VerifiedToken, socket: SignalingSocket, resume: String?, ref: String?) -> (id: String, resumed: Bool) {
+    /// What `attach` did with a hello.
+    enum AttachOutcome: Equatable {
+        case attached(id: String, resumed: Bool)
+        /// A new session would exceed the identity's or key's connection quota (31429).
+        case refused(ParleyError)
+    }
+
+    /// A client said hello with a verified token: a new session (if its identity and key are
+    /// under their connection quota), or the one it resumes, which from now on answers to this
+    /// token's key.
+    func attach(token: VerifiedToken, socket: SignalingSocket, resume: String?, ref: String?) -> AttachOutcome {
         if let resume, let session = sessions[resume], session.token.accountSid == token.accountSid,
            session.token.identity == token.identity {
+            session.token = SessionCredentials(token)
             session.attach(socket)
             let live = session.callSids.filter { legIndex[$0] != nil }.sorted()
             socket.send(.resumed(Resumed(session: session.id, calls: live)), ref: ref)
             Log.info(.signaling, "session \(session.id) resumed by \(token.identity) (\(live.count) calls)")
-            return (session.id, true)
+            return .attached(id: session.id, resumed: true)
+        }
+        let lease: QuotaLease
+        do throws(ParleyError) {
+            lease = try quotas.acquire(.connection, for: QuotaOwner(token))
+        } catch {
+            Log.info(.signaling, "hello from \(token.identity) refused: \(error)")
+            return .refused(error)
         }
         let id = SecureRandom.hex(byteCount: 12)
-        let session = SignalingSession(id: id, token: token, socket: socket)
+        let session = SignalingSession(id: id, token: token, socket: socket, connectionLease: lease)
         sessions[id] = session
         metrics.signalingSessionsChanged(sessions.count)
         socket.send(.welcome(Welcome(session: id, identity: token.identity,
                                      resumeWindow: Int(configuration.resumeWindow.components.seconds),
                                      heartbeat: configuration.heartbeat)), ref: ref)
-        return (id, false)
+        return .attached(id: id, resumed: false)
     }
 
     /// The session's socket closed. The session stays for the resume window, then its calls end
@@ -136,11 +158,19 @@ actor VoiceService {
     private func expire(sessionID: String) {
         guard let session = sessions[sessionID], session.socket == nil else { return }
         Log.info(.signaling, "session \(sessionID) of \(session.identity) expired")
-        removeListener(session)
-        sessions[sessionID] = nil
-        metrics.signalingSessionsChanged(sessions.count)
         let error = ParleyError(.signalingConnectionDisconnected, reason: "the client's signaling connection was lost")
-        for sid in session.callSids { legGone(callSid: sid, sessionID: sessionID, error: error) }
+        end(session, error: error)
+    }
+
+    /// Ends a session for good: its calls end with `error` (their parties told), it stops
+    /// listening, and its connection quota unit is given back. The socket, if any, stays open.
+    func end(_ session: SignalingSession, error: ParleyError) {
+        removeListener(session)  // first, so TwiML that goes on after a failed <Dial> cannot ring it again
+        session.expiryTask?.cancel()
+        for sid in session.callSids { legGone(callSid: sid, sessionID: session.id, error: error) }
+        sessions[session.id] = nil
+        session.connectionLease.release()
+        metrics.signalingSessionsChanged(sessions.count)
     }
 
     private func removeListener(_ session: SignalingSession) {

@@ -93,6 +93,18 @@ public final class WebSocket: Sendable {
         }
     }
 
+    /// Closes the TCP connection without a close handshake, as a network failure would (the peer
+    /// sees 1006). Returns once it is closed.
+    public func abort() async {
+        let connection = connection
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            connection.channel.loop.execute {
+                connection.channel.close()
+                continuation.resume()
+            }
+        }
+    }
+
     /// Starts the close handshake without waiting for it (from any thread).
     public func startClose(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
         let connection = connection
@@ -120,6 +132,10 @@ public final class WebSocket: Sendable {
     /// The peer's close code once closed: its close frame's code, 1005 for an empty close frame,
     /// 1006 if the connection dropped, or the code we failed the connection with (1002/1007/1009).
     public var closeCode: WebSocketCloseCode? { connection.closeStatus.withLock { $0?.code } }
+
+    /// True once the peer closed on purpose: it started the close handshake with 1000 (normal
+    /// closure), rather than dropping, failing, or answering our close.
+    public var closedNormallyByPeer: Bool { connection.peerFinished.load(ordering: .relaxed) }
 
     /// The peer's close reason, if any.
     public var closeReason: String? { connection.closeStatus.withLock { $0?.reason } }

@@ -26,6 +26,8 @@ final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
     let channel: TCPChannel
     let role: WebSocketFrameParser.Role
     let closeStatus = Mutex<(code: WebSocketCloseCode, reason: String)?>(nil)
+    /// Whether the peer started the close handshake with 1000 (normal closure), before we closed.
+    let peerFinished = Atomic<Bool>(false)
     private var reader: WebSocketReader
     private var delivery: Delivery
     private(set) var closeState = CloseState.open
@@ -176,6 +178,7 @@ final class WebSocketConnection: ChannelDelegate, @unchecked Sendable {
             }
         case .close(let code, let reason):
             recordPeerClose(code ?? .noStatusReceived, reason, local: false)
+            if closeState == .open && code == .normalClosure { peerFinished.store(true, ordering: .relaxed) }
             if closeState == .open {
                 // §5.5.1: echo the status code; an empty close is answered with an empty close.
                 sendClose(code: code, reason: "")

@@ -95,7 +95,13 @@ public final class SignalingTestClient: Sendable {
         throw Timeout(description: "no \(what) within \(timeout)")
     }
 
+    /// Closes with 1000: the client is done, and the server ends its session at once.
     public func close() async {
         await webSocket.close()
+    }
+
+    /// Drops the connection as a network failure would: the session waits for a resume.
+    public func drop() async {
+        await webSocket.abort()
     }
 }

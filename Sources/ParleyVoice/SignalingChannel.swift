@@ -145,7 +145,7 @@ final class SignalingChannel: Sendable {
 
     /// Drops the socket as a network failure would (tests): the channel resumes.
     func simulateDrop() async {
-        await webSocket.withLock { $0 }.close()
+        await webSocket.withLock { $0 }.abort()
     }
 
     /// After a drop: hello with `resume` every second until the server's resume window closes.

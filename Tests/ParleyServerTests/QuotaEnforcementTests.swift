@@ -69,10 +69,34 @@ import WebRTC
         // Other identities connect; a resume of alice's session is not a new connection.
         let bob = try await h.client("bob")
         let session = try #require(second.sessionID)
-        await second.close()
+        await second.drop()
         let resumed = try await SignalingTestClient(baseURL: h.baseURL, token: try h.token("alice"), resume: session)
         guard case .resumed = resumed.greeting else { Issue.record("expected resumed, got \(resumed.greeting)"); return }
         for client in [first, resumed, bob] { await client.close() }
+        await h.stop()
+    }
+
+    /// A client that closes with 1000 is done: its session ends at once and gives its connection
+    /// back, so connecting once per call never runs into the quota (the soak found it did).
+    @Test func connectionsClosedOnPurposeGiveTheirUnitBackAtOnce() async throws {
+        let h = try await VoiceHarness.start { $0.quotas.perIdentity.connections = 2 }
+        for _ in 0..<6 {
+            let client = try await h.client("alice")
+            await client.close()
+            let owner = QuotaOwner(accountSid: h.credentials.account.sid, identity: "alice", apiKeySid: h.credentials.apiKey.sid)
+            #expect(await eventually { h.server.quotas.usage(of: owner).identity.connections == 0 })
+        }
+        // A drop keeps the session (and its unit) for the resume window.
+        let dropped = try await h.client("alice")
+        await dropped.drop()
+        let kept = try await h.client("alice")
+        do {
+            _ = try await h.client("alice")
+            Issue.record("the dropped session should still hold its unit")
+        } catch let error as ParleyError {
+            #expect(error.code == .tooManyRequests)
+        }
+        await kept.close()
         await h.stop()
     }
 

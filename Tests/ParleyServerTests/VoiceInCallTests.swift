@@ -121,7 +121,7 @@ import WebRTC
         let h = try await VoiceHarness.start()
         let (alice, bob, callSid, _) = try await bridgedCall(h)
         let session = try #require(alice.signaling.sessionID)
-        await alice.signaling.close()
+        await alice.signaling.drop()
         try await Task.sleep(for: .milliseconds(300))
         let again = try await SignalingTestClient(baseURL: h.baseURL, token: try h.token("alice"), resume: session)
         guard case .resumed(let resumed) = again.greeting else {

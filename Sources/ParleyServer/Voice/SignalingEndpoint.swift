@@ -64,7 +64,7 @@ final class SignalingEndpoint: Sendable {
     func closed(_ socket: SignalingSocket) async {
         IdleSweeper.shared.remove(socket)
         if case .attached(let sessionID) = socket.phase {
-            await service.detach(sessionID: sessionID, socket: socket)
+            await service.detach(sessionID: sessionID, socket: socket, finished: socket.webSocket.closedNormallyByPeer)
         }
         metrics.signalingConnectionClosed()
     }

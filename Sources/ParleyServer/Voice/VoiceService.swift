@@ -141,12 +141,18 @@ actor VoiceService {
         return .attached(id: id, resumed: false)
     }
 
-    /// The session's socket closed. The session stays for the resume window, then its calls end
-    /// with 53001 and its listens are dropped.
-    func detach(sessionID: String, socket: SignalingSocket) {
+    /// The session's socket closed. After a drop the session stays for the resume window, then its
+    /// calls end with 53001 and its listens are dropped. A client that closed on purpose (its close
+    /// frame came first, with 1000) is done: the session ends now, and with it its quota unit.
+    func detach(sessionID: String, socket: SignalingSocket, finished: Bool) {
         guard let session = sessions[sessionID] else { return }
         guard session.socket === socket else { return }  // already resumed on another socket
         session.detach()
+        if finished {
+            Log.info(.signaling, "session \(sessionID) of \(session.identity) closed by its client")
+            return end(session, error: ParleyError(.signalingConnectionDisconnected,
+                                                   reason: "the client closed its signaling connection"))
+        }
         let window = configuration.resumeWindow
         session.expiryTask = Task { [weak self] in
             try? await Task.sleep(for: window)

@@ -90,6 +90,12 @@ final class SignalingChannel: Sendable {
                     }
                     self.dispatch(envelope)
                 }
+                // Closed by the server for cause (credentials revoked, over quota, no common
+                // version): a resume would be refused the same way.
+                if let code = socket.closeCode?.rawValue, Self.finalCloseCodes.contains(code) {
+                    Log.info(.signaling, "the server closed the connection with \(code): not resuming")
+                    break
+                }
                 guard let self, let resumed = await self.resume() else { break }
                 socket = resumed
             }
@@ -109,6 +115,10 @@ final class SignalingChannel: Sendable {
     deinit {
         for task in tasks.withLock({ $0 }) { task.cancel() }
     }
+
+    /// Close codes after which the session is gone for good.
+    static let finalCloseCodes: Set<UInt16> = [SignalingCloseCode.unauthorized, SignalingCloseCode.tooManyConnections,
+                                               SignalingCloseCode.unsupportedVersion]
 
     /// Messages about one call: subscribe with the caller's call id before sending `invite`, or
     /// with the SID for an incoming call. A `callCreated` adds the SID as a second key.

@@ -33,10 +33,14 @@ import WebRTC
         }
         let stopped = ContinuousClock.now
         let closed = await poll(timeout: .seconds(15)) { sampler.sample(); return client.isClosedByPeer }
+        let closedAfter = ContinuousClock.now - stopped
+        client.close()
+        let cpu = await sampler.cpuAfterAttack()
         print("pipelining: \(sent / 1024) kB of requests sent in 3 s, server RSS +\(sampler.growthMegabytes) MB at peak, "
-              + "connection closed \(closed ? "\(ContinuousClock.now - stopped) after the client stopped" : "never")")
+              + "connection closed \(closed ? "\(closedAfter) after the client stopped" : "never"), CPU in the 2 s after: \(cpu) s")
         #expect(closed, "the server kept a connection that reads nothing")
         #expect(sampler.growthMegabytes < 48)
+        #expect(cpu < 0.5)
         try await expectLegitimateEcho(server)
     }
 
@@ -69,10 +73,14 @@ import WebRTC
             if text.hasPrefix("HTTP/1.1 401"), text.contains("\"code\":20101") { refused += 1 }
         }
         sampler.sample()
+        for client in clients { client.close() }
+        let cpu = await sampler.cpuAfterAttack()
         print("unauthenticated bodies: 100 connections sent \(sent.reduce(0, +) / 1_048_576) MB in all "
-              + "(the kernel's buffers take some), server RSS +\(sampler.growthMegabytes) MB at peak, \(refused) answered 401/20101")
+              + "(the kernel's buffers take some), server RSS +\(sampler.growthMegabytes) MB at peak, \(refused) answered 401/20101, "
+              + "CPU in the 2 s after: \(cpu) s")
         #expect(refused == clients.count)
         #expect(sampler.growthMegabytes < 64)
+        #expect(cpu < 0.5)
         try await expectLegitimateEcho(server)
     }
 
@@ -142,10 +150,14 @@ import WebRTC
         // Closed by the write timeout if our unread pongs piled up in the server, else by the hello
         // timeout (10 s) and the 5 s close handshake that cannot reach us.
         let closed = await poll(timeout: .seconds(25)) { sampler.sample(); return client.isClosedByPeer }
+        let closedAfter = ContinuousClock.now - stopped
+        client.close()
+        let cpu = await sampler.cpuAfterAttack()
         print("websocket pings: \(sent / 1024) kB of pings sent in 3 s, server RSS +\(sampler.growthMegabytes) MB at peak, "
-              + "closed \(closed ? "\(ContinuousClock.now - stopped) after the client stopped" : "never")")
+              + "closed \(closed ? "\(closedAfter) after the client stopped" : "never"), CPU in the 2 s after: \(cpu) s")
         #expect(closed)
         #expect(sampler.growthMegabytes < 48)
+        #expect(cpu < 0.5)
         try await expectLegitimateEcho(server)
     }
 
@@ -172,10 +184,7 @@ import WebRTC
             sampler.sample()
         }
         client.close()
-        let cpuAtLeave = server.cpuSeconds()
-        // A measurement window, not a wait for a condition: how busy the server stays.
-        try await Task.sleep(for: .seconds(4))
-        let cpuAfter = server.cpuSeconds() - cpuAtLeave
+        let cpuAfter = await sampler.cpuAfterAttack(over: .seconds(4))
         print("signaling ping flood: \(sent / ping.count) pings sent in 4 s, server RSS +\(sampler.growthMegabytes) MB, "
               + "CPU in the 4 s after the client left: \(cpuAfter) s")
         #expect(cpuAfter < 1.0)
@@ -212,12 +221,15 @@ import WebRTC
             pending = still
             try await Task.sleep(for: .milliseconds(500))  // the trickle's pace
         }
+        let answeredWithin = ContinuousClock.now - start
         for client in heads + bodies + extra { client.close() }
+        let cpu = await ResourceSampler(server).cpuAfterAttack()
         let timedOut = answered.filter { $0.hasPrefix("HTTP/1.1 408") && $0.contains("\"code\":31408") }.count
-        print("slow senders: \(timedOut) of 40 answered 408 within \(ContinuousClock.now - start); "
-              + "\(refused) of 10 over the per-address cap closed at once")
+        print("slow senders: \(timedOut) of 40 answered 408 within \(answeredWithin); "
+              + "\(refused) of 10 over the per-address cap closed at once; CPU in the 2 s after: \(cpu) s")
         #expect(timedOut == 40)
         #expect(refused == 10)
+        #expect(cpu < 0.5)
         try await expectLegitimateEcho(server)
     }
 

@@ -140,4 +140,12 @@ struct ResourceSampler {
     mutating func sample() { peakKilobytes = max(peakKilobytes, server.residentKilobytes()) }
 
     var growthMegabytes: Double { Double(peakKilobytes - baselineKilobytes) / 1024 }
+
+    /// CPU seconds the server uses over `window` once the attacker is gone: work it was left with.
+    /// A measurement window, not a wait for a condition.
+    func cpuAfterAttack(over window: Duration = .seconds(2)) async -> Double {
+        let start = server.cpuSeconds()
+        try? await Task.sleep(for: window)
+        return server.cpuSeconds() - start
+    }
 }

@@ -64,6 +64,27 @@ import Testing
         #expect(server.terminate() == 0)
     }
 
+    /// Errors the listener answers by itself use the API's JSON shape, and a token over the
+    /// verifier's 16 KB limit reaches the verifier (20101, as the README says) instead of tripping
+    /// the head limit, which is 32 KB.
+    @Test func oversizedInputsAnswerInTheAPIShape() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let bigToken = String(repeating: "a", count: 17 * 1024)
+        let tokenAnswer = try Self.exchange(port: server.port, Array(
+            "GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(bigToken)\r\nConnection: close\r\n\r\n".utf8))
+        #expect(tokenAnswer.hasPrefix("HTTP/1.1 401"), "\(tokenAnswer.prefix(80))")
+        #expect(tokenAnswer.contains(#""code":20101"#))
+        let bigHead = try Self.exchange(port: server.port, Array(
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "p", count: 40 * 1024))\r\n\r\n".utf8))
+        #expect(bigHead.hasPrefix("HTTP/1.1 431"), "\(bigHead.prefix(80))")
+        #expect(bigHead.contains(#""code":31400"#) && bigHead.contains(#""status":431"#))
+        let bigBody = try Self.exchange(port: server.port, Array(
+            "POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 9000000\r\n\r\n".utf8))
+        #expect(bigBody.hasPrefix("HTTP/1.1 413"), "\(bigBody.prefix(80))")
+        #expect(bigBody.contains(#""code":31400"#) && bigBody.contains("application/json"))
+    }
+
     /// `--tls-cert/--tls-key`: curl reaches /healthz over HTTPS, trusting only that certificate.
     @Test func servesHTTPSWithTheGivenCertificate() throws {
         let dir = try temporaryDirectory()

@@ -47,6 +47,29 @@ extension VoiceSDKTests {
             await listener.stop()
         }
 
+        /// Revoking the key that signed both tokens ends the call (with 20103), and
+        /// the SDK does not try to resume a session the server closed for cause (4401).
+        @Test func revokedKeyEndsTheCallAndIsNotResumed() async throws {
+            let bed = try VoiceTestBed()
+            defer { Task { await bed.stop() } }
+            // Insights batches posted with the revoked token would count as 20103 rejections too.
+            Voice.isInsightsEnabled = false
+            defer { Voice.isInsightsEnabled = true }
+            let (alice, _, listener, bobEvents, aliceEvents) = try await Self.pair(bed)
+            try bed.server.store.revokeAPIKey(sid: bed.server.defaultCredentials.apiKey.sid)
+            // Whichever session the server ends first hears 20103; the other leg ends as a far-end hangup.
+            let ended: ([CallEvents.Event]) -> Bool = { $0.contains { if case .disconnected = $0 { true } else { false } } }
+            try await aliceEvents.wait(for: "alice disconnected", ended)
+            try await bobEvents.wait(for: "bob disconnected", ended)
+            #expect((aliceEvents.events + bobEvents.events).contains(.disconnected(20103)))
+            #expect(alice.state == .disconnected)
+            #expect(!aliceEvents.events.contains(.reconnecting(53001)), "a revoked session is not reconnecting")
+            // Resume attempts would be refused with 20103, one a second: none come.
+            try await Task.sleep(for: .seconds(2))
+            #expect(bed.server.metrics.tokenRejectionsByCode[20103] == nil)
+            await listener.stop()
+        }
+
         static func pair(_ bed: VoiceTestBed) async throws -> (Call, Call, Listener, CallEvents, CallEvents) {
             try await VoiceCallControlTests.connectedPair(bed)
         }

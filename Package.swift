@@ -149,7 +149,7 @@ let package = Package(
                     dependencies: ["PushNotifications", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken",
                                    "ParleyCore", "ParleyTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"], swiftSettings: strict),
+        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),
         .testTarget(name: "NetworkConditionerTests", dependencies: ["NetworkConditioner"], swiftSettings: strict),
         .testTarget(name: "ParleyAudioTests",

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ParleyCore
 import Synchronization
 
 /// The bench's side of one `calls-client` process (`CallsBenchWorker`): starts it, sends command
@@ -45,7 +46,7 @@ final class CallsBenchWorkerLink: Sendable {
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
-        try process.run()
+        try process.runWithDefaultSignals()
         self.process = process
         input = stdin.fileHandleForWriting
         let reader = stdout.fileHandleForReading

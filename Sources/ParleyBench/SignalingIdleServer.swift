@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ParleyCore
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
@@ -39,7 +40,7 @@ struct IdleServer {
         let log = FileHandle(forWritingAtPath: directory + "/server.log")
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try process.runWithDefaultSignals()
         let server = IdleServer(pid: process.processIdentifier, port: port, credentials: credentials, process: process,
                                 platform: nil)
         guard await SignalingIdleBench.waitForHealth(port: port) else {

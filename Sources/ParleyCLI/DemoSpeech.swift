@@ -1,6 +1,7 @@
 import AudioCore
 import Foundation
 import ParleyAudio
+import ParleyCore
 
 /// The demo's material: alice's speech (espeak-ng, resampled to 16 kHz for PESQ-WB), or two tones
 /// where espeak-ng is missing.
@@ -42,7 +43,7 @@ enum DemoSpeech {
         process.arguments = ["espeak-ng", "-v", "en-us", "-s", "150", "-w", path, text]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
+        do { try process.runWithDefaultSignals() } catch { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
     }

@@ -51,6 +51,8 @@ public final class PlatformServer: Sendable {
     private let echo: EchoEndpoint
     /// Ends what revoked keys authenticated (from `start()` to `shutdown()`).
     private let credentialWatcher = Mutex<CredentialWatcher?>(nil)
+    /// The heartbeat task (`VoiceService.recordLiveness`).
+    private let liveness = Mutex<Task<Void, Never>?>(nil)
 
     /// Makes the recordings directory ready (created mode 0700, proven writable), opens (or
     /// creates, mode 0600) the store, ensures the default account and key exist, and prepares the
@@ -135,12 +137,16 @@ public final class PlatformServer: Sendable {
 
     private let base: PublicBaseURL
 
-    /// Binds and starts serving.
+    /// Settles the calls a crashed predecessor left unfinished (`VoiceService+Recovery`), then
+    /// binds and starts serving.
     public func start() throws {
+        _ = voice.settleUnfinishedCalls()
+        let voice = self.voice
+        liveness.withLock { $0 = Task { await voice.recordLiveness() } }
         try http.start()
         base.port.store(http.localPort, ordering: .relaxed)
         mediaClock.start()
-        let (voice, echo) = (self.voice, self.echo)
+        let echo = self.echo
         credentialWatcher.withLock {
             $0 = CredentialWatcher(store: store) { changes in
                 for sid in changes.revokedKeys {
@@ -171,6 +177,7 @@ public final class PlatformServer: Sendable {
             return w
         }
         await watcher?.stop()
+        liveness.withLock { $0?.cancel() }
         await voice.shutdown()
         await http.shutdown()
         mediaClock.stop()

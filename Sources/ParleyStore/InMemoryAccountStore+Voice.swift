@@ -4,6 +4,7 @@ struct InMemoryVoiceState {
     var calls: [CallRecord] = []
     var bindings: [PushBinding] = []
     var recordings: [RecordingRecord] = []
+    var aliveAt: Int64?
 }
 
 extension InMemoryAccountStore: VoiceStore {
@@ -74,6 +75,21 @@ extension InMemoryAccountStore: VoiceStore {
 
     public func call(sid: String) throws(StoreError) -> CallRecord? {
         state.withLock { s in s.voice.calls.first { $0.sid == sid } }
+    }
+
+    public func unfinishedCalls() throws(StoreError) -> [CallRecord] {
+        state.withLock { s in
+            s.voice.calls.enumerated().filter { !$0.element.status.isFinal }
+                .sorted { ($0.element.startTime, $0.offset) < ($1.element.startTime, $1.offset) }.map(\.element)
+        }
+    }
+
+    public func recordLiveness(at time: Int64) throws(StoreError) {
+        state.withLock { $0.voice.aliveAt = time }
+    }
+
+    public func lastLiveness() throws(StoreError) -> Int64? {
+        state.withLock { $0.voice.aliveAt }
     }
 
     public func calls(_ query: CallQuery) throws(StoreError) -> [CallRecord] {

@@ -103,6 +103,14 @@ enum Migrations {
         CREATE INDEX insights_by_call ON insights_events(account_sid, call_sid, timestamp_ms);
         CREATE INDEX insights_by_identity ON insights_events(account_sid, identity, timestamp_ms);
         """,
+        // 3 → 4: when the server was last known to be running (its heartbeat), so a restart after a
+        // crash can give the calls it left unfinished an end time.
+        """
+        CREATE TABLE server_liveness (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            alive_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// The version this build writes.

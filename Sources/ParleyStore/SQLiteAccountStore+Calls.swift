@@ -28,6 +28,28 @@ extension SQLiteAccountStore {
         }
     }
 
+    public func unfinishedCalls() throws(StoreError) -> [CallRecord] {
+        let open = CallStatus.allCases.filter { !$0.isFinal }.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        return try db.withLock { (d) throws(StoreError) -> [CallRecord] in
+            try d.query("\(VoiceRows.callColumns) WHERE status IN (\(open)) ORDER BY start_time, rowid", []).map(VoiceRows.call)
+        }
+    }
+
+    public func recordLiveness(at time: Int64) throws(StoreError) {
+        try db.withLock { (d) throws(StoreError) in
+            try d.execute("INSERT INTO server_liveness (id, alive_at) VALUES (1, ?1) "
+                          + "ON CONFLICT(id) DO UPDATE SET alive_at = excluded.alive_at", [.integer(time)])
+        }
+    }
+
+    public func lastLiveness() throws(StoreError) -> Int64? {
+        try db.withLock { (d) throws(StoreError) -> Int64? in
+            guard case .integer(let time)? = try d.query("SELECT alive_at FROM server_liveness WHERE id = 1", []).first?.first
+            else { return nil }
+            return time
+        }
+    }
+
     public func call(sid: String) throws(StoreError) -> CallRecord? {
         try db.withLock { (d) throws(StoreError) -> CallRecord? in
             try d.query("\(VoiceRows.callColumns) WHERE sid = ?1", [.text(sid)]).first.map(VoiceRows.call)

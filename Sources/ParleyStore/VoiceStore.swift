@@ -23,6 +23,16 @@ public protocol VoiceStore: Sendable {
     func call(sid: String) throws(StoreError) -> CallRecord?
     /// Calls matching `query`, newest first (start time, then insertion order), one page.
     func calls(_ query: CallQuery) throws(StoreError) -> [CallRecord]
+    /// Every call of every account whose status is not final, oldest first: what a server that
+    /// stopped without ending them left behind.
+    func unfinishedCalls() throws(StoreError) -> [CallRecord]
+
+    // MARK: Liveness
+
+    /// Records that the server is running at `time` (its heartbeat).
+    func recordLiveness(at time: Int64) throws(StoreError)
+    /// The last heartbeat recorded, if any.
+    func lastLiveness() throws(StoreError) -> Int64?
 
     // MARK: Push bindings
 

@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import Glibc
+import ParleyCore
 import ParleyStore
 
 /// `parley-server` as users run it: its own process, on free loopback ports, with a fresh SQLite
@@ -15,12 +16,25 @@ public final class ServerProcess: @unchecked Sendable {
     private let process = Process()
     private let output = Pipe()
     private var stopped = false
+    /// Whether `stop()` removes the directory (not after `crash()`: a restart reuses it).
+    private var ownsDirectory = true
 
     /// Starts the server with `arguments` added to `--http 127.0.0.1:0 --db … --recordings …`,
     /// and returns once it has printed the address it listens on. `prepare` runs on the store's
     /// path before the server starts (e.g. `parley keys create` as a process).
-    public init(arguments: [String] = [], prepare: (_ databasePath: String) throws -> Void = { _ in }) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString)")
+    public convenience init(arguments: [String] = [], prepare: (_ databasePath: String) throws -> Void = { _ in }) throws {
+        try self.init(directory: FileManager.default.temporaryDirectory.appendingPathComponent("parley-server-\(UUID().uuidString)"),
+                      arguments: arguments, prepare: prepare)
+    }
+
+    /// A new process on the store and recordings of `crashed` (after its `crash()`), e.g. to see
+    /// what a restart does with what the crash left; it owns the directory from then on.
+    public convenience init(restarting crashed: ServerProcess, arguments: [String] = []) throws {
+        try self.init(directory: crashed.directory, arguments: arguments, prepare: { _ in })
+    }
+
+    private init(directory: URL, arguments: [String], prepare: (_ databasePath: String) throws -> Void) throws {
+        self.directory = directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("parley.db").path
         credentials = try SQLiteAccountStore(path: databasePath).ensureDefaultAccount()
@@ -39,7 +53,7 @@ public final class ServerProcess: @unchecked Sendable {
         } else {
             process.standardError = FileHandle.nullDevice
         }
-        try process.run()
+        try process.runWithDefaultSignals()
         var line = Data()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
@@ -63,11 +77,20 @@ public final class ServerProcess: @unchecked Sendable {
     public var isRunning: Bool { process.isRunning }
 
     /// A voice access token for `identity`, signed with the store's default API key.
-    public func token(identity: String, ttl: Int64 = 3600, incoming: Bool = true) throws -> String {
+    public func token(identity: String, ttl: Int64 = 3600, incoming: Bool = true, outgoingApplication: String? = nil) throws -> String {
         try AccessTokenBuilder.mint(accountSid: credentials.account.sid, apiKeySid: credentials.apiKey.sid,
                                     apiSecret: credentials.apiKey.secret, identity: identity, ttl: ttl,
-                                    grants: [.voice(VoiceGrant(incomingAllow: incoming))],
+                                    grants: [.voice(VoiceGrant(incomingAllow: incoming, outgoingApplicationSid: outgoingApplication))],
                                     now: Int64(Date().timeIntervalSince1970))
+    }
+
+    /// SIGKILL, as a crash: nothing is shut down, and the directory stays for `init(restarting:)`.
+    public func crash() {
+        guard !stopped else { return }
+        stopped = true
+        ownsDirectory = false
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 
     /// Resident memory now, in kB (`VmRSS` of /proc/PID/status).
@@ -113,7 +136,7 @@ public final class ServerProcess: @unchecked Sendable {
     public func terminate() -> Int32? {
         guard !stopped else { return nil }
         stopped = true
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { if ownsDirectory { try? FileManager.default.removeItem(at: directory) } }
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)

@@ -69,7 +69,7 @@ public enum SpeechMaterial {
         process.arguments = ["espeak-ng", "-v", voice, "-s", "150", "-w", path, text]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw Failure("espeak-ng failed (status \(process.terminationStatus)); is it installed?") }
     }
@@ -92,7 +92,7 @@ public enum SpeechMaterial {
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try process.runWithDefaultSignals()
         let out = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// Test TLS material made with the `openssl` CLI (installed by scripts/install-deps).
 public enum TestCertificate {
@@ -23,7 +24,7 @@ public enum TestCertificate {
                 let stderr = Pipe()
                 process.standardError = stderr
                 process.standardOutput = FileHandle.nullDevice
-                do { try process.run() } catch {
+                do { try process.runWithDefaultSignals() } catch {
                     return done.resume(returning: (-1, "\(error)"))
                 }
                 let text = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

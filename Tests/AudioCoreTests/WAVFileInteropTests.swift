@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 import AudioCore
+import Foundation
+import ParleyCore
+import Testing
 
 /// Files written by real tools (`sox`, `espeak-ng`) parse, and what Parley writes, sox reads.
 /// scripts/install-deps installs both; without them these tests fail, they do not skip.
@@ -19,7 +20,7 @@ import AudioCore
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(executable) \(arguments) failed")

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyTestSupport
 
 /// Runs Chromium against the Parley echo endpoint inside a fresh network + PID namespace that has
@@ -68,7 +69,7 @@ struct ChromiumEchoRun {
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         do {
-            try process.run()
+            try process.runWithDefaultSignals()
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error

@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import HTTPWire
+import ParleyCore
 import ParleyNet
 import ParleyOpus
 import ParleyServer
@@ -81,7 +82,7 @@ final class ChildProcess: @unchecked Sendable {
         }
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
+        try process.runWithDefaultSignals()
     }
 
     var isRunning: Bool { process.isRunning }

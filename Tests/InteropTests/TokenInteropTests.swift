@@ -137,7 +137,7 @@ enum Python {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        try process.run()
+        try process.runWithDefaultSignals()
         stdin.fileHandleForWriting.write(Data(input.serialized()))
         try stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()

@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import HTTPWire
+import ParleyCore
 import ParleyNet
 import ParleyServer
 import ParleyStore
@@ -235,7 +236,7 @@ enum PythonProcess {
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
+            do { try process.runWithDefaultSignals() } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)
             }

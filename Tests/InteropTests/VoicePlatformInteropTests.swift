@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import ParleyCore
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
@@ -87,7 +88,7 @@ import Testing
             FileManager.default.createFile(atPath: url.path, contents: nil)
             return url
         }())
-        try app.run()
+        try app.runWithDefaultSignals()
         defer { app.terminate() }
         var appPort = ""
         for _ in 0..<100 where appPort.isEmpty {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,7 +36,7 @@ struct DTLSOpenSSLInteropTests {
         server.standardError = output
         let stdin = Pipe()  // kept open: s_server ends the session at EOF on stdin
         server.standardInput = stdin
-        try server.run()
+        try server.runWithDefaultSignals()
         defer {
             // SIGKILL: children of the test runner may inherit a mask that blocks SIGTERM.
             if server.isRunning { kill(server.processIdentifier, SIGKILL) }

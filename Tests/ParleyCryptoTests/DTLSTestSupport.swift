@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,7 +63,7 @@ enum CommandLineTool {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = inPipe
-        try process.run()
+        try process.runWithDefaultSignals()
         if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
         try inPipe.fileHandleForWriting.close()
         let data = out.fileHandleForReading.readDataToEndOfFile()

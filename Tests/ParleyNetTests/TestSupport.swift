@@ -1,6 +1,7 @@
 import Foundation
-import ParleyTestSupport
 import Glibc
+import ParleyCore
+import ParleyTestSupport
 import Testing
 
 /// The package root, found from this file's path (Tests/ParleyNetTests/TestSupport.swift).
@@ -42,7 +43,7 @@ final class RunningProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
-        try process.run()
+        try process.runWithDefaultSignals()
         self.process = process
         description = "\(executable) \(arguments)"
         // Blocking reads run on their own threads: the cooperative pool has only as many threads as

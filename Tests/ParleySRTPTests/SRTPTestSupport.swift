@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleySRTP
 
 /// Hex helpers and fixed keys shared by the SRTP tests.
@@ -70,7 +71,7 @@ enum PyLibSRTP {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw CocoaError(.executableLoad) }

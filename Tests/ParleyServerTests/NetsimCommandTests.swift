@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ParleyCore
 import ParleyNet
 import Synchronization
 import Testing
@@ -15,7 +16,7 @@ import Testing
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         var line = Data()
         while true {
             let byte = output.fileHandleForReading.readData(ofLength: 1)

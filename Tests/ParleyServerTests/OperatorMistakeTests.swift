@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ParleyCore
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
@@ -18,7 +19,7 @@ import Testing
         let errors = Pipe()
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
-        try process.run()
+        try process.runWithDefaultSignals()
         let deadline = Date().addingTimeInterval(20)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning {

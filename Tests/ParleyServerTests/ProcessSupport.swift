@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyTestSupport
 import Testing
 
@@ -28,7 +29,7 @@ enum Tool {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try process.runWithDefaultSignals()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import HTTPWire
+import ParleyCore
 import ParleyNet
 import ParleyServer
 import ParleyStore
@@ -57,7 +58,7 @@ import Testing
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runWithDefaultSignals()
         input.fileHandleForWriting.write(Data(body))
         try input.fileHandleForWriting.close()
         let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

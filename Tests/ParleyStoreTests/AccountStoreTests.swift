@@ -141,17 +141,18 @@ import Testing
         let raw = try SQLiteDatabase(path: path)
         #expect(try raw.userVersion == 0)
         let store = try SQLiteAccountStore(path: path)
-        #expect(try store.schemaVersion == 3)
-        #expect(try raw.userVersion == 3)
+        #expect(try store.schemaVersion == 4)
+        #expect(try raw.userVersion == 4)
         let tables = try raw.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0.first?.string }
-        #expect(tables == ["accounts", "api_keys", "applications", "calls", "insights_events", "push_bindings", "recordings"])
+        #expect(tables == ["accounts", "api_keys", "applications", "calls", "insights_events", "push_bindings", "recordings",
+                          "server_liveness"])
     }
 
     @Test func refusesNewerSchema() throws {
         let dir = try TempDir(); defer { dir.cleanup() }
         let path = dir.path("parley.db")
         try SQLiteDatabase(path: path).setUserVersion(99)
-        #expect(throws: StoreError.schemaTooNew(found: 99, supported: 3)) { try SQLiteAccountStore(path: path) }
+        #expect(throws: StoreError.schemaTooNew(found: 99, supported: 4)) { try SQLiteAccountStore(path: path) }
     }
 
     @Test func transactionRollsBack() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyStore
 import Testing
 
@@ -74,7 +75,7 @@ import Testing
             try raw.setUserVersion(1)
         }
         let store = try SQLiteAccountStore(path: path)
-        #expect(try store.schemaVersion == 3)
+        #expect(try store.schemaVersion == 4)
         let accounts = try store.accounts()
         #expect(accounts.map(\.sid) == ["AC00000000000000000000000000000001", "AC00000000000000000000000000000002"])
         for account in accounts {
@@ -102,7 +103,7 @@ import Testing
         let out = Pipe()
         child.standardOutput = out
         child.standardError = FileHandle.nullDevice
-        try child.run()
+        try child.runWithDefaultSignals()
         let watchdog = DispatchWorkItem { kill(child.processIdentifier, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
 

@@ -1,7 +1,8 @@
 import AudioCore
 import Foundation
-import Synchronization
+import ParleyCore
 import ParleyTestSupport
+import Synchronization
 import Testing
 @testable import ParleyVoice
 
@@ -99,7 +100,7 @@ final class CLIProcess: Sendable {
             let data = handle.availableData
             collected.data.withLock { $0.append(data) }
         }
-        try cli.process.run()
+        try cli.process.runWithDefaultSignals()
         return cli
     }
 

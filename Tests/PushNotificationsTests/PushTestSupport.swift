@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyTestSupport
 import Testing
 
@@ -40,7 +41,7 @@ func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input
-    try process.run()
+    try process.runWithDefaultSignals()
     async let stdout = onThread { out.fileHandleForReading.readDataToEndOfFile() }
     async let stderr = onThread { err.fileHandleForReading.readDataToEndOfFile() }
     let writer = input.fileHandleForWriting
@@ -84,7 +85,7 @@ final class H2TestServer: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardInput = input
-        try process.run()
+        try process.runWithDefaultSignals()
         let line = await onThread { () -> String in
             var bytes: [UInt8] = []
             while let byte = try? out.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != 0x0A {

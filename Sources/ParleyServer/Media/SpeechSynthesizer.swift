@@ -145,7 +145,7 @@ public actor SpeechSynthesizer {
         process.standardOutput = stdout
         process.standardError = stderr
         do {
-            try process.run()
+            try process.runWithDefaultSignals()
         } catch {
             return .failure(MediaError(.speechUnavailable, "cannot run \(path): \(error)"))
         }

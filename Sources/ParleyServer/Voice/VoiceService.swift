@@ -100,7 +100,7 @@ actor VoiceService {
     }
 
     /// Seconds since the epoch (store timestamps).
-    var wallClock: Int64 { Int64(Date().timeIntervalSince1970) }
+    nonisolated var wallClock: Int64 { Int64(Date().timeIntervalSince1970) }
 
     // MARK: - Sessions
 

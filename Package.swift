@@ -179,6 +179,10 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
                                    "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "HTTPWire"],
                     swiftSettings: strict),
+        // The `parley` command line as users run it: child processes against a parley-server process.
+        .testTarget(name: "ParleyCLITests",
+                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyCore"],
+                    swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling", "TwiML",

@@ -95,8 +95,10 @@ enum CallCommand {
             console.print("no call within \(clock.connectLimitDescription)")
             return 1
         }
-        console.print("incoming call \(invite.callSid) from \(invite.from ?? "?")"
-                      + (invite.customParameters.isEmpty ? "" : " params \(invite.customParameters)"))
+        console.print("incoming call \(invite.callSid) from \(invite.from ?? "?") to \(invite.to)")
+        for (name, value) in invite.customParameters.sorted(by: { $0.key < $1.key }) {
+            console.print("param \(name)=\(value)")
+        }
         if reject {
             invite.reject()
             console.print("rejected")
@@ -114,7 +116,12 @@ enum CallCommand {
 
     /// `--token`, or one minted for `--identity` from the store or `PARLEY_*` credentials.
     static func accessToken(_ parsed: Arguments, environment: [String: String]) throws -> String {
-        if let token = parsed.value("token") { return token }
+        if let token = parsed.value("token") {
+            guard parsed.value("app") == nil else {
+                throw UsageError("--app goes with --identity (a --token carries its own outgoing application)")
+            }
+            return token
+        }
         guard let identity = parsed.value("identity") else { throw UsageError("--token JWT or --identity NAME is required") }
         let credentials = try Credentials.resolve(parsed, environment: environment)
         return try AccessTokenBuilder.mint(

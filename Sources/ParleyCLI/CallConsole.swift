@@ -18,7 +18,7 @@ final class CallConsole: CallDelegate, Sendable {
         FileHandle.standardOutput.write(Data((String(format: "+%.3fs ", elapsed) + "\(name): \(line)\n").utf8))
     }
 
-    func callDidStartRinging(_ call: Call) { print("ringing") }
+    func callDidStartRinging(_ call: Call) { print("ringing \(call.sid ?? "")") }
 
     func callDidConnect(_ call: Call) {
         print("connected \(call.sid ?? "")")
@@ -91,21 +91,20 @@ final class CallConsole: CallDelegate, Sendable {
         }
     }
 
-    /// Ends a connected call the way `outcome` says (prints its figures and hangs up unless the
-    /// call ended by itself) and returns the exit status: the call's, or 128 + the signal.
+    /// Ends a connected call the way `outcome` says (hangs up unless the call ended by itself),
+    /// prints its figures and returns the exit status: the call's, or 128 + the signal.
     func finish(_ call: Call, _ outcome: HoldOutcome) async -> Int32 {
         switch outcome {
         case .ended: break
         case .elapsed:
-            await printStats(call)
             print("hanging up (--duration)")
             call.disconnect()
         case .interrupted(let signal):
-            await printStats(call)
             print("\(Interruption.name(of: signal)): hanging up")
             call.disconnect()
         }
         let status = await waitForEnd()
+        await printStats(call)
         if case .interrupted(let signal) = outcome { return Interruption.status(for: signal) }
         return status
     }
@@ -122,6 +121,7 @@ final class CallConsole: CallDelegate, Sendable {
         return 1
     }
 
+    /// The call's figures; after it ended, as they were when it ended.
     func printStats(_ call: Call) async {
         let report = await call.stats()
         if let local = report.localAudioTrackStats.first {

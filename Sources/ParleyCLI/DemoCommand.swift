@@ -9,8 +9,8 @@ import Synchronization
 
 /// `parley demo` (what `make demo` runs): a server on loopback with its embedded store, two SDK
 /// clients `alice` and `bob` in this process, and a call from alice to bob carrying speech, DTMF,
-/// mute and hold; then the call's figures, bob's recording as a WAV, and the setup time of a
-/// series of short calls. SIGINT or SIGTERM hangs the call up, stops bob's
+/// mute and hold; then the call's figures, bob's recording as a WAV and its PESQ-WB score, and the
+/// setup time of a series of short calls. SIGINT or SIGTERM hangs the call up, stops bob's
 /// listener and the server, then exits (130 or 143).
 enum DemoCommand {
     static func run(_ args: [String]) throws -> Int32 {
@@ -49,7 +49,11 @@ enum DemoCommand {
             let demo = DemoCall(aliceToken: aliceToken, bobToken: bobToken, speechPath: speechPath,
                                 microphonePath: microphonePath, speechSeconds: seconds, heardPath: heardPath)
             let result = await demo.run()
-            if result == 0, setupCalls > 0 { await demo.measureSetup(calls: setupCalls) }
+            if result == 0 {
+                section("PESQ-WB of what bob heard against alice's speech (ITU-T P.862.2; 4.5 is the ceiling)")
+                say(SpeechScore.describe(reference: speechPath, degraded: heardPath))
+                if setupCalls > 0 { await demo.measureSetup(calls: setupCalls) }
+            }
             await server.shutdown()
             return Interruption.shared.caughtSignal.map(Interruption.status(for:)) ?? result
         }

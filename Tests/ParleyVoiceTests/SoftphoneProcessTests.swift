@@ -41,7 +41,7 @@ extension VoiceSDKTests {
             for line in ["calling bob", "ringing", "connected CA", "setup ", "sent digits 12#", "received ", "disconnected"] {
                 #expect(said.contains(line), "alice's output lacks \(line): \(said)")
             }
-            for line in ["incoming call CA", "from client:alice", "params [\"Topic\": \"demo\"]", "received digit 1",
+            for line in ["incoming call CA", "from client:alice", "param Topic=demo", "received digit 1",
                          "received digit 2", "received digit #", "disconnected"] {
                 #expect(heardLog.contains(line), "bob's output lacks \(line): \(heardLog)")
             }

@@ -11,21 +11,24 @@ import Synchronization
 enum CallCommand {
     static let common: Set<String> = Credentials.options.union(["server", "token", "identity", "play", "record",
                                                                  "duration", "connect-timeout", "app"])
+        .union(MediaFlags.options)
 
     static func call(_ args: [String], environment: [String: String]) throws -> Int32 {
-        let parsed = try Arguments(args, options: common.union(["param", "digits"]))
+        let parsed = try Arguments(args, options: common.union(["param", "digits"]), flags: MediaFlags.flags)
         let to = try parsed.positionals(1, "whom to call (TO)")[0]
         var params = try keyValues(parsed.all("param"))
         params["To"] = to
         let token = try accessToken(parsed, environment: environment)
         try configure(parsed, environment: environment)
         let device = try audioDevice(parsed)
+        let media = try MediaFlags(parsed)
         let clock = try RunClock(parsed, defaultDuration: .seconds(10))
         let console = CallConsole(name: "call")
         let options = ConnectOptions(accessToken: token) {
             $0.params = params
             $0.audioDevice = device
             $0.delegateQueue = console.queue
+            media.apply(to: &$0.media)
         }
         Interruption.shared.catchSignals()
         return blocking {
@@ -48,7 +51,7 @@ enum CallCommand {
     }
 
     static func listen(_ args: [String], environment: [String: String]) throws -> Int32 {
-        let parsed = try Arguments(args, options: common, flags: ["answer", "reject"])
+        let parsed = try Arguments(args, options: common, flags: MediaFlags.flags.union(["answer", "reject"]))
         _ = try parsed.positionals(0, "no positional arguments")
         guard parsed.value("identity") != nil || parsed.value("token") != nil else {
             throw UsageError("listen needs --identity NAME or --token JWT")
@@ -57,6 +60,7 @@ enum CallCommand {
         let token = try accessToken(parsed, environment: environment)
         try configure(parsed, environment: environment)
         let device = try audioDevice(parsed)
+        let media = try MediaFlags(parsed)
         let reject = parsed.has("reject")
         let clock = try RunClock(parsed, defaultDuration: nil)
         let console = CallConsole(name: "listen")
@@ -75,7 +79,8 @@ enum CallCommand {
                 AcceptOptions(callInvite: invite) {
                     $0.audioDevice = device
                     $0.delegateQueue = console.queue
-                        }
+                    media.apply(to: &$0.media)
+                }
             }
             await listener.stop()
             return status

@@ -112,7 +112,7 @@ let package = Package(
         // Test support as a library, shared by the test targets and parley-bench: an in-process
         // platform with a token, built-product lookup, tone generation and analysis.
         .target(name: "ParleyTestSupport",
-                dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "ParleyAudio",
+                dependencies: ["ParleyCore", "WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto"],
                 swiftSettings: strict),
 
@@ -178,6 +178,10 @@ let package = Package(
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
                                    "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "HTTPWire"],
+                    swiftSettings: strict),
+        // The `parley` command line as users run it: child processes against a parley-server process.
+        .testTarget(name: "ParleyCLITests",
+                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",

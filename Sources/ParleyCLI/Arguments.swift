@@ -62,3 +62,14 @@ struct Arguments {
         return positionals
     }
 }
+
+extension Arguments {
+    /// `--name` as a number of seconds (fractions allowed), more than 0 and at most a day.
+    func seconds(_ name: String) throws(UsageError) -> Duration? {
+        guard let text = value(name) else { return nil }
+        guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            throw UsageError("--\(name) must be a number of seconds, more than 0 and at most 86400, got \(text)")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+}

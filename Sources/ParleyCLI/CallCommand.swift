@@ -10,53 +10,61 @@ import Synchronization
 /// silence) and what the far end says can be recorded to a WAV file.
 enum CallCommand {
     static let common: Set<String> = Credentials.options.union(["server", "token", "identity", "play", "record",
-                                                                 "duration", "app"])
+                                                                 "duration", "connect-timeout", "app"])
+        .union(MediaFlags.options)
 
     static func call(_ args: [String], environment: [String: String]) throws -> Int32 {
-        let parsed = try Arguments(args, options: common.union(["param", "digits"]))
+        let parsed = try Arguments(args, options: common.union(["param", "digits"]), flags: MediaFlags.flags)
         let to = try parsed.positionals(1, "whom to call (TO)")[0]
         var params = try keyValues(parsed.all("param"))
         params["To"] = to
         let token = try accessToken(parsed, environment: environment)
         try configure(parsed, environment: environment)
         let device = try audioDevice(parsed)
-        let duration = try parsed.integer("duration") ?? 10
+        let media = try MediaFlags(parsed)
+        let clock = try RunClock(parsed, defaultDuration: .seconds(10))
         let console = CallConsole(name: "call")
         let options = ConnectOptions(accessToken: token) {
             $0.params = params
             $0.audioDevice = device
             $0.delegateQueue = console.queue
+            media.apply(to: &$0.media)
         }
+        Interruption.shared.catchSignals()
         return blocking {
-            let started = ContinuousClock.now
             let call = Voice.connect(options: options, delegate: console)
             console.print("calling \(to)")
-            guard await console.waitForConnect() else { return 1 }
-            console.print("setup \(Int((ContinuousClock.now - started).milliseconds)) ms (connect → callDidConnect)")
+            let connected = await console.waitForConnect(until: clock.connectDeadline)
+            guard connected == .connected else {
+                if connected == .failed { return 1 }
+                return await console.cancel(call, connected, waited: clock.connectLimitDescription)
+            }
+            console.print("setup \(Int(clock.elapsed.milliseconds)) ms (connect → callDidConnect)")
             if let digits = parsed.value("digits") {
-                try? await Task.sleep(for: .seconds(1))
+                let pause = await console.hold(until: clock.capped(.now + .seconds(1)))
+                guard pause == .elapsed else { return await console.finish(call, pause) }
                 call.sendDigits(digits)
                 console.print("sent digits \(digits)")
             }
-            await console.hold(call, seconds: Double(duration))
-            await console.printStats(call)
-            call.disconnect()
-            return await console.waitForEnd()
+            return await console.finish(call, await console.hold(until: clock.deadline))
         }
     }
 
     static func listen(_ args: [String], environment: [String: String]) throws -> Int32 {
-        let parsed = try Arguments(args, options: common.union(["count"]), flags: ["answer", "reject"])
+        let parsed = try Arguments(args, options: common, flags: MediaFlags.flags.union(["answer", "reject"]))
         _ = try parsed.positionals(0, "no positional arguments")
         guard parsed.value("identity") != nil || parsed.value("token") != nil else {
             throw UsageError("listen needs --identity NAME or --token JWT")
         }
+        guard !(parsed.has("answer") && parsed.has("reject")) else { throw UsageError("--answer or --reject, not both") }
         let token = try accessToken(parsed, environment: environment)
         try configure(parsed, environment: environment)
         let device = try audioDevice(parsed)
+        let media = try MediaFlags(parsed)
         let reject = parsed.has("reject")
-        let duration = try parsed.integer("duration")
+        let clock = try RunClock(parsed, defaultDuration: nil)
         let console = CallConsole(name: "listen")
+        Interruption.shared.catchSignals()
         return blocking {
             let inbox = ListenInbox(console: console)
             let listener: Listener
@@ -67,38 +75,58 @@ enum CallCommand {
                 return 1
             }
             console.print("listening as \(listener.identity)")
-            let invite = await inbox.next()
-            console.print("incoming call \(invite.callSid) from \(invite.from ?? "?")"
-                          + (invite.customParameters.isEmpty ? "" : " params \(invite.customParameters)"))
-            if reject {
-                invite.reject()
-                console.print("rejected")
-                try? await Task.sleep(for: .milliseconds(300))
-                await listener.stop()
-                return 0
+            let status = await answerOne(from: inbox, console: console, clock: clock, reject: reject) { invite in
+                AcceptOptions(callInvite: invite) {
+                    $0.audioDevice = device
+                    $0.delegateQueue = console.queue
+                    media.apply(to: &$0.media)
+                }
             }
-            let options = AcceptOptions(callInvite: invite) {
-                $0.audioDevice = device
-                $0.delegateQueue = console.queue
-            }
-            let call = invite.accept(options: options, delegate: console)
-            guard await console.waitForConnect() else { return 1 }
-            if let duration {
-                await console.hold(call, seconds: Double(duration))
-                await console.printStats(call)
-                call.disconnect()
-            } else {
-                await console.holdUntilEnd(call)
-            }
-            let status = await console.waitForEnd()
             await listener.stop()
             return status
         }
     }
 
+    /// `parley listen`'s one call: wait for an invite, reject it or answer it, stay until it ends.
+    private static func answerOne(from inbox: ListenInbox, console: CallConsole, clock: RunClock, reject: Bool,
+                                  options: (CallInvite) -> AcceptOptions) async -> Int32 {
+        let invite: CallInvite
+        switch await inbox.next(until: clock.connectDeadline) {
+        case .success(let received): invite = received
+        case .failure(.interrupted(let signal)):
+            console.print("\(Interruption.name(of: signal)): no longer listening")
+            return Interruption.status(for: signal)
+        case .failure:
+            console.print("no call within \(clock.connectLimitDescription)")
+            return 1
+        }
+        console.print("incoming call \(invite.callSid) from \(invite.from ?? "?") to \(invite.to)")
+        for (name, value) in invite.customParameters.sorted(by: { $0.key < $1.key }) {
+            console.print("param \(name)=\(value)")
+        }
+        if reject {
+            invite.reject()
+            console.print("rejected")
+            try? await Task.sleep(for: .milliseconds(300))  // the reject leaves before the connection closes
+            return 0
+        }
+        let call = invite.accept(options: options(invite), delegate: console)
+        let connected = await console.waitForConnect(until: clock.deadline)
+        guard connected == .connected else {
+            if connected == .failed { return 1 }
+            return await console.cancel(call, connected, waited: clock.limitDescription)
+        }
+        return await console.finish(call, await console.hold(until: clock.deadline))
+    }
+
     /// `--token`, or one minted for `--identity` from the store or `PARLEY_*` credentials.
     static func accessToken(_ parsed: Arguments, environment: [String: String]) throws -> String {
-        if let token = parsed.value("token") { return token }
+        if let token = parsed.value("token") {
+            guard parsed.value("app") == nil else {
+                throw UsageError("--app goes with --identity (a --token carries its own outgoing application)")
+            }
+            return token
+        }
         guard let identity = parsed.value("identity") else { throw UsageError("--token JWT or --identity NAME is required") }
         let credentials = try Credentials.resolve(parsed, environment: environment)
         return try AccessTokenBuilder.mint(

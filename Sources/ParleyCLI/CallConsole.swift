@@ -18,7 +18,7 @@ final class CallConsole: CallDelegate, Sendable {
         FileHandle.standardOutput.write(Data((String(format: "+%.3fs ", elapsed) + "\(name): \(line)\n").utf8))
     }
 
-    func callDidStartRinging(_ call: Call) { print("ringing") }
+    func callDidStartRinging(_ call: Call) { print("ringing \(call.sid ?? "")") }
 
     func callDidConnect(_ call: Call) {
         print("connected \(call.sid ?? "")")
@@ -58,10 +58,12 @@ final class CallConsole: CallDelegate, Sendable {
         if !cleared.isEmpty { print("quality warning cleared: \(cleared.joined(separator: ", "))") }
     }
 
-    /// True once connected; false if the call failed or ended first.
-    func waitForConnect() async -> Bool {
+    /// Waits until the call connects, fails or ends, a signal arrives, or `deadline` passes.
+    func waitForConnect(until deadline: ContinuousClock.Instant? = nil) async -> ConnectOutcome {
         while true {
-            if let connected = state.withLock({ $0.connected }) { return connected }
+            if let connected = state.withLock({ $0.connected }) { return connected ? .connected : .failed }
+            if let signal = Interruption.shared.caughtSignal { return .interrupted(signal) }
+            if let deadline, ContinuousClock.now >= deadline { return .timedOut }
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
@@ -77,19 +79,49 @@ final class CallConsole: CallDelegate, Sendable {
         return 1
     }
 
-    /// Keeps the call up for `seconds` (less if it ends).
-    func hold(_ call: Call, seconds: Double) async {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline, state.withLock({ $0.ended == nil }) {
-            try? await Task.sleep(for: .milliseconds(50))
+    var hasEnded: Bool { state.withLock { $0.ended != nil } }
+
+    /// Keeps the call up until it ends, a signal arrives, or `deadline` passes (nil: no deadline).
+    func hold(until deadline: ContinuousClock.Instant?) async -> HoldOutcome {
+        while true {
+            if hasEnded { return .ended }
+            if let signal = Interruption.shared.caughtSignal { return .interrupted(signal) }
+            if let deadline, ContinuousClock.now >= deadline { return .elapsed }
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
-    /// Keeps the call up until the far end hangs up.
-    func holdUntilEnd(_ call: Call) async {
-        while state.withLock({ $0.ended == nil }) { try? await Task.sleep(for: .milliseconds(50)) }
+    /// Ends a connected call the way `outcome` says (hangs up unless the call ended by itself),
+    /// prints its figures and returns the exit status: the call's, or 128 + the signal.
+    func finish(_ call: Call, _ outcome: HoldOutcome) async -> Int32 {
+        switch outcome {
+        case .ended: break
+        case .elapsed:
+            print("hanging up (--duration)")
+            call.disconnect()
+        case .interrupted(let signal):
+            print("\(Interruption.name(of: signal)): hanging up")
+            call.disconnect()
+        }
+        let status = await waitForEnd()
+        await printStats(call)
+        if case .interrupted(let signal) = outcome { return Interruption.status(for: signal) }
+        return status
     }
 
+    /// Cancels a call that did not connect in time or was interrupted while connecting.
+    func cancel(_ call: Call, _ outcome: ConnectOutcome, waited: String) async -> Int32 {
+        switch outcome {
+        case .interrupted(let signal): print("\(Interruption.name(of: signal)): canceling")
+        default: print("not connected within \(waited): canceling")
+        }
+        call.disconnect()
+        _ = await waitForEnd()
+        if case .interrupted(let signal) = outcome { return Interruption.status(for: signal) }
+        return 1
+    }
+
+    /// The call's figures; after it ended, as they were when it ended.
     func printStats(_ call: Call) async {
         let report = await call.stats()
         if let local = report.localAudioTrackStats.first {
@@ -118,13 +150,27 @@ final class ListenInbox: NotificationDelegate, Sendable {
     func callInviteReceived(_ callInvite: CallInvite) { invites.withLock { $0.append(callInvite) } }
 
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: ParleyError) {
+        invites.withLock { $0.removeAll { $0.callSid == cancelledCallInvite.callSid } }
         console.print("invite \(cancelledCallInvite.callSid) cancelled (\(error.code.rawValue))")
     }
 
-    func next() async -> CallInvite {
+    /// The next invite, or why there is none: a signal, or `deadline` passed.
+    func next(until deadline: ContinuousClock.Instant?) async -> Result<CallInvite, ConnectOutcome> {
         while true {
-            if let invite = invites.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return invite }
+            if let invite = invites.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { return .success(invite) }
+            if let signal = Interruption.shared.caughtSignal { return .failure(.interrupted(signal)) }
+            if let deadline, ContinuousClock.now >= deadline { return .failure(.timedOut) }
             try? await Task.sleep(for: .milliseconds(10))
         }
     }
+}
+
+/// How waiting for a call to connect ended.
+enum ConnectOutcome: Error, Equatable {
+    case connected, failed, interrupted(Int32), timedOut
+}
+
+/// How a connected call's time ended: it ended by itself, its time ran out, or a signal came.
+enum HoldOutcome: Equatable {
+    case ended, elapsed, interrupted(Int32)
 }

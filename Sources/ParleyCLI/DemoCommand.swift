@@ -9,8 +9,9 @@ import Synchronization
 
 /// `parley demo` (what `make demo` runs): a server on loopback with its embedded store, two SDK
 /// clients `alice` and `bob` in this process, and a call from alice to bob carrying speech, DTMF,
-/// mute and hold; then the call's figures, bob's recording as a WAV, and the setup time of a
-/// series of short calls.
+/// mute and hold; then the call's figures, bob's recording as a WAV and its PESQ-WB score, and the
+/// setup time of a series of short calls. SIGINT or SIGTERM hangs the call up, stops bob's
+/// listener and the server, then exits (130 or 143).
 enum DemoCommand {
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, options: ["out", "http", "setup-calls"])
@@ -43,15 +44,19 @@ enum DemoCommand {
         Voice.edge = "demo"
         section("parley-server on \(base) (store \(configuration.databasePath), account \(credentials.account.sid))")
         say(String(format: "alice will say: %@, %.1f s → %@", material, seconds, speechPath))
-        let status = CallCommand.blocking {
+        Interruption.shared.catchSignals()
+        return CallCommand.blocking {
             let demo = DemoCall(aliceToken: aliceToken, bobToken: bobToken, speechPath: speechPath,
                                 microphonePath: microphonePath, speechSeconds: seconds, heardPath: heardPath)
             let result = await demo.run()
-            if result == 0, setupCalls > 0 { await demo.measureSetup(calls: setupCalls) }
-            return result
+            if result == 0 {
+                section("PESQ-WB of what bob heard against alice's speech (ITU-T P.862.2; 4.5 is the ceiling)")
+                say(SpeechScore.describe(reference: speechPath, degraded: heardPath))
+                if setupCalls > 0 { await demo.measureSetup(calls: setupCalls) }
+            }
+            await server.shutdown()
+            return Interruption.shared.caughtSignal.map(Interruption.status(for:)) ?? result
         }
-        Task { await server.shutdown() }
-        return status
     }
 
     static func section(_ title: String) {
@@ -99,6 +104,7 @@ struct DemoCall: Sendable {
         let microphone: FileAudioDevice
         do { microphone = try FileAudioDevice(inputPath: microphonePath, outputPath: nil) } catch {
             alice.print("cannot read \(microphonePath): \(error)")
+            await listener.stop()
             return 1
         }
         let started = ContinuousClock.now
@@ -108,40 +114,52 @@ struct DemoCall: Sendable {
             $0.delegateQueue = alice.queue
         }, delegate: alice)
         alice.print("calling bob")
-        guard await alice.waitForConnect() else { return 1 }
+        let connected = await alice.waitForConnect(until: .now + .seconds(20))
+        guard connected == .connected else {
+            let status = connected == .failed ? 1 : await alice.cancel(call, connected, waited: "20 s")
+            await listener.stop()
+            return status
+        }
         let setup = ContinuousClock.now - started
         alice.print(String(format: "setup %.1f ms (connect → callDidConnect)", setup.milliseconds))
-        _ = await bob.waitForConnect()
+        _ = await bob.waitForConnect(until: .now + .seconds(5))
 
-        try? await Task.sleep(for: .milliseconds(Int(speechSeconds * 1000) + 600))
-        let report = await call.stats()
         let bobsCall = bobCall.withLock { $0 }
-        func bobHears() async -> String {
+        @Sendable func bobHears() async -> String {
             let level = await bobsCall?.stats().remoteAudioTrackStats.first?.audioLevel ?? 0
             return String(format: "bob hears level %.3f", level)
         }
-        alice.print("speech sent, now a 330 Hz tone; \(await bobHears()); DTMF 1234#")
-        call.sendDigits("1234#")
-        try? await Task.sleep(for: .seconds(1.5))
-        call.isMuted = true
-        try? await Task.sleep(for: .milliseconds(700))
-        alice.print("muted: \(await bobHears())")
-        try? await Task.sleep(for: .milliseconds(300))
-        call.isMuted = false
-        call.isOnHold = true
-        try? await Task.sleep(for: .milliseconds(900))
-        alice.print("on hold (the server plays hold music to bob): \(await bobHears())")
-        try? await Task.sleep(for: .milliseconds(300))
-        call.isOnHold = false
-        try? await Task.sleep(for: .milliseconds(700))
-        alice.print("off hold: \(await bobHears()); hanging up")
+        let afterSpeech = Mutex<StatsReport?>(nil)
+        // The script: how long to wait, then what alice does.
+        let script: [(Duration, @Sendable () async -> Void)] = [
+            (.milliseconds(Int(speechSeconds * 1000) + 600), {
+                let report = await call.stats()
+                afterSpeech.withLock { $0 = report }
+                alice.print("speech sent, now a 330 Hz tone; \(await bobHears()); DTMF 1234#")
+                call.sendDigits("1234#")
+            }),
+            (.milliseconds(1500), { call.isMuted = true }),
+            (.milliseconds(700), { alice.print("muted: \(await bobHears())") }),
+            (.milliseconds(300), { call.isMuted = false; call.isOnHold = true }),
+            (.milliseconds(900), { alice.print("on hold (the server plays hold music to bob): \(await bobHears())") }),
+            (.milliseconds(300), { call.isOnHold = false }),
+            (.milliseconds(700), { alice.print("off hold: \(await bobHears()); hanging up") }),
+        ]
+        for (wait, step) in script {
+            guard await alice.hold(until: .now + wait) == .elapsed else { break }
+            await step()
+        }
+        let interrupted = Interruption.shared.caughtSignal
+        if let interrupted { alice.print("\(Interruption.name(of: interrupted)): hanging up") }
         call.disconnect()
         let status = await alice.waitForEnd()
         _ = await bob.waitForEnd()
         await listener.stop()
+        if let interrupted { return Interruption.status(for: interrupted) }
 
         DemoCommand.section("The call's figures (alice's side, after the speech)")
-        if let remote = report.remoteAudioTrackStats.first, let local = report.localAudioTrackStats.first {
+        if let report = afterSpeech.withLock({ $0 }), let remote = report.remoteAudioTrackStats.first,
+           let local = report.localAudioTrackStats.first {
             say(String(format: "setup %.1f ms; codec %@; MOS %@; jitter %.2f ms; RTT %@",
                          setup.milliseconds, local.codec, remote.mos.map { String(format: "%.2f", $0) } ?? "n/a",
                          remote.jitterMs, local.roundTripTimeMs.map { String(format: "%.1f ms", $0) } ?? "n/a"))
@@ -166,7 +184,7 @@ struct DemoCall: Sendable {
             return
         }
         var setups: [Double] = []
-        for _ in 0..<calls {
+        for _ in 0..<calls where !Interruption.shared.isRequested {
             let started = ContinuousClock.now
             let options = ConnectOptions(accessToken: aliceToken) {
                 $0.params = ["To": "bob"]

@@ -21,22 +21,13 @@ enum NetsimCommand {
         let target = try SocketAddress.resolve(host: forwardHost, port: forwardPort)
 
         // Catch the signals before saying we are ready, so none is missed.
-        let stop = DispatchSemaphore(value: 0)
-        let queue = DispatchQueue(label: "parley.netsim.signals")
-        let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
+        Interruption.shared.catchSignals()
         let relay = try NetworkRelay(listenHost: listenHost, listenPort: listenPort, forwardTo: target,
                                      upstream: conditions, seed: seed)
         // One line on stdout says where the relay is, so scripts can wait for it.
         FileHandle.standardOutput.write(Data(
             "parley netsim relaying \(listenHost):\(relay.localPort) -> \(target) seed \(seed)\n".utf8))
-        stop.wait()
-        sources.forEach { $0.cancel() }
+        _ = Interruption.shared.waitSynchronously()
         let statistics = relay.stop()
         FileHandle.standardOutput.write(Data((line("upstream", statistics.upstream) + line("downstream", statistics.downstream)
             + "buffer-dropped \(statistics.droppedNoBuffer) no-client-dropped \(statistics.droppedNoClient)\n").utf8))

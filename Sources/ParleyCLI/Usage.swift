@@ -34,18 +34,31 @@ Credentials for token commands, first match wins:
 Calls (the voice SDK as a softphone; --server URL or PARLEY_SERVER_URL; --token JWT, or --identity
 NAME with a token minted from the credentials below):
   parley call TO [--param KEY=VALUE]... [--play IN.wav] [--record OUT.wav] [--digits "123#"]
-                 [--duration SECONDS] [--app AP...] (--token JWT | --identity NAME) --server URL
+                 [--duration SECONDS] [--connect-timeout SECONDS] [--app AP...]
+                 [--ice-server URL]... [--ice-username NAME --ice-password SECRET] [--relay]
+                 (--token JWT | --identity NAME) --server URL
       Call TO (a client identity, or what your application's TwiML routes), print the call's states,
-      quality warnings and figures, hang up after --duration (default 10).
+      quality warnings and, however it ends, its figures. --duration (default 10) bounds the whole
+      run, ringing included: a call not connected by then is canceled (exit 1), a connected one is
+      hung up. --connect-timeout bounds only the wait for the answer.
   parley listen (--identity NAME | --token JWT) [--answer | --reject] [--play IN.wav] [--record OUT.wav]
-                [--duration SECONDS] --server URL
-      Wait for one incoming call, answer it (default) or reject it; stay until the caller hangs up
-      (or for --duration).
+                [--duration SECONDS] [--connect-timeout SECONDS]
+                [--ice-server URL]... [--ice-username NAME --ice-password SECRET] [--relay] --server URL
+      Wait for one incoming call (its custom parameters print as `param KEY=VALUE`), answer it
+      (default) or reject it; stay until the call ends. --duration bounds the whole run, waiting
+      included: with no call by then it exits 1. --connect-timeout bounds only the wait for a call.
   parley preflight (--identity NAME | --token JWT) [--duration SECONDS] --server URL
       The SDK's preflight test against the server's echo endpoint: timings, MOS, jitter, RTT, loss,
       the selected candidate pair, call quality, warnings.
   parley demo [--out DIR] [--http HOST:PORT] [--setup-calls N]
-      What `make demo` runs: a server on loopback, alice calls bob (speech, DTMF, mute, hold), figures.
+      What `make demo` runs: a server on loopback, alice calls bob (speech, DTMF, mute, hold), the
+      call's figures, bob's recording scored with PESQ-WB (scripts/pesq-score and its .venv, looked
+      for in the working directory and above this program), the setup time of N short calls.
+  Media options: --ice-server stun:IP:PORT or turn:IP:PORT[?transport=udp] (repeatable; the TURN
+      ones use --ice-username/--ice-password); --relay sends media only through the TURN server, so
+      a `parley netsim` in front of it carries every packet (docs/voice.md, "Hearing your app under loss").
+  SIGINT or SIGTERM ends the call first (cancels it while ringing, hangs up once connected, stops
+  listening), prints its figures, then exits 130 or 143; a second signal exits at once.
 
 Network simulation (a UDP relay; replies go back to the last client; both directions alike):
   parley netsim --listen HOST:PORT --forward HOST:PORT [--loss PERCENT [--burst PACKETS]]
@@ -57,5 +70,5 @@ Network simulation (a UDP relay; replies go back to the last client; both direct
       --reorder holds that percent of packets back by --reorder-delay-ms (default 30).
 
 Identities are 1 to 121 characters: letters, digits and underscore. --ttl is at most 86400.
-Exit status: 0 success, 1 failure, 2 usage error.
+Exit status: 0 success, 1 failure, 2 usage error, 128 + N after ending the calls on signal N (130 SIGINT, 143 SIGTERM).
 """

@@ -213,8 +213,13 @@ extension Call {
 
     private func tearDown() async {
         let (channel, owns, media, sid) = snapshot.withLock { snapshot in
-            defer { snapshot.media = nil }
-            return (snapshot.channel, snapshot.ownsChannel, snapshot.media, snapshot.machine.sid)
+            (snapshot.channel, snapshot.ownsChannel, snapshot.media, snapshot.machine.sid)
+        }
+        var last: StatsReport?
+        if let media { last = await Self.statistics(of: media) }
+        snapshot.withLock { snapshot in
+            snapshot.media = nil
+            snapshot.finalStats = last
         }
         await media?.close()
         if owns {

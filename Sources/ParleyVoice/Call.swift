@@ -35,6 +35,8 @@ public final class Call: Sendable {
         var waiters: [CheckedContinuation<Result<Void, ParleyError>, Never>] = []
         var warnings: Set<QualityWarning> = []
         var sentMessages: Set<String> = []
+        /// The figures as they were when the media closed: what `stats()` answers after the call.
+        var finalStats: StatsReport?
     }
 
     init(uuid: UUID, from: String?, to: String?, sid: String?, options: CallMediaOptions, delegate: any CallDelegate,

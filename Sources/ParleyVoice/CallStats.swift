@@ -54,9 +54,15 @@ public struct StatsReport: Sendable {
 }
 
 extension Call {
-    /// The call's statistics now; empty before media exists.
+    /// The call's statistics now; empty before media exists; once the call has ended, the figures
+    /// as they were when it ended (a Parley addition: an app can report them after any hangup).
     public func stats() async -> StatsReport {
-        guard let media = snapshot.withLock({ $0.media }) else { return StatsReport() }
+        let (media, last) = snapshot.withLock { ($0.media, $0.finalStats) }
+        guard let media else { return last ?? StatsReport() }
+        return await Self.statistics(of: media)
+    }
+
+    static func statistics(of media: CallMedia) async -> StatsReport {
         let peer = await media.peer.statistics()
         var report = StatsReport()
         let codec = peer.codec?.rawValue.lowercased() ?? "unknown"

@@ -1,6 +1,7 @@
 import Foundation
 import ICE
 import ParleyCrypto
+import ParleyTestSupport
 import Testing
 import WebRTC
 
@@ -11,8 +12,6 @@ import WebRTC
 ///
 /// Needs `turnserver` (apt `coturn`, see scripts/install-deps); without it the test fails, it does not skip.
 @Suite(.serialized) struct TURNRelayInteropTests {
-    static let realm = "parley.test"
-
     @Test(.timeLimit(.minutes(1))) func relayOnlyCallWithLongTermCredentials() async throws {
         let port = UInt16.random(in: 41_000...44_000)
         let coturn = try await Self.startCoturn(port: port, auth: ["--lt-cred-mech", "--user=parley:secret"])
@@ -34,18 +33,8 @@ import WebRTC
     }
 
     static func startCoturn(port: UInt16, auth: [String]) async throws -> ChildProcess {
-        let executable = ["/usr/bin/turnserver", "/usr/sbin/turnserver"].first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        } ?? "/usr/bin/turnserver"
-        let relayBase = Int(port) + 10_000
-        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-turn-\(port).pid").path
-        let coturn = try ChildProcess(executable: executable, arguments: [
-            "-n", "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
-            "--min-port=\(relayBase)", "--max-port=\(relayBase + 200)", "--allow-loopback-peers", "--no-cli",
-            "--no-tls", "--no-dtls", "--realm=\(realm)", "--log-file=stdout", "--simple-log",
-            "--pidfile=\(pidFile)",
-        ] + auth)
-        guard await coturn.waitForOutput("Total General servers", timeout: .seconds(5)) else {
+        let coturn = try ChildProcess(executable: Coturn.executable, arguments: Coturn.arguments(port: port, auth: auth))
+        guard await coturn.waitForOutput(Coturn.readyLine, timeout: .seconds(5)) else {
             let out = coturn.stdout.suffix(3000)
             coturn.kill()
             throw ClientInterop.Failure(description: "coturn did not start on port \(port):\n\(out)\n\(coturn.stderr.suffix(2000))")

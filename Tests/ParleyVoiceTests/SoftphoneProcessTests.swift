@@ -42,7 +42,7 @@ extension VoiceSDKTests {
             for line in ["calling bob", "ringing", "connected CA", "setup ", "sent digits 12#", "received ", "disconnected"] {
                 #expect(said.contains(line), "alice's output lacks \(line): \(said)")
             }
-            for line in ["incoming call CA", "from client:alice", "params [\"Topic\": \"demo\"]", "received digit 1",
+            for line in ["incoming call CA", "from client:alice", "param Topic=demo", "received digit 1",
                          "received digit 2", "received digit #", "disconnected"] {
                 #expect(heardLog.contains(line), "bob's output lacks \(line): \(heardLog)")
             }
@@ -77,55 +77,5 @@ extension VoiceSDKTests {
             #expect(await bob.exitStatus() == 0)
             #expect(alice.output.contains("failed to connect: 31603"), "\(alice.output)")
         }
-    }
-}
-
-/// A `parley` child process whose standard output is collected as it runs.
-final class CLIProcess: Sendable {
-    private let process: Process
-    private let collected = Collected()
-
-    final class Collected: Sendable { let data = Mutex(Data()) }
-
-    static func start(_ path: String, _ arguments: [String], captureStandardError: Bool = false) throws -> CLIProcess {
-        let cli = CLIProcess(Process())
-        cli.process.executableURL = URL(fileURLWithPath: path)
-        cli.process.arguments = arguments
-        let pipe = Pipe()
-        cli.process.standardOutput = pipe
-        cli.process.standardError = captureStandardError ? pipe : FileHandle.nullDevice
-        cli.process.standardInput = FileHandle.nullDevice
-        let collected = cli.collected
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            collected.data.withLock { $0.append(data) }
-        }
-        try cli.process.runWithDefaultSignals()
-        return cli
-    }
-
-    private init(_ process: Process) { self.process = process }
-
-    var output: String { String(decoding: collected.data.withLock { $0 }, as: UTF8.self) }
-
-    func waitForOutput(_ text: String, timeout: Duration = .seconds(10)) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !output.contains(text) {
-            guard ContinuousClock.now < deadline else { throw TestTimeout(description: "no \"\(text)\" in: \(output)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    func terminate() {
-        if process.isRunning { process.terminate() }
-    }
-
-    /// The exit status, waiting up to 30 s (then the process is killed: 137).
-    func exitStatus() async -> Int32 {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { process.terminate(); return 137 }
-        try? await Task.sleep(for: .milliseconds(100))  // the last output
-        return process.terminationStatus
     }
 }

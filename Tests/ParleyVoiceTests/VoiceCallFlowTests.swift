@@ -66,6 +66,11 @@ extension VoiceSDKTests {
         try await bobEvents.wait(for: "bob disconnected") { $0.contains(.disconnected(nil)) }
         #expect(call.state == .disconnected)
         #expect(bob.state == .disconnected)
+        // Once ended, stats() keeps the figures as they were at the end, on either side.
+        let aliceFinal = await call.stats(), bobFinal = await bob.stats()
+        #expect((aliceFinal.localAudioTrackStats.first?.packetsSent ?? 0) >= local.packetsSent)
+        #expect((bobFinal.remoteAudioTrackStats.first?.packetsReceived ?? 0) > 100)
+        #expect(bobFinal.iceCandidateStats.count == 2)
         await listener.stop()
 
         // What each side recorded is the other's tone.

@@ -104,6 +104,12 @@ struct CallStateMachine {
         case .mediaFailed(let error):
             return end(error: error, tellServer: true)
         case .hangup(let code, let reason):
+            if code == nil, isSignalingConnected, state == .connecting || state == .ringing {
+                // The server answered (`connected`) and ended the call before our media was up
+                // (a `<Hangup>` first): the call did connect, briefly, and the app hears both.
+                state = .connected
+                return [.notify(.connected)] + end(error: nil, tellServer: false)
+            }
             return end(error: code.map { ParleyError(ParleyError.Code(rawValue: $0), reason: reason) }, tellServer: false)
         case .serverError(let code, let message):
             return end(error: ParleyError(ParleyError.Code(rawValue: code), reason: message), tellServer: sid != nil)

@@ -20,6 +20,8 @@ public struct TwiMLInterpreter: Sendable {
 
     var verbIndex = 0
     var phase: Phase = .notStarted
+    /// A `<Dial answerOnBridge>` ended without the call being answered.
+    var answerOnBridgeDialFailed = false
 
     enum Phase: Sendable {
         case notStarted
@@ -73,6 +75,7 @@ public struct TwiMLInterpreter: Sendable {
             gatherDigit(key, g, now: now, into: &actions)
         case (.dialCompleted(let outcome), .dialing(let dial)):
             if dial.answerOnBridge && outcome.status == .completed { isAnswered = true }
+            if dial.answerOnBridge && !isAnswered { answerOnBridgeDialFailed = true }
             if let action = dial.action {
                 fetch(resolve(action), dial.method, outcome.actionParameters, into: &actions)
             } else {
@@ -111,6 +114,17 @@ public struct TwiMLInterpreter: Sendable {
             break
         }
         return actions
+    }
+
+    /// The call ended while a `<Dial>` (of clients or a conference) was running — the caller hung
+    /// up, or the REST API or the server ended it: the dial's `action` request Twilio makes
+    /// whenever a `<Dial>` ends, with `outcome`. Its answer is not executed (the call is over).
+    /// Nil when no `<Dial>` with an `action` was running. The interpreter is finished afterwards.
+    public mutating func callEnded(duringDial outcome: DialOutcome) -> TwiMLAction? {
+        defer { phase = .finished }
+        guard case .dialing(let dial) = phase, let action = dial.action, fetchCount < maxFetches else { return nil }
+        fetchCount += 1
+        return .fetch(url: resolve(action), method: dial.method, parameters: outcome.actionParameters)
     }
 
     /// Fires the pause or `<Gather>` deadline when `now` has reached it.
@@ -179,6 +193,9 @@ public struct TwiMLInterpreter: Sendable {
             actions.append(.record(RecordRequest(record, documentURL: documentURL)))
             phase = .recording(record)
         case .hangup:
+            // Twilio answers, then completes the call (a call that never rang through a
+            // `<Dial answerOnBridge>` is the exception: it ends as that dial did).
+            if !answerOnBridgeDialFailed { answer(into: &actions) }
             actions.append(.hangup)
             phase = .finished
         case .reject(let reason):

@@ -82,19 +82,12 @@ import WebRTC
     /// record and a `failed` Recording say why.
     @Test func dialRecordingThatCannotBeWrittenLeavesTheCallUp() async throws {
         let h = try await VoiceHarness.start()
-        let app = try h.makeApplication()
         h.app.set("/voice", #"<Response><Dial record="record-from-answer-dual" action="/after"><Client>bob</Client></Dial></Response>"#)
         h.app.set("/after", "<Response><Hangup/></Response>")
         try FileManager.default.removeItem(atPath: h.server.configuration.recordingsDirectory)
-        let bob = try TestParty(try await h.client("bob", listen: true))
-        let alice = try TestParty(try await h.client("alice", application: app.sid))
-        let callSid = try await alice.invite(to: "bob")
-        try await alice.connectMedia()
-        let incoming = try await bob.expectIncoming()
-        try await bob.accept(incoming.callSid)
-        try await alice.expectConnected()
+        let (alice, bob, callSid, bobSid) = try await h.aliceDialsBob()
         #expect(try await Self.waitUntil { try h.store.call(sid: callSid)?.errorCode == 31500 })
-        try await bob.signaling.send(.hangup(Hangup(callSid: incoming.callSid)))
+        try await bob.signaling.send(.hangup(Hangup(callSid: bobSid)))
         _ = try await alice.expectHangup(timeout: .seconds(20))
 
         let after = try #require(h.app.requests("/after").first)

@@ -55,6 +55,21 @@ struct VoiceHarness {
                                            grants: grants, now: Int64(Date().timeIntervalSince1970))
     }
 
+    /// alice calls bob, listening, who accepts; returns once her call is connected. Through a new
+    /// application (its Voice URL `/voice`, whose document dials bob) or, without, directly.
+    func aliceDialsBob(throughApplication: Bool = true) async throws
+        -> (alice: TestParty, bob: TestParty, callSid: String, bobSid: String) {
+        let app = throughApplication ? try makeApplication() : nil
+        let bob = try TestParty(try await client("bob", listen: true))
+        let alice = try TestParty(try await client("alice", application: app?.sid))
+        let callSid = try await alice.invite(to: "bob")
+        try await alice.connectMedia()
+        let incoming = try await bob.expectIncoming()
+        try await bob.accept(incoming.callSid)
+        try await alice.expectConnected()
+        return (alice, bob, callSid, incoming.callSid)
+    }
+
     func client(_ identity: String, application: String? = nil, listen: Bool = false) async throws -> SignalingTestClient {
         let client = try await SignalingTestClient(baseURL: baseURL, token: token(identity, application: application))
         if listen {

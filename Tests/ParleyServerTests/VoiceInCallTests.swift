@@ -11,14 +11,7 @@ import WebRTC
 @Suite(.serialized) struct VoiceInCallTests {
     /// A bridged call between alice and bob (direct routing), with both media connected.
     private func bridgedCall(_ h: VoiceHarness) async throws -> (alice: TestParty, bob: TestParty, callSid: String, bobSid: String) {
-        let bob = try TestParty(try await h.client("bob", listen: true))
-        let alice = try TestParty(try await h.client("alice"))
-        let callSid = try await alice.invite(to: "bob")
-        try await alice.connectMedia()
-        let incoming = try await bob.expectIncoming()
-        try await bob.accept(incoming.callSid)
-        try await alice.expectConnected()
-        return (alice, bob, callSid, incoming.callSid)
+        try await h.aliceDialsBob(throughApplication: false)
     }
 
     /// Counts the packets a party receives by their first payload byte, for the whole test (an

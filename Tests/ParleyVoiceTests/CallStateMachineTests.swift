@@ -36,6 +36,17 @@ import Testing
         #expect(actions.last == .notify(.failedToConnect(ParleyError(.busyHere, reason: "busy"))))
     }
 
+    /// The server answered, then hung up before our media was up (`<Hangup>` first): connected,
+    /// then disconnected without an error, as Twilio reports it.
+    @Test func answeredThenHungUpBeforeMediaConnectsAndDisconnects() {
+        var machine = CallStateMachine(callId: "id-1")
+        _ = machine.handle(.callCreated(sid: "CA1"))
+        _ = machine.handle(.answer(sdp: "v=0"))
+        #expect(machine.handle(.signalingConnected).isEmpty)
+        #expect(machine.handle(.hangup(code: nil, reason: nil)) == [.notify(.connected), .tearDown, .notify(.disconnected(nil))])
+        #expect(machine.state == .disconnected)
+    }
+
     @Test func mediaLossRestartsICEAndRecovers() {
         var machine = Self.connected()
         let lost = machine.handle(.mediaInterrupted)

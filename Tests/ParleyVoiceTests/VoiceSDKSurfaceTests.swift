@@ -84,6 +84,29 @@ extension VoiceSDKTests {
             await listener.stop()
         }
 
+        /// Issue 13.4: an application that answers `<Hangup/>` connects the call, then ends it
+        /// normally, as Twilio does: callDidConnect, then callDidDisconnect without an error.
+        @Test func applicationHangupFirstConnectsThenDisconnects() async throws {
+            let bed = try VoiceTestBed()
+            defer { Task { await bed.stop() } }
+            let credentials = bed.server.defaultCredentials
+            let app = try TwiMLTestApp(authToken: credentials.account.authToken)
+            defer { Task { await app.shutdown() } }
+            app.set("/voice", "<Response><Hangup/></Response>")
+            let application = try bed.server.store.createApplication(
+                ApplicationDraft(friendlyName: "sdk hangup", voiceURL: app.baseURL + "/voice"), accountSid: credentials.account.sid)
+            let events = CallEvents()
+            let call = Voice.connect(options: ConnectOptions(accessToken: try bed.token("alice", outgoingApplication: application.sid)) {
+                $0.audioDevice = NullAudioDevice()
+                $0.delegateQueue = bed.queue
+            }, delegate: events)
+            try await events.wait(for: "disconnected") { $0.contains(.disconnected(nil)) }
+            #expect(events.events.contains(.connected), "\(events.events)")
+            #expect(!events.events.contains { if case .failedToConnect = $0 { true } else { false } })
+            let sid = try #require(call.sid)
+            #expect(try bed.server.store.call(sid: sid)?.status == .completed)
+        }
+
         @Test func preferredCodecIsNegotiatedAndCarriesAudio() async throws {
             let bed = try VoiceTestBed()
             defer { Task { await bed.stop() } }

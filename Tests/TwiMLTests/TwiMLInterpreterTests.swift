@@ -106,9 +106,17 @@ func say(_ text: String, loop: Int = 1) -> TwiMLAction { .say(text: text, voice:
         _ = late.start(now: 0)
         #expect(late.handle(.mediaFinished, now: 1) == [.hangup])
 
+        // Issue 13.4: Twilio answers a call whose first verb is <Hangup>, then completes it.
         var hangup = try interpreter("<Hangup/><Say>x</Say>")
-        #expect(hangup.start(now: 0) == [.hangup])
+        #expect(hangup.start(now: 0) == [.answer, .hangup])
+        #expect(hangup.isAnswered)
         #expect(hangup.start(now: 0) == [])
+
+        // After a <Dial answerOnBridge> nobody answered, the call ends as the dial did.
+        var unbridged = try interpreter("<Dial answerOnBridge='true'><Client>bob</Client></Dial><Hangup/>")
+        _ = unbridged.start(now: 0)
+        #expect(unbridged.handle(.dialCompleted(DialOutcome(status: .noAnswer)), now: 30_000) == [.hangup])
+        #expect(!unbridged.isAnswered)
 
         var empty = try interpreter("")
         #expect(empty.start(now: 0) == [.hangup])
@@ -116,6 +124,27 @@ func say(_ text: String, loop: Int = 1) -> TwiMLAction { .say(text: text, voice:
 
         var loop = try interpreter("<Say loop='0'>forever</Say>")
         #expect(loop.start(now: 0) == [.answer, say("forever", loop: 1000)])
+    }
+
+    /// Issue 13.3: the call ends while <Dial> runs — the dial's action is still requested, once,
+    /// and nothing more happens; without an action (or outside a dial) nothing is requested.
+    @Test func aCallEndingDuringADialStillRequestsItsAction() throws {
+        var t = try interpreter("<Dial action='/dial-action' method='GET' timeout='10'><Client>bob</Client></Dial><Say>never</Say>")
+        _ = t.start(now: 0)
+        let outcome = DialOutcome(status: .completed, callSid: "CA1", duration: 6)
+        #expect(t.callEnded(duringDial: outcome) == .fetch(url: "https://app.example.com/dial-action", method: .get,
+                                                           parameters: [("DialCallStatus", "completed"), ("DialCallSid", "CA1"),
+                                                                        ("DialCallDuration", "6")]))
+        #expect(t.isFinished)
+        #expect(t.callEnded(duringDial: outcome) == nil)
+        #expect(t.handle(.dialCompleted(outcome), now: 1) == [])
+
+        var noAction = try interpreter("<Dial><Client>bob</Client></Dial>")
+        _ = noAction.start(now: 0)
+        #expect(noAction.callEnded(duringDial: outcome) == nil)
+        var saying = try interpreter("<Say>hi</Say><Dial action='/a'><Client>bob</Client></Dial>")
+        _ = saying.start(now: 0)
+        #expect(saying.callEnded(duringDial: outcome) == nil, "no dial was running yet")
     }
 
     @Test func redirectLoopsAreCapped() throws {

@@ -84,6 +84,8 @@ extension VoiceService {
         calls[call.sid] = nil
         call.quotaLease?.release()
         call.timerTask?.cancel()
+        // Twilio requests a <Dial action> however the dial ends, the caller hanging up included.
+        let dialAction = dialOutcomeAtEnd(call).flatMap { call.interpreter?.callEnded(duringDial: $0) }
         call.interpreter = nil
         leaveConference(call, reportToInterpreter: false)
         if let dial = call.dial {
@@ -109,8 +111,25 @@ extension VoiceService {
             sessions[id]?.send(.hangup(Hangup(callSid: call.sid, code: error?.code.rawValue, reason: error?.failureReason)))
         }
         legIndex[call.sid] = nil
+        if case .fetch(let url, let method, let parameters)? = dialAction {
+            // With the parent's final status; the answer is not executed (the call is gone).
+            fetchDocument(call, url: url, method: method, parameters: parameters)
+        }
         metrics.callEnded()
         Log.info(.platform, "call \(call.sid) ended: \(status.rawValue)\(error.map { " (\($0.code.rawValue))" } ?? "")")
+    }
+
+    /// How the running `<Dial>` ends when its call does: a bridged client `completed` (with its
+    /// SID and duration), a conference `completed`, a dial still ringing `canceled`. Nil when no
+    /// `<Dial>` runs.
+    private func dialOutcomeAtEnd(_ call: VoiceCall) -> DialOutcome? {
+        if call.conference != nil { return DialOutcome(status: .completed) }
+        guard let dial = call.dial else { return nil }
+        if let bridged = dial.bridged {
+            let answered = bridged.record.answerTime ?? wallClock
+            return DialOutcome(status: .completed, callSid: bridged.sid, duration: Int(max(0, wallClock - answered)))
+        }
+        return DialOutcome(status: .canceled, callSid: dial.children.count == 1 ? dial.children[0].sid : nil)
     }
 
     /// A leg's client is gone (signaling expired, media failed or closed).

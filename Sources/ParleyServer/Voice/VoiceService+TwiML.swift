@@ -103,16 +103,21 @@ extension VoiceService {
                     : ParleyError(.decline, reason: "the application rejected the call")
                 endCall(call, status: reason == .busy ? .busy : .failed, error: error)
             case .hangup:
-                if let reason = call.interpreter?.failureReason {
-                    endCall(call, status: .failed, error: ParleyError(.internalServer, reason: reason))
-                } else if !call.isAnswered, let error = call.unansweredDialError {
-                    endCall(call, status: Self.status(forDialError: error), error: error)
-                } else {
-                    endCall(call, status: call.isAnswered ? .completed : .canceled, error: nil)
-                }
+                hangUpFromTwiML(call)
             }
         }
         armTimer(call)
+    }
+
+    /// The document ended the call (`<Hangup>`, its end, a failure).
+    func hangUpFromTwiML(_ call: VoiceCall) {
+        if let reason = call.interpreter?.failureReason {
+            endCall(call, status: .failed, error: ParleyError(.internalServer, reason: reason))
+        } else if !call.isAnswered, let error = call.unansweredDialError {
+            endCall(call, status: Self.status(forDialError: error), error: error)
+        } else {
+            endCall(call, status: call.isAnswered ? .completed : .canceled, error: nil)
+        }
     }
 
     private func armTimer(_ call: VoiceCall) {

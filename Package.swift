@@ -117,9 +117,9 @@ let package = Package(
                 swiftSettings: strict),
 
         // Layer 5: executables.
-        .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet"], swiftSettings: strict),
+        .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
-                          dependencies: ["ParleyCore", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
+                          dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",

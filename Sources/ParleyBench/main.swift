@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCrypto
 
 // parley-bench: Parley's benchmarks. Figures are printed, never asserted (see docs/PERFORMANCE.md).
 //   parley-bench parsers                      in-process parser and token throughput
@@ -13,6 +14,7 @@ import Foundation
 //                                             bridged calls: CPU, memory, loss per call
 //   parley-bench signaling-idle [--connections N] [--hold S] [--in-process 0|1]   idle signaling WebSockets: memory per connection
 //   parley-bench all                          parsers, SRTP, then HTTP against an in-process server
+OpenSSLRuntime.keepStateUntilExit()
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "parsers":

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCrypto
 import ParleyStore
 
 /// Entry point of the `parley` command line: dispatch, error reporting, exit status.
@@ -36,4 +37,5 @@ func runCLI(_ arguments: [String], environment: [String: String]) -> Int32 {
     }
 }
 
+OpenSSLRuntime.keepStateUntilExit()
 exit(runCLI(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))

@@ -1,10 +1,12 @@
 import Dispatch
 import Foundation
 import ParleyCore
+import ParleyCrypto
 import ParleyNet
 import ParleyServer
 
 // parley-server: the platform. See `parley-server --help`.
+OpenSSLRuntime.keepStateUntilExit()
 let configuration: ServerConfiguration
 do {
     configuration = try ServerConfiguration.parse(Array(CommandLine.arguments.dropFirst()))

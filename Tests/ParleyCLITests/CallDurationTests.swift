@@ -38,8 +38,26 @@ import Testing
         let alice = try bed.call("bob", flags)
         _ = try await incomingSid(bob)
         #expect(try await cancelCode(bob, timeout: .seconds(seconds) + Self.grace) == 31487)
-        #expect(await alice.exitStatus(timeout: Self.grace) == 1)
+        let status = await alice.exitStatus(timeout: Self.grace)
+        #expect(status == 1, "exit \(status): \(alice.output)")
         #expect(alice.output.contains("not connected within \(named): canceling"), "\(alice.output)")
+    }
+
+    /// `parley call` exits cleanly after canceling, every time: it crashed with SIGSEGV at exit
+    /// (OpenSSL's atexit cleanup under a call still tearing down on another thread) in 8 of 25
+    /// runs from a shell, and in CI about one run in three of the test above; under this harness
+    /// the race is rarer, so the test repeats the cancel.
+    @Test(.timeLimit(.minutes(2))) func cancelingAtTheConnectTimeoutNeverCrashes() async throws {
+        var statuses: [Int32] = []
+        for _ in 0..<8 {
+            let bed = try CLITestBed()
+            let bob = try await bed.silentCallee("bob")
+            let alice = try bed.call("bob", ["--duration", "30", "--connect-timeout", "1"])
+            _ = try await incomingSid(bob)
+            statuses.append(await alice.exitStatus(timeout: .seconds(1) + Self.grace))
+            await bob.close()
+        }
+        #expect(statuses == Array(repeating: 1, count: 8), "exit statuses \(statuses) (11: a crash)")
     }
 
     @Test(.timeLimit(.minutes(1))) func applicationThatPausesFirstIsBoundedByTheDuration() async throws {

@@ -1,7 +1,24 @@
 import ParleyCore
+import TwiML
 
-/// What the REST API does to live conferences (`ConferenceDirectory`).
+/// What the REST API does to live calls and conferences beyond hang-up and redirect
+/// (`LiveCallControl`, `ConferenceDirectory`).
 extension VoiceService {
+    /// `Twiml=` on a live call: its current verb is abandoned (a dial hung up, media stopped, a
+    /// recording dropped) and `document` runs from its first verb. Relative URLs in it resolve
+    /// against the document it replaces.
+    func replaceTwiML(callSid: String, document: TwiMLResponse) -> Bool {
+        guard let call = calls[callSid], call.outbound == nil else { return false }
+        if call.interpreter == nil {
+            // The first document is still being fetched: this one replaces it.
+            call.pendingDocument = (document, url: call.application?.voiceURL ?? "")
+            startTwiMLIfReady(call)
+        } else {
+            deliver(.replace(document), to: call)
+        }
+        return true
+    }
+
     func endConference(accountSid: String, conferenceSid: String) -> ConferenceSummary? {
         if let room = liveRoom(accountSid: accountSid, conferenceSid: conferenceSid) {
             closeConference(room, reason: "conference-ended-via-api")

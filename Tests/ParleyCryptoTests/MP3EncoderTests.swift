@@ -80,6 +80,17 @@ import Testing
         #expect(try MP3Encoder.encode([], sampleRate: 8000, channels: 1).count < 1000)
     }
 
+    /// A figure, not an assertion: what the first `.mp3` request of a long recording costs.
+    @Test func encodingAMinuteOfTelephoneAudio() throws {
+        let samples = Self.tone(hertz: 440, seconds: 60, rate: 8000, channels: 1)
+        let start = ContinuousClock.now
+        let mp3 = try MP3Encoder.encode(samples, sampleRate: 8000, channels: 1)
+        let elapsed = ContinuousClock.now - start
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        print("MP3: 60 s of 8 kHz mono → \(mp3.count) bytes in \(Int(ms)) ms (\(Int(60_000 / max(ms, 0.001)))× real time)")
+        #expect(mp3.count > 60 * 4000 * 9 / 10 && mp3.count < 60 * 4000 * 11 / 10)  // 32 kbit/s
+    }
+
     @Test func refusesWhatMP3CannotCarry() {
         #expect(throws: MP3EncoderError.self) { try MP3Encoder.encode([0, 0, 0], sampleRate: 8000, channels: 3) }
         #expect(throws: MP3EncoderError.self) { try MP3Encoder.encode([0], sampleRate: 96_000, channels: 1) }

@@ -1,11 +1,11 @@
 // swift-tools-version:6.0
 // Parley: a self-hosted voice and video platform and its Swift SDK.
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
-//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio (system libraries),
+//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame (system libraries),
 //                        CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
-//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyAudio AccessToken ICE Signaling
+//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
 //   4 server              ParleyServer
 //   5 executables         parley-server parley parley-bench parley-fuzz
@@ -41,6 +41,8 @@ let package = Package(
                        providers: [.apt(["libspeexdsp-dev"]), .brew(["speexdsp"])]),
         .systemLibrary(name: "CPulseAudio", pkgConfig: "libpulse-simple",
                        providers: [.apt(["libpulse-dev"]), .brew(["pulseaudio"])]),
+        .systemLibrary(name: "CLame", pkgConfig: "lame",
+                       providers: [.apt(["libmp3lame-dev"]), .brew(["lame"])]),
         .target(name: "CParleyLinux"),
 
         // Layer 1: core types and pure wire formats (bytes in, values out; no I/O).
@@ -67,6 +69,8 @@ let package = Package(
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
         .target(name: "ParleySRTP", dependencies: ["COpenSSL", "CSRTP", "ParleyCore"], swiftSettings: strict),
         .target(name: "ParleyOpus", dependencies: ["COpus", "ParleyCore"], swiftSettings: strict),
+        // MP3 encoding with LAME, for recordings served as `.mp3`.
+        .target(name: "ParleyMP3", dependencies: ["CLame"], swiftSettings: strict),
         // The audio engine: codecs, resampler, jitter buffer, RED and FEC, RFC 4733 DTMF, send/receive streams.
         .target(name: "ParleyAudio",
                 dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "RTCP", "CallQuality"],
@@ -100,7 +104,8 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
                                "ParleySRTP", "ParleyOpus", "WebRTC", "SDP", "TwiML", "Signaling", "PushNotifications",
-                               "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices"],
+                               "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices",
+                               "ParleyMP3"],
                 swiftSettings: strict),
 
         // Layer 4: the voice SDK (Voice, Call, CallInvite, …), what an app links; never imports the server.
@@ -112,8 +117,9 @@ let package = Package(
         // Test support as a library, shared by the test targets and parley-bench: an in-process
         // platform with a token, built-product lookup, tone generation and analysis.
         .target(name: "ParleyTestSupport",
-                dependencies: ["ParleyCore", "WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "ParleyAudio",
-                               "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto"],
+                dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "ParleyAudio",
+                               "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
+                               "ParleyCore", "TwiML"],
                 swiftSettings: strict),
 
         // Layer 5: executables.
@@ -159,7 +165,7 @@ let package = Package(
         .testTarget(name: "AudioDevicesTests", dependencies: ["AudioDevices", "AudioCore", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto"], swiftSettings: strict),
-        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus"],
+        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMP3"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyVoiceTests",
                     dependencies: ["ParleyVoice", "ParleyTestSupport", "ParleyServer", "ParleyStore", "AccessToken", "Signaling",

@@ -105,6 +105,22 @@ extension ParleyError.Code {
     public static let restInternalServer = ParleyError.Code(rawValue: 20500)
     /// 21220: Invalid call state
     public static let invalidCallState = ParleyError.Code(rawValue: 21220)
+    /// 20009: Cannot delete this resource before it is complete
+    public static let deleteBeforeComplete = ParleyError.Code(rawValue: 20009)
+    /// 21201: No 'To' number is specified
+    public static let toMissing = ParleyError.Code(rawValue: 21201)
+    /// 21205: Invalid URL (a created call's Url, or none of Url, Twiml, ApplicationSid)
+    public static let invalidCallURL = ParleyError.Code(rawValue: 21205)
+    /// 21211: Invalid 'To' Phone Number (Parley calls only `client:` identities)
+    public static let invalidTo = ParleyError.Code(rawValue: 21211)
+    /// 21213: No 'From' number is specified
+    public static let fromMissing = ParleyError.Code(rawValue: 21213)
+    /// 12100: Document parse failure (inline `Twiml` that is not well-formed XML)
+    public static let twimlParseFailure = ParleyError.Code(rawValue: 12100)
+    /// 12200: Schema validation warning (inline `Twiml` that is XML but not valid TwiML)
+    public static let twimlSchemaInvalid = ParleyError.Code(rawValue: 12200)
+    /// 32018: Twiml size exceeded maximum allowed value (4000 characters)
+    public static let twimlTooLarge = ParleyError.Code(rawValue: 32018)
 
     /// Every code in the seed, in numeric order.
     public static let all: [ParleyError.Code] = [
@@ -209,5 +225,13 @@ extension ParleyError {
         20404: ("ResourceNotFoundError", "The requested resource was not found"),
         20500: ("InternalServerError", "Internal server error"),
         21220: ("InvalidCallStateError", "Invalid call state"),
+        20009: ("DeleteBeforeCompleteError", "Cannot delete this resource before it is complete"),
+        21201: ("ToMissingError", "No 'To' number is specified"),
+        21205: ("InvalidCallURLError", "Invalid URL"),
+        21211: ("InvalidToError", "Invalid 'To' Phone Number"),
+        21213: ("FromMissingError", "No 'From' number is specified"),
+        12100: ("TwiMLParseFailureError", "Document parse failure"),
+        12200: ("TwiMLSchemaInvalidError", "Schema validation warning"),
+        32018: ("TwiMLTooLargeError", "Twiml size exceeded maximum allowed value"),
     ]
 }

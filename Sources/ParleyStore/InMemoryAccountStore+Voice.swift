@@ -92,6 +92,14 @@ extension InMemoryAccountStore: VoiceStore {
         state.withLock { $0.voice.aliveAt }
     }
 
+    public func deleteCall(sid: String) throws(StoreError) -> Bool {
+        state.withLock { s in
+            guard let i = s.voice.calls.firstIndex(where: { $0.sid == sid }) else { return false }
+            s.voice.calls.remove(at: i)
+            return true
+        }
+    }
+
     public func calls(_ query: CallQuery) throws(StoreError) -> [CallRecord] {
         guard query.limit > 0, query.offset >= 0 else { return [] }
         return state.withLock { s in
@@ -161,6 +169,14 @@ extension InMemoryAccountStore: VoiceStore {
 
     public func recording(sid: String) throws(StoreError) -> RecordingRecord? {
         state.withLock { s in s.voice.recordings.first { $0.sid == sid } }
+    }
+
+    public func deleteRecording(sid: String) throws(StoreError) -> Bool {
+        state.withLock { s in
+            guard let i = s.voice.recordings.firstIndex(where: { $0.sid == sid }) else { return false }
+            s.voice.recordings.remove(at: i)
+            return true
+        }
     }
 
     public func recordings(accountSid: String, callSid: String?) throws(StoreError) -> [RecordingRecord] {

@@ -70,6 +70,13 @@ extension SQLiteAccountStore {
         }
     }
 
+    public func deleteRecording(sid: String) throws(StoreError) -> Bool {
+        try db.withLock { (d) throws(StoreError) -> Bool in
+            try d.execute("DELETE FROM recordings WHERE sid = ?1", [.text(sid)])
+            return d.changes == 1
+        }
+    }
+
     public func recordings(accountSid: String, callSid: String?) throws(StoreError) -> [RecordingRecord] {
         try db.withLock { (d) throws(StoreError) -> [RecordingRecord] in
             let rows = if let callSid {

@@ -56,6 +56,13 @@ extension SQLiteAccountStore {
         }
     }
 
+    public func deleteCall(sid: String) throws(StoreError) -> Bool {
+        try db.withLock { (d) throws(StoreError) -> Bool in
+            try d.execute("DELETE FROM calls WHERE sid = ?1", [.text(sid)])
+            return d.changes == 1
+        }
+    }
+
     public func calls(_ query: CallQuery) throws(StoreError) -> [CallRecord] {
         guard query.limit > 0, query.offset >= 0 else { return [] }
         var conditions = ["account_sid = ?1"]

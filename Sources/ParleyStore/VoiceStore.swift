@@ -23,6 +23,8 @@ public protocol VoiceStore: Sendable {
     func call(sid: String) throws(StoreError) -> CallRecord?
     /// Calls matching `query`, newest first (start time, then insertion order), one page.
     func calls(_ query: CallQuery) throws(StoreError) -> [CallRecord]
+    /// Removes the call's row (its recordings stay); false if there was no such call.
+    func deleteCall(sid: String) throws(StoreError) -> Bool
     /// Every call of every account whose status is not final, oldest first: what a server that
     /// stopped without ending them left behind.
     func unfinishedCalls() throws(StoreError) -> [CallRecord]
@@ -51,6 +53,8 @@ public protocol VoiceStore: Sendable {
     func recording(sid: String) throws(StoreError) -> RecordingRecord?
     /// The account's recordings, newest first; only `callSid`'s when given.
     func recordings(accountSid: String, callSid: String?) throws(StoreError) -> [RecordingRecord]
+    /// Removes the recording's row (not its file); false if there was no such recording.
+    func deleteRecording(sid: String) throws(StoreError) -> Bool
 }
 
 /// Everything `parley-server` keeps.

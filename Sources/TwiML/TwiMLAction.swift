@@ -66,6 +66,9 @@ public enum TwiMLEvent: Sendable, Equatable {
     case fetchFailed(reason: String)
     /// A REST update (`Url=`) moves the live call to new TwiML, abandoning the current verb.
     case redirect(url: String, method: TwiMLMethod)
+    /// A REST update (`Twiml=`) moves the live call to this document, abandoning the current verb.
+    /// Its relative URLs resolve against the URL of the document it replaces.
+    case replace(TwiMLResponse)
 }
 
 /// `DialCallStatus` as Twilio reports it to a `<Dial action>`.

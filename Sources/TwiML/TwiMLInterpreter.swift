@@ -102,14 +102,13 @@ public struct TwiMLInterpreter: Sendable {
         case (.fetchFailed(let reason), .fetching):
             fail(reason, into: &actions)
         case let (.redirect(url, method), _) where !isFinished:
-            switch phase {
-            case .playing: actions.append(.stopMedia)
-            case .gathering(let g) where g.playing: actions.append(.stopMedia)
-            case .dialing: actions.append(.cancelDial)
-            case .recording: actions.append(.stopRecording)
-            default: break
-            }
+            abandonCurrentVerb(into: &actions)
             fetch(resolve(url), method, [], into: &actions)
+        case let (.replace(newDocument), _) where !isFinished:
+            abandonCurrentVerb(into: &actions)
+            document = newDocument
+            verbIndex = 0
+            runVerbs(now: now, into: &actions)
         default:
             break
         }
@@ -125,6 +124,17 @@ public struct TwiMLInterpreter: Sendable {
         guard case .dialing(let dial) = phase, let action = dial.action, fetchCount < maxFetches else { return nil }
         fetchCount += 1
         return .fetch(url: resolve(action), method: dial.method, parameters: outcome.actionParameters)
+    }
+
+    /// Stops what the current verb started (a REST update takes the call elsewhere).
+    private func abandonCurrentVerb(into actions: inout [TwiMLAction]) {
+        switch phase {
+        case .playing: actions.append(.stopMedia)
+        case .gathering(let g) where g.playing: actions.append(.stopMedia)
+        case .dialing: actions.append(.cancelDial)
+        case .recording: actions.append(.stopRecording)
+        default: break
+        }
     }
 
     /// Fires the pause or `<Gather>` deadline when `now` has reached it.

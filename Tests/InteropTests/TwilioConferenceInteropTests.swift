@@ -46,19 +46,9 @@ import Testing
         """
 
     @Test func twilioLibraryListsConferencesAndParticipants() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-conf-interop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var config = ServerConfiguration()
-        config.port = 0
-        config.mediaPort = 0
-        config.recordingsDirectory = dir.appendingPathComponent("recordings").path
-        let store = InMemoryAccountStore()
-        let server = try PlatformServer(configuration: config, store: store)
-        try server.start()
+        let platform = try InteropPlatform(name: "conf-interop")
+        let (dir, store, server, app, base) = (platform.dir, platform.store, platform.server, platform.app, platform.base)
         let credentials = server.defaultCredentials
-        let base = "http://127.0.0.1:\(server.port)"
-        let app = try TwiMLTestApp(authToken: credentials.account.authToken)
         app.set("/host", #"<Response><Dial><Conference participantLabel="host" endConferenceOnExit="true">interop</Conference></Dial></Response>"#)
         app.set("/guest", #"<Response><Dial><Conference participantLabel="guest" muted="true" startConferenceOnEnter="false">interop</Conference></Dial></Response>"#)
         func application(_ path: String) throws -> String {
@@ -115,7 +105,6 @@ import Testing
         #expect(ended["participants_after"] == .integer(0))
         await guest.close()
         await host.close()
-        await app.shutdown()
-        await server.shutdown()
+        await platform.stop()
     }
 }

@@ -65,25 +65,7 @@ import Testing
         #expect(result["by_api_key"]?.objectValue?["code"] == .integer(20403))
     }
 
-    static let script = """
-        import json, sys
-        from twilio.rest import Client
-        from twilio.base.exceptions import TwilioException, TwilioRestException
-
-        cfg = json.load(sys.stdin)
-        def client(user, password):
-            c = Client(user, password, cfg["account"])
-            c.api.base_url = cfg["base"]
-            return c
-        def failure(fn):
-            try:
-                fn()
-                return {"status": 0}
-            except TwilioRestException as e:
-                return {"status": e.status, "code": e.code}
-            except TwilioException as e:   # list(): "Unable to fetch page" with the response
-                response = e.args[1]
-                return {"status": response.status_code, "code": json.loads(response.text).get("code")}
+    static let script = TwilioScriptPrelude.source + """
         main = client(cfg["account"], cfg["auth_token"])
         out = {}
         new = main.new_keys.create(friendly_name="interop")

@@ -5,7 +5,7 @@ import ParleyCore
 import ParleyNet
 import ParleyServer
 import ParleyStore
-import Synchronization
+import ParleyTestSupport
 import Testing
 
 /// The official `twilio` Python library (9.13.0 in the project venv), with only its base URL
@@ -42,7 +42,7 @@ import Testing
                                         createdAt: base + 50)
         try store.insertRecording(recording)
 
-        let control = InteropCallControl(live: [calls[11].sid])
+        let control = CallControlRecorder(live: [calls[11].sid])
         let router = TwilioRESTRouter(store: store, calls: control, publicBaseURL: { "http://127.0.0.1" })
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0)) { request in await router.handle(request) }
         try server.start()
@@ -185,34 +185,6 @@ import Testing
             out["bad_list_status"] = e.args[1].status_code
         print(json.dumps(out))
         """
-}
-
-/// A `LiveCallControl` double: the REST API's requests are recorded; calls in `live` answer true.
-final class InteropCallControl: LiveCallControl {
-    enum Action: Equatable {
-        case hangUp(String, String)
-        case redirect(String, String, String)
-    }
-
-    private let state: Mutex<(actions: [Action], live: Set<String>)>
-
-    init(live: Set<String>) { state = Mutex(([], live)) }
-
-    var actions: [Action] { state.withLock { $0.actions } }
-
-    func hangUp(callSid: String, status: String) async -> Bool {
-        state.withLock { s in
-            s.actions.append(.hangUp(callSid, status))
-            return s.live.remove(callSid) != nil
-        }
-    }
-
-    func redirect(callSid: String, url: String, method: String) async -> Bool {
-        state.withLock { s in
-            s.actions.append(.redirect(callSid, url, method))
-            return s.live.contains(callSid)
-        }
-    }
 }
 
 /// Runs a Python script from the venv without blocking a cooperative thread: stdin is a file, output

@@ -122,13 +122,14 @@ import Testing
         let f = try RESTFixture()
         let ended = try f.insertCall(start: 1_800_000_000, status: .completed)
         let path = "\(f.accountPath)/Calls/\(ended.sid).json"
-        // Hanging up an ended call is a no-op; redirecting it is 21220.
-        #expect(await f.post(path, [("Status", "completed")]).status == 200)
-        let redirect = await f.post(path, [("Url", "https://app.example.com/x")])
-        #expect(redirect.status == 400 && redirect.jsonObject.int("code") == 21220)
+        // One rule for a call that is over: hanging it up, redirecting it or replacing its TwiML is 21220.
+        for form in [[("Status", "completed")], [("Status", "canceled")], [("Url", "https://app.example.com/x")],
+                     [("Twiml", "<Response><Hangup/></Response>")]] {
+            let response = await f.post(path, form)
+            #expect(response.status == 400 && response.jsonObject.int("code") == 21220, "\(form)")
+        }
         #expect(f.control.actions.isEmpty)
-        for form in [[("Status", "busy")], [("Url", "mailto:x@example.com")], [("Url", "https://a/b"), ("Method", "PATCH")],
-                     [("Twiml", "<Response/>")]] {
+        for form in [[("Status", "busy")], [("Url", "mailto:x@example.com")], [("Url", "https://a/b"), ("Method", "PATCH")]] {
             let response = await f.post(path, form)
             #expect(response.status == 400 && response.jsonObject.int("code") == 20001, "\(form)")
         }
@@ -182,7 +183,9 @@ import Testing
             #expect(response.status == 200 && response.body == wav)
             #expect(response.headers["Content-Type"] == "audio/x-wav")
         }
-        #expect(await f.get("\(f.accountPath)/Recordings/\(r1.sid).mp3").status == 404)
+        #expect(await f.get("\(f.accountPath)/Recordings/\(r1.sid).ogg").status == 404)
+        // Not a WAV the server can read: no MP3 of it (RESTRecordingTests has real ones).
+        #expect(await f.get("\(f.accountPath)/Recordings/\(r1.sid).mp3").status == 500)
         #expect(await f.get("\(f.accountPath)/Recordings/\(r2.sid).wav").status == 404)  // file missing
         // Media needs no credentials by default (the vendor's default; the SID is the capability)…
         let open = await f.get("\(f.accountPath)/Recordings/\(r1.sid).wav", headers: [:])

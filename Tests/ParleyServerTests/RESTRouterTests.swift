@@ -72,10 +72,10 @@ import Testing
         #expect(missing.jsonObject.string("message") == "The requested resource \(f.accountPath)/Queues.json was not found")
         #expect(await f.get("/2010-04-01/Nothing.json").status == 404)
         #expect(await f.get("\(f.accountPath)/Calls/\(SID.make("CA"))").status == 404)  // no .json
-        let post = await f.post("\(f.accountPath)/Calls.json", [("To", "client:bob")])
-        #expect(post.status == 405)
-        #expect(post.jsonObject.int("code") == 20004)
-        #expect(post.headers["Allow"] == "GET")
+        let delete = await f.delete("\(f.accountPath)/Calls.json")
+        #expect(delete.status == 405)
+        #expect(delete.jsonObject.int("code") == 20004)
+        #expect(delete.headers["Allow"] == "GET, POST")
         let json = await f.router.handle(HTTPRequest(method: "POST", target: "\(f.accountPath)/Applications.json",
                                                      headers: ["Authorization": f.keyAuth["Authorization"]!,
                                                                "Content-Type": "application/json"],

@@ -3,12 +3,12 @@ import Foundation
 import HTTPWire
 import ParleyServer
 import ParleyStore
-import Synchronization
+import ParleyTestSupport
 
 /// A `TwilioRESTRouter` over an in-memory store with a default account and key, driven in-process.
 struct RESTFixture {
     let store: InMemoryAccountStore
-    let control: RecordingCallControl
+    let control: CallControlRecorder
     let router: TwilioRESTRouter
     let account: Account
     let key: APIKey
@@ -18,7 +18,7 @@ struct RESTFixture {
         let defaults = try store.ensureDefaultAccount()
         account = defaults.account
         key = defaults.apiKey
-        control = RecordingCallControl()
+        control = CallControlRecorder()
         router = TwilioRESTRouter(store: store, calls: live ? control : nil, publicBaseURL: { "https://voice.example.com/" })
     }
 
@@ -61,33 +61,6 @@ struct RESTFixture {
                               createdAt: start, updatedAt: start)
         try store.insertCall(call)
         return call
-    }
-}
-
-/// A `LiveCallControl` double that records what the REST API asked and answers from `live`.
-final class RecordingCallControl: LiveCallControl {
-    enum Action: Equatable {
-        case hangUp(String, String)
-        case redirect(String, String, String)
-    }
-
-    private let state = Mutex<(actions: [Action], live: Set<String>)>(([], []))
-
-    var actions: [Action] { state.withLock { $0.actions } }
-    func setLive(_ sid: String) { state.withLock { _ = $0.live.insert(sid) } }
-
-    func hangUp(callSid: String, status: String) async -> Bool {
-        state.withLock { s in
-            s.actions.append(.hangUp(callSid, status))
-            return s.live.remove(callSid) != nil
-        }
-    }
-
-    func redirect(callSid: String, url: String, method: String) async -> Bool {
-        state.withLock { s in
-            s.actions.append(.redirect(callSid, url, method))
-            return s.live.contains(callSid)
-        }
     }
 }
 

@@ -78,6 +78,15 @@ import Testing
         #expect(throws: StoreError.notFound("call \(ghost.sid)")) { try store.updateCall(ghost) }
         #expect(try store.call(sid: ghost.sid) == nil)
         #expect(throws: StoreError.notFound("account ACnope")) { try store.insertCall(CallRecord.sample(account: "ACnope", start: 1)) }
+
+        // Deleting removes the row and only it; a second delete finds nothing.
+        let kept = CallRecord.sample(account: account.sid, start: 200)
+        try store.insertCall(kept)
+        #expect(try store.deleteCall(sid: call.sid))
+        #expect(try !store.deleteCall(sid: call.sid))
+        #expect(try store.call(sid: call.sid) == nil)
+        #expect(try store.calls(CallQuery(accountSid: account.sid, limit: 10)) == [kept])
+        #expect(throws: StoreError.notFound("call \(call.sid)")) { try store.updateCall(call) }
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -188,6 +197,12 @@ import Testing
         #expect(try store.recordings(accountSid: account.sid, callSid: callA) == [r3, r1])
         #expect(try store.recordings(accountSid: other.sid, callSid: callA).isEmpty)
         #expect(throws: StoreError.conflict("recording \(r1.sid)")) { try store.insertRecording(r1) }
+
+        #expect(try store.deleteRecording(sid: r3.sid))
+        #expect(try !store.deleteRecording(sid: r3.sid))
+        #expect(try store.recording(sid: r3.sid) == nil)
+        #expect(try store.recordings(accountSid: account.sid, callSid: callA) == [r1])
+        #expect(try store.recordings(accountSid: account.sid, callSid: nil) == [r2, r1])
     }
 }
 

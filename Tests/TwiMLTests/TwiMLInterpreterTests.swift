@@ -191,6 +191,31 @@ func say(_ text: String, loop: Int = 1) -> TwiMLAction { .say(text: text, voice:
         #expect(recording.handle(.redirect(url: "/x", method: .post), now: 1).first == .stopRecording)
     }
 
+    @Test func restTwimlReplacesTheDocumentInPlace() throws {
+        // Dialing: the dial is cancelled and the new document runs at once, without a fetch; its
+        // relative URLs resolve against the document it replaced.
+        var dialing = try interpreter("<Dial><Client>bob</Client></Dial><Say>never</Say>")
+        _ = dialing.start(now: 0)
+        #expect(dialing.handle(.replace(try document("<Play>hold.wav</Play><Redirect>next</Redirect>")), now: 10)
+                == [.cancelDial, .play(url: "https://app.example.com/voice/hold.wav", loop: 1)])
+        #expect(dialing.handle(.dialCompleted(DialOutcome(status: .canceled)), now: 11) == [])
+        #expect(dialing.fetchCount == 0)
+        #expect(dialing.handle(.mediaFinished, now: 12) == [.fetch(url: "https://app.example.com/voice/next", method: .post,
+                                                                  parameters: [])])
+
+        // Waiting in a pause: nothing to stop; a document that ends hangs up.
+        var pausing = try interpreter("<Pause length='30'/>")
+        _ = pausing.start(now: 0)
+        #expect(pausing.handle(.replace(try document("<Say>bye</Say>")), now: 5) == [.answer, say("bye")])
+        #expect(pausing.nextDeadline == nil)
+        #expect(pausing.handle(.mediaFinished, now: 6) == [.hangup])
+        #expect(pausing.handle(.replace(try document("<Say>late</Say>")), now: 7) == [])
+
+        var gathering = try interpreter("<Gather><Say>menu</Say></Gather>")
+        _ = gathering.start(now: 0)
+        #expect(gathering.handle(.replace(try document("<Hangup/>")), now: 1) == [.stopMedia, .hangup])
+    }
+
     @Test func fetchFailureEndsTheCallWithAReason() throws {
         var t = try interpreter("<Redirect>/next</Redirect>")
         _ = t.start(now: 0)

@@ -2,7 +2,7 @@ import HTTPWire
 
 /// The parameters of one REST request: the query for GET, the
 /// `application/x-www-form-urlencoded` body for POST (the vendor's API takes no JSON bodies).
-/// Names are case-sensitive, as the vendor's; the first value of a repeated name wins.
+/// Names are case-sensitive, as the vendor's; the first value of a repeated name wins (`values` has them all).
 struct RESTParameters {
     private(set) var pairs: [(name: String, value: String)]
 
@@ -26,6 +26,9 @@ struct RESTParameters {
     }
 
     subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+
+    /// Every value of `name`, in order (a repeated name such as `StatusCallbackEvent`).
+    func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
 
     /// Whether `name` was sent at all (an empty value counts: it clears a field).
     func contains(_ name: String) -> Bool { pairs.contains { $0.name == name } }

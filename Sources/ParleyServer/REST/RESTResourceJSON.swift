@@ -2,8 +2,9 @@ import AccessToken
 import ParleyStore
 
 /// Resources in the vendor's v2010 JSON shape (snake_case names, RFC 2822 dates, `uri` relative to
-/// the API root), with the fields the `twilio` library reads. Parley has no prices, SMS or caller ID
-/// lookup: those fields are present with null or default values, as the vendor's are when unused.
+/// the API root), with the fields the `twilio` library reads. Parley has no prices, SMS, phone
+/// numbers, SIP trunks, answering machine detection or STIR/SHAKEN: those fields are present with
+/// null or default values, as the vendor's are when unused (docs/voice.md lists them).
 enum RESTResourceJSON {
     static let apiVersion = "2010-04-01"
 
@@ -58,7 +59,9 @@ enum RESTResourceJSON {
         ])
     }
 
-    static func call(_ c: CallRecord) -> JSONValue {
+    /// A call; `forwardedFrom` is what the parent of a dialed leg was to (the vendor's
+    /// `forwarded_from` for a forwarded call). `caller_name` is the caller's client identity.
+    static func call(_ c: CallRecord, forwardedFrom: String? = nil) -> JSONValue {
         let path = "\(accountPath(c.accountSid))/Calls/\(c.sid)"
         // The vendor leaves duration empty while a call is live and writes "0" for calls never answered.
         let duration: JSONValue = c.duration.map { .string(String($0)) } ?? (c.status.isFinal ? .string("0") : .null)
@@ -82,10 +85,11 @@ enum RESTResourceJSON {
             "direction": .string(c.direction),
             "answered_by": .null,
             "api_version": .string(apiVersion),
-            "forwarded_from": .null,
+            "forwarded_from": optional(forwardedFrom),
             "group_sid": .null,
-            "caller_name": .null,
+            "caller_name": optional(c.from.hasPrefix("client:") ? String(c.from.dropFirst("client:".count)) : nil),
             "queue_time": .string("0"),
+            "stir_verstat": .null,
             "trunk_sid": .null,
             "uri": .string(path + ".json"),
             "subresource_uris": .object([

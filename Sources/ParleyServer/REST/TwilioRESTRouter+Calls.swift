@@ -2,57 +2,97 @@ import AccessToken
 import HTTPWire
 import ParleyCore
 import ParleyStore
+import TwiML
 
 /// `Calls.json` and `Calls/{CA}.json`.
 extension TwilioRESTRouter {
-    func listCalls(_ context: Context) throws(RESTFailure) -> HTTPResponse {
-        try Self.allow(context, "GET")
+    func listCalls(_ context: Context) async throws(RESTFailure) -> HTTPResponse {
+        try Self.allow(context, "GET, POST")
+        if context.method == "POST" { return try await createCall(context) }
         let paging = try RESTPaging(context.parameters)
         var query = try RESTCallFilters.query(context.parameters, accountSid: context.account.sid)
         query.offset = paging.offset
         query.limit = paging.pageSize + 1  // one more tells whether a next page exists
         let finalQuery = query
         let found = try storeCall { () throws(StoreError) in try store.calls(finalQuery) }
-        let records = found.prefix(paging.pageSize).map(RESTResourceJSON.call)
-        return Self.json(paging.envelope(key: "calls", records: Array(records), hasMore: found.count > paging.pageSize,
+        let page = Array(found.prefix(paging.pageSize))
+        let records = try callsJSON(page)
+        return Self.json(paging.envelope(key: "calls", records: records, hasMore: found.count > paging.pageSize,
                                          path: context.path, filters: RESTCallFilters.echoed(context.parameters)))
     }
 
     func call(_ context: Context, sid: String) async throws(RESTFailure) -> HTTPResponse {
-        try Self.allow(context, "GET, POST")
+        try Self.allow(context, "GET, POST, DELETE")
         let record = try ownedCall(sid, context)
-        guard context.method == "POST" else { return Self.json(RESTResourceJSON.call(record)) }
-        try await update(record, context)
-        return Self.json(RESTResourceJSON.call(try ownedCall(sid, context)))
+        switch context.method {
+        case "POST":
+            try await update(record, context)
+            return Self.json(try callsJSON([try ownedCall(sid, context)])[0])
+        case "DELETE":
+            // The vendor keeps a call's record until it is over (20009), then deletes it for good;
+            // its recordings stay (they have their own DELETE).
+            guard record.status.isFinal else {
+                throw RESTFailure(status: 409, code: .deleteBeforeComplete,
+                                  message: "Cannot delete this resource before it is complete")
+            }
+            guard try storeCall({ () throws(StoreError) in try store.deleteCall(sid: sid) }) else { throw .notFound(context.path) }
+            return .status(204)
+        default:
+            return Self.json(try callsJSON([record])[0])
+        }
     }
 
-    /// `Status=completed|canceled` ends the call; `Url` (+`Method`) redirects it. An ended call
-    /// takes a hang-up as a no-op (the vendor does the same) but refuses a redirect with 21220, as
-    /// does a call this server's engine does not hold.
+    /// Calls in the vendor's shape; a dialed leg's `forwarded_from` is what its parent call was to.
+    func callsJSON(_ records: [CallRecord]) throws(RESTFailure) -> [JSONValue] {
+        var parentTo: [String: String] = [:]
+        for parent in Set(records.compactMap(\.parentCallSid)) {
+            parentTo[parent] = try storeCall { () throws(StoreError) in try store.call(sid: parent) }?.to
+        }
+        return records.map { RESTResourceJSON.call($0, forwardedFrom: $0.parentCallSid.flatMap { parentTo[$0] }) }
+    }
+
+    /// One rule for a call that is over (or that no running engine holds): every update is 21220,
+    /// as the vendor answers any real-time operation on a call that is not in progress. On a live call:
+    /// - `Status=completed` hangs up; `Status=canceled` ends it only while it is not answered
+    ///   (the vendor's rule: canceled "does not affect calls already in progress");
+    /// - `Url` (+`Method`) redirects it; `Twiml` replaces its TwiML in place (`Url` wins when both
+    ///   are given, as with the vendor, who warns 32019);
+    /// - a call created over REST takes `Url`/`Twiml` only once answered.
     private func update(_ record: CallRecord, _ context: Context) async throws(RESTFailure) {
         let p = context.parameters
-        if p["Twiml"] != nil {
-            throw .invalidParameter("Twiml is not supported: host the document and pass its Url")
+        let status = p["Status"].flatMap { $0.isEmpty ? nil : $0 }
+        if let status, status != "completed" && status != "canceled" {
+            throw .invalidParameter("Status must be completed or canceled, got \(status)")
         }
-        if let status = p["Status"], !status.isEmpty {
-            guard status == "completed" || status == "canceled" else {
-                throw .invalidParameter("Status must be completed or canceled, got \(status)")
-            }
-            if record.status.isFinal { return }
-            guard let calls, await calls.hangUp(callSid: record.sid, status: status) else {
+        let url = try Self.url(p, "Url")
+        let method = try Self.method(p, "Method", fallback: "POST")
+        let twiml = try Self.twiml(p)
+        guard status != nil || url != nil || twiml != nil else { return }
+        guard !record.status.isFinal else {
+            throw .invalidCallState("Call is not in-progress. Cannot \(status == nil ? "redirect" : "hang up").")
+        }
+        guard let calls else { throw .invalidCallState("Call \(record.sid) is not live on this server") }
+        let createdOverREST = record.direction == "outbound-api" && record.parentCallSid == nil
+        if let status {
+            if createdOverREST, record.answerTime == nil, await calls.cancelRinging(callSid: record.sid) { return }
+            if status == "canceled", record.status == .inProgress { return }
+            guard await calls.hangUp(callSid: record.sid, status: status) else {
                 throw .invalidCallState("Call \(record.sid) is not live on this server")
             }
             return
         }
-        if let url = try Self.url(p, "Url") {
-            let method = try Self.method(p, "Method", fallback: "POST")
-            guard !record.status.isFinal else {
-                throw .invalidCallState("Call is not in-progress. Cannot redirect.")
-            }
-            guard let calls, await calls.redirect(callSid: record.sid, url: url, method: method) else {
-                throw .invalidCallState("Call \(record.sid) is not live on this server")
-            }
+        if createdOverREST, record.status != .inProgress {
+            throw .invalidCallState("Call is not in-progress. Cannot redirect.")
         }
+        let done: Bool
+        if let url {
+            done = await calls.redirect(callSid: record.sid, url: url, method: method)
+        } else if let twiml {
+            done = await calls.replaceTwiML(callSid: record.sid, document: twiml)
+        } else {
+            done = true
+        }
+        guard done else { throw .invalidCallState("Call \(record.sid) is not live on this server") }
     }
 
     /// The call with `sid` if it belongs to the authenticated account, else 404.

@@ -1,10 +1,11 @@
 import AccessToken
 import HTTPWire
 
-/// `Conferences.json` (filters `FriendlyName`, `Status`; paging), `Conferences/{CF}.json`,
-/// `Conferences/{CF}/Participants.json` and `Conferences/{CF}/Participants/{CA}.json`: read-only
-/// views of the engine's conferences (live ones, and the most recent ended ones this server
-/// process remembers; conferences are not stored).
+/// `Conferences.json` (filters `FriendlyName`, `Status`; paging), `Conferences/{CF}.json` (update:
+/// `Status=completed`), `Conferences/{CF}/Participants.json` and
+/// `Conferences/{CF}/Participants/{CA}.json` (update: `Muted`, `Hold`; delete: kick): the engine's
+/// conferences (live ones, and the most recent ended ones this server process remembers;
+/// conferences are not stored).
 extension TwilioRESTRouter {
     private var directory: (any ConferenceDirectory)? { calls as? any ConferenceDirectory }
 
@@ -27,11 +28,21 @@ extension TwilioRESTRouter {
                                          hasMore: page.hasMore, path: context.path, filters: filters))
     }
 
+    /// GET; POST `Status=completed` ends a live conference (reason `conference-ended-via-api`):
+    /// every participant's `<Dial>` completes and its TwiML goes on. An ended one answers as it is.
     func conference(_ context: Context, sid: String) async throws(RESTFailure) -> HTTPResponse {
-        try Self.allow(context, "GET")
+        try Self.allow(context, "GET, POST")
         let all = await directory?.conferenceSummaries(accountSid: context.account.sid) ?? []
         guard let found = all.first(where: { $0.sid == sid }) else { throw .notFound(context.path) }
-        return Self.json(Self.conferenceJSON(found))
+        guard context.method == "POST" else { return Self.json(Self.conferenceJSON(found)) }
+        let p = context.parameters
+        try Self.refuseUnsupported(p, ["AnnounceUrl"])
+        guard let status = p["Status"], !status.isEmpty else { return Self.json(Self.conferenceJSON(found)) }
+        guard status == "completed" else { throw .invalidParameter("Status must be completed, got \(status)") }
+        guard let ended = await directory?.endConference(accountSid: context.account.sid, conferenceSid: sid) else {
+            throw .notFound(context.path)
+        }
+        return Self.json(Self.conferenceJSON(ended))
     }
 
     func listParticipants(_ context: Context, conferenceSid: String) async throws(RESTFailure) -> HTTPResponse {
@@ -43,11 +54,49 @@ extension TwilioRESTRouter {
                                          hasMore: page.hasMore, path: context.path, filters: []))
     }
 
+    /// GET; POST `Muted`, `Hold` (true/false); DELETE removes the participant (kick): its
+    /// `<Dial>` completes and its TwiML goes on. `HoldUrl` is not fetched: the built-in hold music plays.
     func participant(_ context: Context, conferenceSid: String, callSid: String) async throws(RESTFailure) -> HTTPResponse {
-        try Self.allow(context, "GET")
+        try Self.allow(context, "GET, POST, DELETE")
         let all = try await participants(context, conferenceSid: conferenceSid)
         guard let found = all.first(where: { $0.callSid == callSid }) else { throw .notFound(context.path) }
-        return Self.json(Self.participantJSON(found))
+        let account = context.account.sid
+        switch context.method {
+        case "POST":
+            let p = context.parameters
+            try Self.refuseUnsupported(p, ["AnnounceUrl", "CallSidToCoach"])
+            if try Self.bool(p, "Coaching") == true { throw .invalidParameter("Coaching is not supported") }
+            let muted = try Self.bool(p, "Muted"), hold = try Self.bool(p, "Hold")
+            guard let updated = await directory?.updateParticipant(accountSid: account, conferenceSid: conferenceSid,
+                                                                   callSid: callSid, muted: muted, hold: hold) else {
+                throw .notFound(context.path)  // it left meanwhile
+            }
+            return Self.json(Self.participantJSON(updated))
+        case "DELETE":
+            guard await directory?.removeParticipant(accountSid: account, conferenceSid: conferenceSid, callSid: callSid) == true else {
+                throw .notFound(context.path)
+            }
+            return .status(204)
+        default:
+            return Self.json(Self.participantJSON(found))
+        }
+    }
+
+    /// `true` / `false` (any case); nil when absent or empty.
+    static func bool(_ p: RESTParameters, _ name: String) throws(RESTFailure) -> Bool? {
+        guard let text = p[name], !text.isEmpty else { return nil }
+        switch text.lowercased() {
+        case "true": return true
+        case "false": return false
+        default: throw .invalidParameter("\(name) must be true or false, got \(text)")
+        }
+    }
+
+    /// 20001 for parameters whose feature Parley does not have (rather than ignoring them).
+    private static func refuseUnsupported(_ p: RESTParameters, _ names: [String]) throws(RESTFailure) {
+        for name in names where !(p[name] ?? "").isEmpty {
+            throw .invalidParameter("\(name) is not supported")
+        }
     }
 
     private func participants(_ context: Context, conferenceSid: String) async throws(RESTFailure) -> [ConferenceParticipantSummary] {
@@ -91,7 +140,7 @@ extension TwilioRESTRouter {
             "date_created": .string(RESTTime.rfc2822(p.createdAt)),
             "date_updated": .string(RESTTime.rfc2822(p.createdAt)),
             "end_conference_on_exit": .bool(p.endConferenceOnExit),
-            "hold": .bool(false),
+            "hold": .bool(p.hold),
             "label": p.label.map(JSONValue.string) ?? .null,
             "muted": .bool(p.muted),
             "queue_time": .null,

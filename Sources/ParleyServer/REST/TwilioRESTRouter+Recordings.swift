@@ -1,9 +1,10 @@
 import AccessToken
 import Foundation
 import HTTPWire
+import ParleyCore
 import ParleyStore
 
-/// `Recordings.json`, `Calls/{CA}/Recordings.json`, `Recordings/{RE}.json|.wav` and
+/// `Recordings.json`, `Calls/{CA}/Recordings.json`, `Recordings/{RE}.json|.wav|.mp3` and
 /// `Calls/{CA}/Recordings/{RE}.json`.
 extension TwilioRESTRouter {
     /// Recordings larger than this are not served from memory (about 3.5 hours of 8 kHz mono 16-bit audio).
@@ -29,36 +30,44 @@ extension TwilioRESTRouter {
                                          filters: filters))
     }
 
-    /// `name` is `RE….json` (the resource), `RE….wav` or `RE…` (the audio file).
+    /// `name` is `RE….json` (the resource: GET, DELETE), `RE….wav`, `RE….mp3` or `RE…` (the audio).
     func recording(_ context: Context, name: String, callSid: String?) throws(RESTFailure) -> HTTPResponse {
-        try Self.allow(context, "GET")
         guard let sid = Self.stripJSON(name) else {
+            try Self.allow(context, "GET")
             guard callSid == nil else { throw .notFound(context.path) }
             return try recordingMedia(name: name, accountSid: context.account.sid, path: context.path)
         }
+        try Self.allow(context, "GET, DELETE")
         guard let recording = try storeCall({ () throws(StoreError) in try store.recording(sid: sid) }),
               recording.accountSid == context.account.sid, callSid == nil || recording.callSid == callSid else {
             throw .notFound(context.path)
         }
+        if context.method == "DELETE" {
+            // The row first: once it is gone nothing serves the files, which then go too.
+            guard try storeCall({ () throws(StoreError) in try store.deleteRecording(sid: sid) }) else {
+                throw .notFound(context.path)
+            }
+            RecordingMedia.removeFiles(of: recording)
+            return .status(204)
+        }
         return Self.json(RESTResourceJSON.recording(recording, mediaBase: publicBaseURL(), underCall: callSid != nil))
     }
 
-    /// The WAV file of `RE….wav` or `RE…` if it belongs to `accountSid`; `.mp3` and other formats
-    /// are 404 (Parley records WAV only).
+    /// The audio of `RE…`, `RE….wav` (the WAV file) or `RE….mp3` (MP3, encoded on first request)
+    /// if it belongs to `accountSid`; other extensions are 404.
     func recordingMedia(name: String, accountSid: String, path: String) throws(RESTFailure) -> HTTPResponse {
-        let sid = name.hasSuffix(".wav") ? String(name.dropLast(4)) : name
+        let format: RecordingMedia.Format = name.hasSuffix(".mp3") ? .mp3 : .wav
+        let sid = name.hasSuffix(".wav") || name.hasSuffix(".mp3") ? String(name.dropLast(4)) : name
         guard SID.isValid(sid, prefix: "RE"),
               let recording = try storeCall({ () throws(StoreError) in try store.recording(sid: sid) }),
               recording.accountSid == accountSid else { throw .notFound(path) }
-        return try media(recording, path: path)
-    }
-
-    private func media(_ recording: RecordingRecord, path: String) throws(RESTFailure) -> HTTPResponse {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: recording.filePath)
-        guard let size = (attributes?[.size] as? NSNumber)?.intValue, size <= Self.maxMediaBytes,
-              let data = FileManager.default.contents(atPath: recording.filePath) else {
-            throw .notFound(path)
+        do {
+            let bytes = try RecordingMedia.bytes(of: recording, format: format, maxWAVBytes: Self.maxMediaBytes)
+            return HTTPResponse(status: 200, headers: ["Content-Type": format.contentType], body: bytes)
+        } catch {
+            if case .unreadable = error { throw .notFound(path) }
+            Log.error(.platform, "recording \(sid): \(error)")
+            throw RESTFailure(status: 500, code: .restInternalServer, message: "Internal server error")
         }
-        return HTTPResponse(status: 200, headers: ["Content-Type": "audio/x-wav"], body: Array(data))
     }
 }

@@ -10,13 +10,16 @@ import ParleyStore
 /// - `Applications.json`: GET list (`FriendlyName`, paging), POST create. `Applications/{AP}.json`:
 ///   GET, POST update, DELETE (204).
 /// - `Calls.json`: GET list (`Status`, `To`, `From`, `ParentCallSid`, `StartTime[<>=]`,
-///   `EndTime[<>=]`, paging). `Calls/{CA}.json`: GET; POST `Status=completed|canceled` hangs up,
-///   `Url` (+`Method`) redirects the live call to new TwiML.
-/// - `Conferences.json` (`FriendlyName`, `Status`, paging), `Conferences/{CF}.json`,
-///   `Conferences/{CF}/Participants.json` and `Participants/{CA}.json`: GET (read-only).
+///   `EndTime[<>=]`, paging); POST creates a call to a client identity (`To=client:NAME`, `Url`,
+///   `Twiml` or `ApplicationSid`). `Calls/{CA}.json`: GET; POST `Status=completed|canceled` hangs
+///   up, `Url` (+`Method`) redirects the live call, `Twiml` replaces its TwiML (a call that is over:
+///   21220); DELETE removes a finished call's record (a live one: 20009).
+/// - `Conferences.json` (`FriendlyName`, `Status`, paging), `Conferences/{CF}.json` (POST
+///   `Status=completed` ends it), `Conferences/{CF}/Participants.json` and `Participants/{CA}.json`
+///   (POST `Muted`, `Hold`; DELETE kicks).
 /// - `Recordings.json` (`CallSid`, `DateCreated[<>]`, paging), `Calls/{CA}/Recordings.json`,
-///   `Recordings/{RE}.json` and `Calls/{CA}/Recordings/{RE}.json`; `Recordings/{RE}.wav` (or no
-///   extension) downloads the WAV file.
+///   `Recordings/{RE}.json` and `Calls/{CA}/Recordings/{RE}.json` (GET, DELETE); `Recordings/{RE}.wav`
+///   (or no extension) downloads the WAV file, `Recordings/{RE}.mp3` an MP3 of it.
 /// - `Keys.json`: GET list (paging), POST create (`FriendlyName`; the answer is the only one with
 ///   the `secret`). `Keys/{SK}.json`: GET, DELETE (204) revokes the key: sessions and echo sessions
 ///   its tokens opened end within a second (`CredentialWatcher`). Only the account's auth token
@@ -42,7 +45,7 @@ public struct TwilioRESTRouter: Sendable {
 
     /// - Parameters:
     ///   - store: accounts, keys, applications, calls and recordings.
-    ///   - calls: the live call engine for `POST Calls/{CA}.json`; nil answers such updates with 21220.
+    ///   - calls: the call engine for `POST Calls.json` and `POST Calls/{CA}.json`; nil answers those with 21220.
     ///   - publicBaseURL: the server's external base URL (`https://voice.example.com`), read per
     ///     request, for absolute URLs such as a recording's `media_url`.
     public init(store: any PlatformStore, calls: (any LiveCallControl)?, publicBaseURL: @escaping @Sendable () -> String) {
@@ -117,7 +120,7 @@ public struct TwilioRESTRouter: Sendable {
         case 1:
             switch rest[0] {
             case "Applications.json": return try listOrCreateApplications(context)
-            case "Calls.json": return try listCalls(context)
+            case "Calls.json": return try await listCalls(context)
             case "Recordings.json": return try listRecordings(context, callSid: nil)
             case "Conferences.json": return try await listConferences(context)
             case "Keys.json": return try listOrCreateKeys(context)

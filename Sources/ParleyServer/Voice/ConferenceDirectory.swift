@@ -5,6 +5,16 @@ protocol ConferenceDirectory: Sendable {
     func conferenceSummaries(accountSid: String) async -> [ConferenceSummary]
     /// The participants of a conference: empty once it ended, nil when the account has no such conference.
     func conferenceParticipants(accountSid: String, conferenceSid: String) async -> [ConferenceParticipantSummary]?
+    /// Ends a live conference (`Status=completed`): every participant's `<Dial>` completes. The
+    /// conference as it is now (already ended ones unchanged); nil when the account has no such conference.
+    func endConference(accountSid: String, conferenceSid: String) async -> ConferenceSummary?
+    /// Mutes or unmutes, holds or resumes a participant (nil leaves that as it is); nil when the
+    /// live conference has no such participant.
+    func updateParticipant(accountSid: String, conferenceSid: String, callSid: String, muted: Bool?,
+                           hold: Bool?) async -> ConferenceParticipantSummary?
+    /// Removes a participant (kick): its `<Dial>` completes and its TwiML goes on. False when the
+    /// live conference has no such participant.
+    func removeParticipant(accountSid: String, conferenceSid: String, callSid: String) async -> Bool
 }
 
 extension VoiceService: ConferenceDirectory {}

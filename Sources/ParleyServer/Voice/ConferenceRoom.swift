@@ -73,6 +73,8 @@ final class ConferenceParticipant {
     /// The `<Dial>` it came from (timeLimit, hangupOnStar; the action is the interpreter's).
     let request: DialRequest
     var isMuted: Bool
+    /// Put on hold over REST: out of the mix (neither heard nor hearing it), hearing hold music.
+    var isOnHold = false
     let joinedAt: Int64
     /// The media session in the mixer, once the caller's media is connected.
     var mediaSessionID: String?
@@ -119,6 +121,7 @@ struct ConferenceParticipantSummary: Sendable, Equatable {
     var accountSid: String
     var label: String?
     var muted: Bool
+    var hold: Bool
     /// Always `connected`: Twilio's participant status describes the call, which is connected
     /// both in the mix and while waiting for the conference to start.
     var status: String
@@ -130,7 +133,7 @@ struct ConferenceParticipantSummary: Sendable, Equatable {
 extension ConferenceParticipant {
     var summary: ConferenceParticipantSummary {
         ConferenceParticipantSummary(callSid: callSid, conferenceSid: room.sid, accountSid: room.accountSid,
-                                     label: options.participantLabel, muted: isMuted, status: "connected",
+                                     label: options.participantLabel, muted: isMuted, hold: isOnHold, status: "connected",
                                      startConferenceOnEnter: options.startConferenceOnEnter,
                                      endConferenceOnExit: options.endConferenceOnExit, createdAt: joinedAt)
     }

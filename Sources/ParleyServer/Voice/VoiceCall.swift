@@ -33,6 +33,8 @@ final class VoiceCall {
     var recording: ActiveRecording?
     /// The conference the call's `<Dial><Conference>` joined.
     var conference: ConferenceParticipant?
+    /// A call created over REST while it rings its callee (nil once answered or ended).
+    var outbound: OutboundRinging?
 
     init(parent: CallLeg, authToken: String, application: Application?) {
         self.parent = parent

@@ -57,7 +57,7 @@ extension VoiceService {
     private func startConference(_ room: ConferenceRoom) {
         room.status = .inProgress
         room.updatedAt = wallClock
-        for participant in room.participants {
+        for participant in room.participants where !participant.isOnHold {
             guard let session = participant.mediaSessionID else { continue }
             player.stop(session: session)
             room.mixer.setActive(session: session, true)
@@ -74,14 +74,14 @@ extension VoiceService {
         let input = ConferenceInput()
         do {
             try room.mixer.add(session: session, codec: codec(of: call.parent), input: input, muted: participant.isMuted,
-                               active: room.isStarted)
+                               active: room.isStarted && !participant.isOnHold)
         } catch {
             Log.warning(.platform, "call \(call.sid): cannot join the conference's mix: \(error)")
             return leaveConference(call, reportToInterpreter: true, status: .failed)
         }
         participant.mediaSessionID = session
         participant.input = input
-        if room.isStarted {
+        if room.isStarted && !participant.isOnHold {
             player.stop(session: session)
         } else {
             playShared(configuration.holdMusic ? .holdMusic : .silence, to: call.parent)
@@ -98,8 +98,10 @@ extension VoiceService {
     }
 
     /// The call leaves its conference. With `reportToInterpreter` its `<Dial>` completes (the
-    /// TwiML goes on); without (the call ended, or a redirect) nothing is reported.
-    func leaveConference(_ call: VoiceCall, reportToInterpreter: Bool, status: DialCallStatus = .completed) {
+    /// TwiML goes on); without (the call ended, or a redirect) nothing is reported. `kicked`: it
+    /// was removed over REST (the room's end reason says so).
+    func leaveConference(_ call: VoiceCall, reportToInterpreter: Bool, status: DialCallStatus = .completed,
+                         kicked: Bool = false) {
         guard let participant = call.conference else { return }
         call.conference = nil
         participant.limitTask?.cancel()
@@ -114,11 +116,12 @@ extension VoiceService {
         }
         Log.info(.platform, "call \(call.sid) left conference \(room.sid) (\(room.participants.count) remain)")
         if room.status != .completed {
+            let how = kicked ? "kicked" : "left"
             if room.participants.isEmpty {
-                closeConference(room, reason: "last-participant-left")
+                closeConference(room, reason: "last-participant-\(how)")
             } else if participant.options.endConferenceOnExit {
                 room.endingCallSid = call.sid
-                closeConference(room, reason: "participant-with-end-conference-on-exit-left")
+                closeConference(room, reason: "participant-with-end-conference-on-exit-\(how)")
             } else if room.isStarted, participant.beepsOnExit {
                 room.mixer.play(ConferenceBeep.exit())
             }

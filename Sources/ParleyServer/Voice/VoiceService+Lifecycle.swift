@@ -81,6 +81,8 @@ extension VoiceService {
     /// Ends the whole call: every child leg, the caller's leg, the TwiML.
     func endCall(_ call: VoiceCall, status: CallStatus, error: ParleyError?, notifyCaller: Bool = true) {
         guard calls[call.sid] === call else { return }
+        // A REST-created call still ringing: its invites are withdrawn, whatever ends it.
+        stopRinging(call, code: error?.code ?? .callCancelled, reason: error?.failureReason ?? "the call ended")
         calls[call.sid] = nil
         call.quotaLease?.release()
         call.timerTask?.cancel()
@@ -200,7 +202,7 @@ extension VoiceService: LiveCallControl {
     }
 
     func redirect(callSid: String, url: String, method: String) async -> Bool {
-        guard let call = calls[callSid] else { return false }
+        guard let call = calls[callSid], call.outbound == nil else { return false }  // not before a created call is answered
         let verb = TwiMLMethod(rawValue: method.uppercased()) ?? .post
         if call.interpreter == nil {
             call.pendingDocument = nil

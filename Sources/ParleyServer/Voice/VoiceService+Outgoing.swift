@@ -153,7 +153,7 @@ extension VoiceService {
         }
     }
 
-    private func mediaConnectDeadline(callSid: String) {
+    func mediaConnectDeadline(callSid: String) {
         guard let call = calls[callSid], !call.mediaConnected else { return }
         endCall(call, status: .failed, error: ParleyError(.mediaConnection, reason: "the caller's media did not connect"))
     }

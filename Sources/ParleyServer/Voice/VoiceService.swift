@@ -208,9 +208,9 @@ actor VoiceService {
         case .invite(let invite):
             startOutgoingCall(invite, session: session, ref: ref)
         case .accept(let accept):
-            acceptIncoming(accept, session: session, ref: ref)
+            if !acceptOutbound(accept, session: session, ref: ref) { acceptIncoming(accept, session: session, ref: ref) }
         case .reject(let reject):
-            rejectIncoming(reject, session: session, ref: ref)
+            if !rejectOutbound(reject, session: session, ref: ref) { rejectIncoming(reject, session: session, ref: ref) }
         case .cancel(let reference):
             cancelOutgoing(reference, session: session, ref: ref)
         case .hangup(let hangup):
@@ -253,6 +253,7 @@ actor VoiceService {
 
     func shutdown() {
         for call in Array(calls.values) {
+            stopRinging(call, code: .callCancelled, reason: "the server is shutting down")
             endCall(call, status: .completed, error: ParleyError(.serviceUnavailable, reason: "the server is shutting down"))
         }
         for session in sessions.values { session.expiryTask?.cancel() }

@@ -129,7 +129,7 @@ let package = Package(
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
-                          dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
+                          dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "AudioCore", "ParleyAudio", "NetworkConditioner",
                                          "CallQuality", "ParleyOpus", "Signaling"],

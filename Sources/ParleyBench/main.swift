@@ -17,6 +17,8 @@ import ParleyCrypto
 OpenSSLRuntime.keepStateUntilExit()
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
+case "libraries":
+    LibraryBench.runAll()
 case "parsers":
     ParserBench.runAll()
 case "http":

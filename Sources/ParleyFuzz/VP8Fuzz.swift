@@ -1,0 +1,30 @@
+import VP8
+
+/// Feeds bytes to the VP8 payload descriptor and frame header parsers: a descriptor that parses
+/// must serialize back to the bytes it was read from (the one exception: the serializer always
+/// writes a 7-bit picture ID in 7 bits, which is what was read), and an in-place rewrite must keep
+/// the payload's length and reparse to the values written.
+enum VP8Fuzz {
+    static func run(_ data: UnsafeRawBufferPointer) {
+        let bytes = Array(data)
+        guard let descriptor = try? VP8PayloadDescriptor(parsing: bytes[...]) else { return }
+        let size = descriptor.serializedSize
+        precondition(size >= 1 && size <= bytes.count, "VP8 descriptor size out of range")
+        var out: [UInt8] = []
+        descriptor.serialize(into: &out)
+        precondition(out.count == size, "VP8 descriptor serialized to another size")
+        let reparsed = try? VP8PayloadDescriptor(parsing: out[...])
+        precondition(reparsed == descriptor, "VP8 descriptor does not round-trip")
+        _ = try? VP8FrameHeader.inPayload(bytes[...])
+
+        var rewritten = bytes
+        let pictureID: UInt16 = descriptor.hasLongPictureID ? 0x7ABC : 0x55
+        guard (try? VP8PayloadDescriptor.rewrite(&rewritten, at: 0, pictureID: pictureID, tl0PictureIndex: 0xA5)) != nil else {
+            preconditionFailure("a parsed descriptor must be rewritable")
+        }
+        precondition(rewritten.count == bytes.count, "rewrite changed the payload length")
+        let after = try? VP8PayloadDescriptor(parsing: rewritten[...])
+        precondition(after?.pictureID == descriptor.pictureID.map { _ in pictureID }, "rewrite lost the picture ID")
+        precondition(after?.tl0PictureIndex == descriptor.tl0PictureIndex.map { _ in 0xA5 }, "rewrite lost TL0PICIDX")
+    }
+}

@@ -56,6 +56,8 @@ let package = Package(
         .target(name: "SDP", swiftSettings: strict),
         // VP8 over RTP: payload descriptor and frame header (RFC 7741, RFC 6386 §9.1).
         .target(name: "VP8", swiftSettings: strict),
+        // WebRTC data channels: the DCEP messages (RFC 8832) and payload protocol identifiers.
+        .target(name: "DataChannel", swiftSettings: strict),
         // Pure audio: formats, WAV, G.711, tone and DTMF generation, Goertzel detection, levels.
         .target(name: "AudioCore", dependencies: ["WireKit"], swiftSettings: strict),
         // Pure call-quality model: MOS (E-model), Twilio quality warnings, Plivo media metrics.
@@ -138,13 +140,14 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
-                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "ParleyServer", "VP8"],
+                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "ParleyServer", "VP8", "DataChannel"],
                           swiftSettings: strict),
 
         // Tests.
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "VP8Tests", dependencies: ["VP8"], swiftSettings: strict),
+        .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit"], swiftSettings: strict),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "WireKit", "ParleyCrypto"], swiftSettings: strict),

@@ -5,7 +5,7 @@ import WebSocketWire
 /// The pure parsers under fuzzing. Each entry feeds arbitrary bytes to one parser; a parser may
 /// throw its documented error but must never trap, leak or read out of bounds.
 enum FuzzTarget: String, CaseIterable {
-    case http, websocket, jwt, stun, sdp, rtp, rtcp, srtp, red, wav, twiml, form, signaling, hpack, insights, vp8
+    case http, websocket, jwt, stun, sdp, rtp, rtcp, srtp, red, wav, twiml, form, signaling, hpack, insights, vp8, dcep
     case http2Frame = "http2-frame"
     case telephoneEvent = "telephone-event"
     case audioReceive = "audio-receive"
@@ -31,6 +31,7 @@ enum FuzzTarget: String, CaseIterable {
         case .hpack: HPACKFuzz.run(data)
         case .http2Frame: HTTP2FrameFuzz.run(data)
         case .vp8: VP8Fuzz.run(data)
+        case .dcep: DataChannelFuzz.run(data)
         }
     }
 }

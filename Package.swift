@@ -33,6 +33,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2",
                        providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx",
+                       providers: [.apt(["libvpx-dev"]), .brew(["libvpx"])]),
         .systemLibrary(name: "COpus", pkgConfig: "opus",
                        providers: [.apt(["libopus-dev"]), .brew(["opus"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
@@ -56,6 +58,10 @@ let package = Package(
         .target(name: "SDP", swiftSettings: strict),
         // VP8 over RTP: payload descriptor and frame header (RFC 7741, RFC 6386 §9.1).
         .target(name: "VP8", swiftSettings: strict),
+        // Pure video: I420 frames, the test pattern.
+        .target(name: "VideoCore", swiftSettings: strict),
+        // libvpx's VP8 encoder and decoder (the only importer of libvpx).
+        .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore"], swiftSettings: strict),
         // WebRTC data channels: the DCEP messages (RFC 8832) and payload protocol identifiers.
         .target(name: "DataChannel", swiftSettings: strict),
         // Pure audio: formats, WAV, G.711, tone and DTMF generation, Goertzel detection, levels.
@@ -147,6 +153,7 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "VP8Tests", dependencies: ["VP8"], swiftSettings: strict),
+        .testTarget(name: "ParleyVPXTests", dependencies: ["ParleyVPX", "VideoCore", "VP8"], swiftSettings: strict),
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit"], swiftSettings: strict),

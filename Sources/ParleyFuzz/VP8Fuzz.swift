@@ -7,6 +7,7 @@ import VP8
 enum VP8Fuzz {
     static func run(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data)
+        depacketize(bytes)
         guard let descriptor = try? VP8PayloadDescriptor(parsing: bytes[...]) else { return }
         let size = descriptor.serializedSize
         precondition(size >= 1 && size <= bytes.count, "VP8 descriptor size out of range")
@@ -26,5 +27,25 @@ enum VP8Fuzz {
         let after = try? VP8PayloadDescriptor(parsing: rewritten[...])
         precondition(after?.pictureID == descriptor.pictureID.map { _ in pictureID }, "rewrite lost the picture ID")
         precondition(after?.tl0PictureIndex == descriptor.tl0PictureIndex.map { _ in 0xA5 }, "rewrite lost TL0PICIDX")
+    }
+
+    /// The input as a run of packets (each chunk's first byte: length, marker bit, a sequence
+    /// skip) through the depacketizer: whatever arrives, it never traps nor grows without bound.
+    static func depacketize(_ bytes: [UInt8]) {
+        var depacketizer = VP8Depacketizer()
+        var offset = 0
+        var sequence: UInt16 = 0
+        while offset < bytes.count {
+            let control = bytes[offset]
+            let length = min(Int(control & 0x3F) + 1, bytes.count - offset - 1)
+            guard length > 0 else { break }
+            let payload = bytes[(offset + 1)...(offset + length)]
+            sequence &+= control & 0x40 != 0 ? 2 : 1
+            if let frame = try? depacketizer.push(sequenceNumber: sequence, timestamp: UInt32(control >> 7), marker: control & 0x80 != 0,
+                                                  payload: payload) {
+                precondition(frame.data.count <= VP8Depacketizer.maxFrameBytes, "assembled frame over the cap")
+            }
+            offset += 1 + length
+        }
     }
 }

@@ -33,6 +33,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2",
                        providers: [.apt(["libsrtp2-dev"]), .brew(["srtp"])]),
+        .systemLibrary(name: "CUsrSCTP", pkgConfig: "usrsctp",
+                       providers: [.apt(["libusrsctp-dev"]), .brew(["usrsctp"])]),
         .systemLibrary(name: "CVPX", pkgConfig: "vpx",
                        providers: [.apt(["libvpx-dev"]), .brew(["libvpx"])]),
         .systemLibrary(name: "COpus", pkgConfig: "opus",
@@ -62,6 +64,8 @@ let package = Package(
         .target(name: "VideoCore", swiftSettings: strict),
         // libvpx's VP8 encoder and decoder (the only importer of libvpx).
         .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore"], swiftSettings: strict),
+        // SCTP over a datagram path the owner provides (DTLS for data channels), on usrsctp without threads.
+        .target(name: "SCTP", dependencies: ["CUsrSCTP"], swiftSettings: strict),
         // WebRTC data channels: the DCEP messages (RFC 8832) and payload protocol identifiers.
         .target(name: "DataChannel", swiftSettings: strict),
         // Pure audio: formats, WAV, G.711, tone and DTMF generation, Goertzel detection, levels.
@@ -155,6 +159,7 @@ let package = Package(
         .testTarget(name: "VP8Tests", dependencies: ["VP8"], swiftSettings: strict),
         .testTarget(name: "ParleyVPXTests", dependencies: ["ParleyVPX", "VideoCore", "VP8"], swiftSettings: strict),
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
+        .testTarget(name: "SCTPTests", dependencies: ["SCTP"], swiftSettings: strict),
         .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit"], swiftSettings: strict),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "WireKit", "ParleyCrypto"], swiftSettings: strict),

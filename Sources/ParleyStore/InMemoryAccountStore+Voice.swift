@@ -66,10 +66,8 @@ extension InMemoryAccountStore: VoiceStore {
 
     public func updateCall(_ call: CallRecord) throws(StoreError) {
         try state.withLock { (s: inout State) throws(StoreError) in
-            guard let i = s.voice.calls.firstIndex(where: { $0.sid == call.sid && $0.accountSid == call.accountSid }) else {
-                throw .notFound("call \(call.sid)")
-            }
-            s.voice.calls[i] = call
+            try s.voice.calls.replace(where: { $0.sid == call.sid && $0.accountSid == call.accountSid }, with: call,
+                                      orThrow: .notFound("call \(call.sid)"))
         }
     }
 

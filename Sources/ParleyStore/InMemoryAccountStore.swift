@@ -9,6 +9,7 @@ public final class InMemoryAccountStore: AccountStore {
         var keys: [APIKey] = []
         var defaultAccountSid: String?
         var voice = InMemoryVoiceState()
+        var rooms = InMemoryRoomState()
         /// Insights events in insertion order (`InMemoryAccountStore+Insights.swift`).
         var insights: [InsightsEvent] = []
         /// Bumped by every key and auth-token change (`credentialsVersion()`).

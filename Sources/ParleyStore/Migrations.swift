@@ -111,6 +111,54 @@ enum Migrations {
             alive_at INTEGER NOT NULL
         );
         """,
+        // 4 → 5: video rooms, their participants and published tracks (the Rooms REST API).
+        """
+        CREATE TABLE rooms (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            unique_name TEXT NOT NULL,
+            type TEXT NOT NULL,
+            status TEXT NOT NULL,
+            status_callback TEXT,
+            status_callback_method TEXT NOT NULL,
+            max_participants INTEGER NOT NULL,
+            max_participant_duration INTEGER NOT NULL,
+            record_participants_on_connect INTEGER NOT NULL,
+            empty_room_timeout INTEGER NOT NULL,
+            unused_room_timeout INTEGER NOT NULL,
+            audio_only INTEGER NOT NULL,
+            video_codecs TEXT NOT NULL,
+            end_time INTEGER,
+            duration INTEGER,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX rooms_by_account ON rooms(account_sid, created_at);
+        CREATE UNIQUE INDEX rooms_in_progress_by_name ON rooms(account_sid, unique_name) WHERE status = 'in-progress';
+        CREATE TABLE participants (
+            sid TEXT PRIMARY KEY,
+            room_sid TEXT NOT NULL REFERENCES rooms(sid),
+            account_sid TEXT NOT NULL,
+            identity TEXT NOT NULL,
+            status TEXT NOT NULL,
+            start_time INTEGER NOT NULL,
+            end_time INTEGER,
+            duration INTEGER,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX participants_by_room ON participants(room_sid, start_time);
+        CREATE TABLE published_tracks (
+            sid TEXT PRIMARY KEY,
+            participant_sid TEXT NOT NULL REFERENCES participants(sid),
+            room_sid TEXT NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            enabled INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX published_tracks_by_participant ON published_tracks(participant_sid, created_at);
+        """,
     ]
 
     /// The version this build writes.

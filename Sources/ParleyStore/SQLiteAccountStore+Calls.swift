@@ -65,25 +65,18 @@ extension SQLiteAccountStore {
 
     public func calls(_ query: CallQuery) throws(StoreError) -> [CallRecord] {
         guard query.limit > 0, query.offset >= 0 else { return [] }
-        var conditions = ["account_sid = ?1"]
-        var values: [SQLValue] = [.text(query.accountSid)]
-        // Column names are fixed strings; only values are bound (numbered ?n, in order).
-        func add(_ column: String, _ comparison: String, _ value: SQLValue) {
-            values.append(value)
-            conditions.append("\(column) \(comparison) ?\(values.count)")
-        }
-        if let status = query.status { add("status", "=", .text(status.rawValue)) }
-        if let to = query.to { add("to_address", "=", .text(to)) }
-        if let from = query.from { add("from_address", "=", .text(from)) }
-        if let parent = query.parentCallSid { add("parent_call_sid", "=", .text(parent)) }
-        if let t = query.startedOnOrAfter { add("start_time", ">=", .integer(t)) }
-        if let t = query.startedOnOrBefore { add("start_time", "<=", .integer(t)) }
-        if let t = query.endedOnOrAfter { add("end_time", ">=", .integer(t)) }
-        if let t = query.endedOnOrBefore { add("end_time", "<=", .integer(t)) }
-        values.append(.integer(Int64(query.limit)))
-        values.append(.integer(Int64(query.offset)))
-        let sql = "\(VoiceRows.callColumns) WHERE \(conditions.joined(separator: " AND ")) "
-            + "ORDER BY start_time DESC, rowid DESC LIMIT ?\(values.count - 1) OFFSET ?\(values.count)"
+        var filter = SQLFilter()
+        filter.add("account_sid", "=", .text(query.accountSid))
+        if let status = query.status { filter.add("status", "=", .text(status.rawValue)) }
+        if let to = query.to { filter.add("to_address", "=", .text(to)) }
+        if let from = query.from { filter.add("from_address", "=", .text(from)) }
+        if let parent = query.parentCallSid { filter.add("parent_call_sid", "=", .text(parent)) }
+        if let t = query.startedOnOrAfter { filter.add("start_time", ">=", .integer(t)) }
+        if let t = query.startedOnOrBefore { filter.add("start_time", "<=", .integer(t)) }
+        if let t = query.endedOnOrAfter { filter.add("end_time", ">=", .integer(t)) }
+        if let t = query.endedOnOrBefore { filter.add("end_time", "<=", .integer(t)) }
+        let (sql, values) = filter.page(VoiceRows.callColumns, orderBy: "start_time DESC, rowid DESC",
+                                        limit: query.limit, offset: query.offset)
         return try db.withLock { (d) throws(StoreError) -> [CallRecord] in
             try d.query(sql, values).map(VoiceRows.call)
         }

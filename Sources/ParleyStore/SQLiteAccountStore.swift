@@ -26,6 +26,9 @@ public final class SQLiteAccountStore: AccountStore {
         self.now = now
     }
 
+    /// The schema version this build writes (the number of migrations).
+    public static var latestSchemaVersion: Int32 { Migrations.latest }
+
     /// The schema version of the open database.
     public var schemaVersion: Int32 {
         get throws(StoreError) { try db.withLock { (d) throws(StoreError) -> Int32 in try d.userVersion } }

@@ -141,18 +141,18 @@ import Testing
         let raw = try SQLiteDatabase(path: path)
         #expect(try raw.userVersion == 0)
         let store = try SQLiteAccountStore(path: path)
-        #expect(try store.schemaVersion == 4)
-        #expect(try raw.userVersion == 4)
+        #expect(try store.schemaVersion == SQLiteAccountStore.latestSchemaVersion)
+        #expect(try raw.userVersion == SQLiteAccountStore.latestSchemaVersion)
         let tables = try raw.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0.first?.string }
-        #expect(tables == ["accounts", "api_keys", "applications", "calls", "insights_events", "push_bindings", "recordings",
-                          "server_liveness"])
+        #expect(tables == ["accounts", "api_keys", "applications", "calls", "insights_events", "participants",
+                          "published_tracks", "push_bindings", "recordings", "rooms", "server_liveness"])
     }
 
     @Test func refusesNewerSchema() throws {
         let dir = try TempDir(); defer { dir.cleanup() }
         let path = dir.path("parley.db")
         try SQLiteDatabase(path: path).setUserVersion(99)
-        #expect(throws: StoreError.schemaTooNew(found: 99, supported: 4)) { try SQLiteAccountStore(path: path) }
+        #expect(throws: StoreError.schemaTooNew(found: 99, supported: SQLiteAccountStore.latestSchemaVersion)) { try SQLiteAccountStore(path: path) }
     }
 
     @Test func transactionRollsBack() throws {

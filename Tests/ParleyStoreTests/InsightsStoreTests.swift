@@ -70,7 +70,7 @@ import Testing
         let event: InsightsEvent
         do {
             let store = try SQLiteAccountStore(path: path)
-            #expect(try store.schemaVersion == 4)
+            #expect(try store.schemaVersion == SQLiteAccountStore.latestSchemaVersion)
             let account = try store.createAccount(friendlyName: "Acme")
             event = Self.event(account.sid, "listening", call: nil, at: 42, payload: #"{"edge":"roaming"}"#)
             try store.insertInsightsEvents([event])

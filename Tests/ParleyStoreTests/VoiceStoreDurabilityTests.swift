@@ -75,7 +75,7 @@ import Testing
             try raw.setUserVersion(1)
         }
         let store = try SQLiteAccountStore(path: path)
-        #expect(try store.schemaVersion == 4)
+        #expect(try store.schemaVersion == SQLiteAccountStore.latestSchemaVersion)
         let accounts = try store.accounts()
         #expect(accounts.map(\.sid) == ["AC00000000000000000000000000000001", "AC00000000000000000000000000000002"])
         for account in accounts {

@@ -66,6 +66,8 @@ let package = Package(
         .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore"], swiftSettings: strict),
         // SCTP over a datagram path the owner provides (DTLS for data channels), on usrsctp without threads.
         .target(name: "SCTP", dependencies: ["CUsrSCTP"], swiftSettings: strict),
+        // The SFU's pure decisions (dominant speaker, network quality, forwarding); no I/O.
+        .target(name: "SFU", dependencies: ["CallQuality"], swiftSettings: strict),
         // WebRTC data channels: the DCEP messages (RFC 8832) and payload protocol identifiers.
         .target(name: "DataChannel", swiftSettings: strict),
         // Pure audio: formats, WAV, G.711, tone and DTMF generation, Goertzel detection, levels.
@@ -160,6 +162,7 @@ let package = Package(
         .testTarget(name: "ParleyVPXTests", dependencies: ["ParleyVPX", "VideoCore", "VP8"], swiftSettings: strict),
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),
+        .testTarget(name: "SFUTests", dependencies: ["SFU"], swiftSettings: strict),
         .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit"], swiftSettings: strict),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "WireKit", "ParleyCrypto"], swiftSettings: strict),

@@ -66,6 +66,8 @@ let package = Package(
         .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore"], swiftSettings: strict),
         // SCTP over a datagram path the owner provides (DTLS for data channels), on usrsctp without threads.
         .target(name: "SCTP", dependencies: ["CUsrSCTP"], swiftSettings: strict),
+        // Recording containers: Ogg Opus (RFC 7845), IVF for VP8.
+        .target(name: "MediaContainers", swiftSettings: strict),
         // The SFU's pure decisions (dominant speaker, network quality, forwarding); no I/O.
         .target(name: "SFU", dependencies: ["CallQuality"], swiftSettings: strict),
         // WebRTC data channels: the DCEP messages (RFC 8832) and payload protocol identifiers.
@@ -163,6 +165,8 @@ let package = Package(
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),
         .testTarget(name: "SFUTests", dependencies: ["SFU"], swiftSettings: strict),
+        .testTarget(name: "MediaContainersTests", dependencies: ["MediaContainers", "ParleyOpus", "ParleyVPX", "VideoCore", "ParleyCore"],
+                    swiftSettings: strict),
         .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit"], swiftSettings: strict),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "WireKit", "ParleyCrypto"], swiftSettings: strict),

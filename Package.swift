@@ -3,7 +3,7 @@
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
 //   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame (system libraries),
 //                        CParleyLinux (epoll/mmsg shim)
-//   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
+//   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
@@ -50,6 +50,9 @@ let package = Package(
         .target(name: "HTTPWire", swiftSettings: strict),
         .target(name: "WebSocketWire", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "WireKit", swiftSettings: strict),
+        // Pure JSON (RFC 8259): the value model, a strict parser and a compact writer, shared by
+        // tokens, signaling, the REST API and Insights.
+        .target(name: "JSONWire", swiftSettings: strict),
         .target(name: "STUN", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "RTP", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "RTCP", dependencies: ["WireKit"], swiftSettings: strict),
@@ -75,10 +78,10 @@ let package = Package(
         .target(name: "ParleyAudio",
                 dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "RTCP", "CallQuality"],
                 swiftSettings: strict),
-        .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto"], swiftSettings: strict),
+        .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto", "JSONWire"], swiftSettings: strict),
         .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),
         // The signaling protocol (docs/signaling.md): JSON messages between SDK and server, pure.
-        .target(name: "Signaling", dependencies: ["ParleyCore", "AccessToken"], swiftSettings: strict),
+        .target(name: "Signaling", dependencies: ["ParleyCore", "JSONWire"], swiftSettings: strict),
 
         // Layer 3: networking and storage.
         .target(name: "ParleyNet",
@@ -87,7 +90,7 @@ let package = Package(
                 swiftSettings: strict),
         // Push notifications for incoming calls: APNs VoIP over HTTP/2 (ES256 tokens), webhook relay.
         .target(name: "PushNotifications",
-                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken"],
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken", "JSONWire"],
                 swiftSettings: strict),
         // Audio devices (the seed's AudioDevice model): file, tone, null, mixing, PulseAudio.
         .target(name: "AudioDevices", dependencies: ["ParleyCore", "AudioCore", "CPulseAudio"],
@@ -105,13 +108,13 @@ let package = Package(
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
                                "ParleySRTP", "ParleyOpus", "WebRTC", "SDP", "TwiML", "Signaling", "PushNotifications",
                                "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices",
-                               "ParleyMP3"],
+                               "ParleyMP3", "JSONWire"],
                 swiftSettings: strict),
 
         // Layer 4: the voice SDK (Voice, Call, CallInvite, …), what an app links; never imports the server.
         .target(name: "ParleyVoice",
                 dependencies: ["ParleyCore", "ParleyNet", "WebRTC", "ICE", "Signaling", "ParleyAudio", "AudioCore",
-                               "AudioDevices", "CallQuality", "PushNotifications", "AccessToken", "HTTPWire"],
+                               "AudioDevices", "CallQuality", "PushNotifications", "JSONWire", "HTTPWire"],
                 swiftSettings: strict),
 
         // Test support as a library, shared by the test targets and parley-bench: an in-process
@@ -126,7 +129,7 @@ let package = Package(
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
-                                         "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio"],
+                                         "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
@@ -136,7 +139,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
-                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "ParleyServer"],
+                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "ParleyServer", "JSONWire"],
                           swiftSettings: strict),
 
         // Tests.
@@ -144,16 +147,17 @@ let package = Package(
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit"], swiftSettings: strict),
+        .testTarget(name: "JSONWireTests", dependencies: ["JSONWire"], swiftSettings: strict),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "WireKit", "ParleyCrypto"], swiftSettings: strict),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
         .testTarget(name: "TwiMLTests", dependencies: ["TwiML"], swiftSettings: strict),
         .testTarget(name: "HTTP2WireTests", dependencies: ["HTTP2Wire", "WireKit"], swiftSettings: strict),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "AccessToken", "ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "PushNotificationsTests",
                     dependencies: ["PushNotifications", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken",
-                                   "ParleyCore", "ParleyTestSupport"],
+                                   "ParleyCore", "ParleyTestSupport", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),
@@ -169,17 +173,18 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ParleyVoiceTests",
                     dependencies: ["ParleyVoice", "ParleyTestSupport", "ParleyServer", "ParleyStore", "AccessToken", "Signaling",
-                                   "AudioCore", "AudioDevices", "ParleyAudio", "WebRTC", "ParleyNet", "HTTPWire"],
+                                   "AudioCore", "AudioDevices", "ParleyAudio", "WebRTC", "ParleyNet", "HTTPWire", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"], swiftSettings: strict),
-        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore", "ParleyCrypto", "JSONWire"],
+                    swiftSettings: strict),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"], swiftSettings: strict),
         .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyCrypto", "HTTPWire", "WebSocketWire",
                                                            "NetworkConditioner", "ParleyTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
-                                   "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore"],
+                                   "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
@@ -192,7 +197,7 @@ let package = Package(
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling", "TwiML",
-                                   "AudioCore"],
+                                   "AudioCore", "JSONWire"],
                     swiftSettings: strict),
     ]
 )

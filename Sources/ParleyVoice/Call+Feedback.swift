@@ -1,6 +1,6 @@
-import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
 import ParleyCore
 
 /// How the user rated a call (the seed's `TVOCallFeedbackScore`).

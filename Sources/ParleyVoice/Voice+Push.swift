@@ -1,10 +1,10 @@
 import Foundation
+import JSONWire
 import Synchronization
 import HTTPWire
 import ParleyCore
 import ParleyNet
 import PushNotifications
-import AccessToken
 
 extension Voice {
     /// The push provider bindings are registered with: `apns` for Apple VoIP pushes, `webhook`

@@ -1,5 +1,5 @@
-import AccessToken
 import HTTPWire
+import JSONWire
 import ParleyNet
 import PushNotifications
 import Synchronization

@@ -80,8 +80,9 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto", "JSONWire"], swiftSettings: strict),
         .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),
-        // The signaling protocol (docs/signaling.md): JSON messages between SDK and server, pure.
-        .target(name: "Signaling", dependencies: ["ParleyCore", "JSONWire"], swiftSettings: strict),
+        // The signaling protocol (docs/signaling.md): JSON messages between SDK and server, and the
+        // voice push payload (`twi_*` keys) that carries an invite when no connection is open; pure.
+        .target(name: "Signaling", dependencies: ["ParleyCore", "JSONWire", "HTTPWire"], swiftSettings: strict),
 
         // Layer 3: networking and storage.
         .target(name: "ParleyNet",
@@ -90,7 +91,8 @@ let package = Package(
                 swiftSettings: strict),
         // Push notifications for incoming calls: APNs VoIP over HTTP/2 (ES256 tokens), webhook relay.
         .target(name: "PushNotifications",
-                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken", "JSONWire"],
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken", "JSONWire",
+                               "Signaling"],
                 swiftSettings: strict),
         // Audio devices (the seed's AudioDevice model): file, tone, null, mixing, PulseAudio.
         .target(name: "AudioDevices", dependencies: ["ParleyCore", "AudioCore", "CPulseAudio"],
@@ -114,7 +116,7 @@ let package = Package(
         // Layer 4: the voice SDK (Voice, Call, CallInvite, …), what an app links; never imports the server.
         .target(name: "ParleyVoice",
                 dependencies: ["ParleyCore", "ParleyNet", "WebRTC", "ICE", "Signaling", "ParleyAudio", "AudioCore",
-                               "AudioDevices", "CallQuality", "PushNotifications", "JSONWire", "HTTPWire"],
+                               "AudioDevices", "CallQuality", "JSONWire", "HTTPWire"],
                 swiftSettings: strict),
 
         // Test support as a library, shared by the test targets and parley-bench: an in-process
@@ -154,10 +156,10 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
         .testTarget(name: "TwiMLTests", dependencies: ["TwiML"], swiftSettings: strict),
         .testTarget(name: "HTTP2WireTests", dependencies: ["HTTP2Wire", "WireKit"], swiftSettings: strict),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ParleyCore", "JSONWire"], swiftSettings: strict),
         .testTarget(name: "PushNotificationsTests",
                     dependencies: ["PushNotifications", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken",
-                                   "ParleyCore", "ParleyTestSupport", "JSONWire"],
+                                   "ParleyCore", "ParleyTestSupport", "JSONWire", "Signaling"],
                     swiftSettings: strict),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),

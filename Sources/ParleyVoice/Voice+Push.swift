@@ -4,7 +4,7 @@ import Synchronization
 import HTTPWire
 import ParleyCore
 import ParleyNet
-import PushNotifications
+import Signaling
 
 extension Voice {
     /// The push provider bindings are registered with: `apns` for Apple VoIP pushes, `webhook`

@@ -3,6 +3,7 @@ import Foundation
 import JSONWire
 import ParleyCrypto
 import PushNotifications
+import Signaling
 import Testing
 
 /// `APNsProvider` against an APNs emulation on the Python `h2` server: the server checks the

@@ -2,6 +2,7 @@ import HTTPWire
 import JSONWire
 import ParleyNet
 import PushNotifications
+import Signaling
 import Synchronization
 import Testing
 

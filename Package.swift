@@ -7,8 +7,9 @@
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
-//   4 server              ParleyServer
-//   5 executables         parley-server parley parley-bench parley-fuzz
+//   4 server, client core ParleyServer ParleyClientCore
+//   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
+//   6 executables         parley-server parley parley-bench parley-fuzz
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -26,6 +27,10 @@ let package = Package(
         .executable(name: "parley-fuzz", targets: ["ParleyFuzz"]),
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "AccessToken", targets: ["AccessToken"]),
+        // The voice SDK, and the modules whose types its API uses, which an app imports when it
+        // names them: ParleyCore (ParleyError, LogLevel, Logger), AudioCore and AudioDevices (audio
+        // devices), CallQuality (quality warnings, media metrics), ICE (ICETransportPolicy).
+        .library(name: "ParleyVoice", targets: ["ParleyVoice", "ParleyCore", "AudioCore", "AudioDevices", "CallQuality", "ICE"]),
     ],
     targets: [
         // Layer 0: C libraries from the system (pkg-config), each wrapped by exactly one Swift target.
@@ -113,9 +118,17 @@ let package = Package(
                                "ParleyMP3", "JSONWire"],
                 swiftSettings: strict),
 
-        // Layer 4: the voice SDK (Voice, Call, CallInvite, …), what an app links; never imports the server.
+        // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
+        // resume, settings (servers, edge, Insights, log levels), the Insights publisher, REST
+        // requests to the server, the default delegate queue. `package` API: apps never see it.
+        .target(name: "ParleyClientCore",
+                dependencies: ["ParleyCore", "ParleyNet", "Signaling", "JSONWire", "HTTPWire"],
+                swiftSettings: strict),
+
+        // Layer 5: the voice SDK (Voice, Call, CallInvite, …) on the client core, what an app links;
+        // never imports the server.
         .target(name: "ParleyVoice",
-                dependencies: ["ParleyCore", "ParleyNet", "WebRTC", "ICE", "Signaling", "ParleyAudio", "AudioCore",
+                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "ICE", "Signaling", "ParleyAudio", "AudioCore",
                                "AudioDevices", "CallQuality", "JSONWire", "HTTPWire"],
                 swiftSettings: strict),
 
@@ -127,11 +140,12 @@ let package = Package(
                                "ParleyCore", "TwiML"],
                 swiftSettings: strict),
 
-        // Layer 5: executables.
+        // Layer 6: executables.
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
-                                         "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire"],
+                                         "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
+                                         "CallQuality"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
@@ -173,9 +187,12 @@ let package = Package(
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto"], swiftSettings: strict),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMP3"],
                     swiftSettings: strict),
+        .testTarget(name: "ParleyClientCoreTests", dependencies: ["ParleyClientCore", "ParleyCore", "HTTPWire"],
+                    swiftSettings: strict),
         .testTarget(name: "ParleyVoiceTests",
-                    dependencies: ["ParleyVoice", "ParleyTestSupport", "ParleyServer", "ParleyStore", "AccessToken", "Signaling",
-                                   "AudioCore", "AudioDevices", "ParleyAudio", "WebRTC", "ParleyNet", "HTTPWire", "JSONWire"],
+                    dependencies: ["ParleyVoice", "ParleyClientCore", "ParleyTestSupport", "ParleyServer", "ParleyStore",
+                                   "AccessToken", "Signaling", "AudioCore", "AudioDevices", "ParleyAudio", "WebRTC", "ParleyNet",
+                                   "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"], swiftSettings: strict),
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore", "ParleyCrypto", "JSONWire"],

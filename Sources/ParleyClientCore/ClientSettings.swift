@@ -20,8 +20,12 @@ package final class ClientSettings: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The SDK's entry point (`Voice`), for error messages that say what to set.
+    private let entryPoint: String
 
-    package init() {}
+    package init(entryPoint: String) {
+        self.entryPoint = entryPoint
+    }
 
     /// Edge name → base URL of a `parley-server` (`http://host:port` or `https://…`).
     package var servers: [String: String] {
@@ -50,7 +54,7 @@ package final class ClientSettings: Sendable {
         if let url = ProcessInfo.processInfo.environment["PARLEY_SERVER_URL"], !url.isEmpty { return url }
         if chosen == Self.defaultEdge, let only = servers.values.sorted().first { return only }
         throw ParleyError(.connection,
-                          reason: "no Parley server is configured for edge \(chosen) (set servers or PARLEY_SERVER_URL)")
+                          reason: "no Parley server is configured for edge \(chosen) (set \(entryPoint).servers or PARLEY_SERVER_URL)")
     }
 
     // MARK: Logging (process-wide)

@@ -18,7 +18,7 @@ struct VoiceSettings: Sendable {
     static let shared = Mutex(VoiceSettings())
 
     /// The voice SDK's servers, edge, Insights switch and log levels.
-    static let core = ClientSettings()
+    static let core = ClientSettings(entryPoint: "Voice")
 
     /// The voice SDK's Insights events go out through this publisher.
     static let insights = InsightsPublisher(settings: core)

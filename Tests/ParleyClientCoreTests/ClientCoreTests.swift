@@ -12,7 +12,7 @@ import Testing
 
     @Test(.enabled(if: noServerURL, "PARLEY_SERVER_URL is set"))
     func anEdgeNamesAServerAndRoamingTakesTheOnlyOne() throws {
-        let settings = ClientSettings()
+        let settings = ClientSettings(entryPoint: "Test")
         #expect(settings.edge == ClientSettings.defaultEdge)
         #expect(throws: ParleyError.self) { try settings.server() }
         settings.servers = ["home": "http://127.0.0.1:1"]
@@ -23,9 +23,10 @@ import Testing
         #expect(try settings.server(for: "home") == "http://127.0.0.1:1")
         let unknown = #expect(throws: ParleyError.self) { try settings.server(for: "elsewhere") }
         #expect(unknown?.code == .connection)
+        #expect(unknown?.failureReason?.contains("set Test.servers or PARLEY_SERVER_URL") == true)
 
         // Each SDK's settings are its own.
-        let other = ClientSettings()
+        let other = ClientSettings(entryPoint: "Other")
         other.isInsightsEnabled = false
         #expect(other.servers.isEmpty && settings.isInsightsEnabled)
     }
@@ -45,7 +46,7 @@ import Testing
     }
 
     @Test func insightsOffOrWithoutAServerQueueNothingAndTheQueueIsBounded() {
-        let settings = ClientSettings()
+        let settings = ClientSettings(entryPoint: "Test")
         settings.servers = ["home": "http://127.0.0.1:1"]
         settings.isInsightsEnabled = false
         let off = InsightsPublisher(settings: settings, flushInterval: .seconds(60), batchSize: 100, capacity: 2)

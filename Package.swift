@@ -3,12 +3,13 @@
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
 //   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame (system libraries),
 //                        CParleyLinux (epoll/mmsg shim)
-//   1 core / pure wire    ParleyCore WireKit HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
+//   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
-//   4 server              ParleyServer
-//   5 executables         parley-server parley parley-bench parley-fuzz
+//   4 server, client core ParleyServer ParleyClientCore
+//   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
+//   6 executables         parley-server parley parley-bench parley-fuzz
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -26,6 +27,10 @@ let package = Package(
         .executable(name: "parley-fuzz", targets: ["ParleyFuzz"]),
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "AccessToken", targets: ["AccessToken"]),
+        // The voice SDK, and the modules whose types its API uses, which an app imports when it
+        // names them: ParleyCore (ParleyError, LogLevel, Logger), AudioCore and AudioDevices (audio
+        // devices), CallQuality (quality warnings, media metrics), ICE (ICETransportPolicy).
+        .library(name: "ParleyVoice", targets: ["ParleyVoice", "ParleyCore", "AudioCore", "AudioDevices", "CallQuality", "ICE"]),
     ],
     targets: [
         // Layer 0: C libraries from the system (pkg-config), each wrapped by exactly one Swift target.
@@ -54,6 +59,9 @@ let package = Package(
         .target(name: "HTTPWire", swiftSettings: strict),
         .target(name: "WebSocketWire", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "WireKit", swiftSettings: strict),
+        // Pure JSON (RFC 8259): the value model, a strict parser and a compact writer, shared by
+        // tokens, signaling, the REST API and Insights.
+        .target(name: "JSONWire", swiftSettings: strict),
         .target(name: "STUN", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "RTP", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "RTCP", dependencies: ["WireKit"], swiftSettings: strict),
@@ -93,10 +101,11 @@ let package = Package(
         .target(name: "ParleyAudio",
                 dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "RTCP", "CallQuality"],
                 swiftSettings: strict),
-        .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto"], swiftSettings: strict),
+        .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto", "JSONWire"], swiftSettings: strict),
         .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),
-        // The signaling protocol (docs/signaling.md): JSON messages between SDK and server, pure.
-        .target(name: "Signaling", dependencies: ["ParleyCore", "AccessToken"], swiftSettings: strict),
+        // The signaling protocol (docs/signaling.md): JSON messages between SDK and server, and the
+        // voice push payload (`twi_*` keys) that carries an invite when no connection is open; pure.
+        .target(name: "Signaling", dependencies: ["ParleyCore", "JSONWire", "HTTPWire"], swiftSettings: strict),
 
         // Layer 3: networking and storage.
         .target(name: "ParleyNet",
@@ -105,7 +114,8 @@ let package = Package(
                 swiftSettings: strict),
         // Push notifications for incoming calls: APNs VoIP over HTTP/2 (ES256 tokens), webhook relay.
         .target(name: "PushNotifications",
-                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken"],
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken", "JSONWire",
+                               "Signaling"],
                 swiftSettings: strict),
         // Audio devices (the seed's AudioDevice model): file, tone, null, mixing, PulseAudio.
         .target(name: "AudioDevices", dependencies: ["ParleyCore", "AudioCore", "CPulseAudio"],
@@ -123,13 +133,21 @@ let package = Package(
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
                                "ParleySRTP", "ParleyOpus", "WebRTC", "SDP", "TwiML", "Signaling", "PushNotifications",
                                "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices",
-                               "ParleyMP3"],
+                               "ParleyMP3", "JSONWire"],
                 swiftSettings: strict),
 
-        // Layer 4: the voice SDK (Voice, Call, CallInvite, …), what an app links; never imports the server.
+        // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
+        // resume, settings (servers, edge, Insights, log levels), the Insights publisher, REST
+        // requests to the server, the default delegate queue. `package` API: apps never see it.
+        .target(name: "ParleyClientCore",
+                dependencies: ["ParleyCore", "ParleyNet", "Signaling", "JSONWire", "HTTPWire"],
+                swiftSettings: strict),
+
+        // Layer 5: the voice SDK (Voice, Call, CallInvite, …) on the client core, what an app links;
+        // never imports the server.
         .target(name: "ParleyVoice",
-                dependencies: ["ParleyCore", "ParleyNet", "WebRTC", "ICE", "Signaling", "ParleyAudio", "AudioCore",
-                               "AudioDevices", "CallQuality", "PushNotifications", "AccessToken", "HTTPWire"],
+                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "ICE", "Signaling", "ParleyAudio", "AudioCore",
+                               "AudioDevices", "CallQuality", "JSONWire", "HTTPWire"],
                 swiftSettings: strict),
 
         // Test support as a library, shared by the test targets and parley-bench: an in-process
@@ -140,21 +158,23 @@ let package = Package(
                                "ParleyCore", "TwiML"],
                 swiftSettings: strict),
 
-        // Layer 5: executables.
+        // Layer 6: executables.
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
-                                         "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio"],
+                                         "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
+                                         "CallQuality"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "AudioCore", "ParleyAudio", "NetworkConditioner",
-                                         "CallQuality", "ParleyOpus", "Signaling"],
+                                         "CallQuality", "ParleyOpus", "Signaling", "JSONWire"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
-                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "ParleyServer", "VP8", "DataChannel"],
+                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "ParleyServer", "VP8", "DataChannel",
+                                         "JSONWire"],
                           swiftSettings: strict),
 
         // Tests.
@@ -169,16 +189,17 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "WebSocketWireTests", dependencies: ["WebSocketWire"], swiftSettings: strict),
         .testTarget(name: "WireKitTests", dependencies: ["WireKit"], swiftSettings: strict),
+        .testTarget(name: "JSONWireTests", dependencies: ["JSONWire"], swiftSettings: strict),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "WireKit", "ParleyCrypto"], swiftSettings: strict),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
         .testTarget(name: "TwiMLTests", dependencies: ["TwiML"], swiftSettings: strict),
         .testTarget(name: "HTTP2WireTests", dependencies: ["HTTP2Wire", "WireKit"], swiftSettings: strict),
-        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "AccessToken", "ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ParleyCore", "JSONWire"], swiftSettings: strict),
         .testTarget(name: "PushNotificationsTests",
                     dependencies: ["PushNotifications", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken",
-                                   "ParleyCore", "ParleyTestSupport"],
+                                   "ParleyCore", "ParleyTestSupport", "JSONWire", "Signaling"],
                     swiftSettings: strict),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),
@@ -192,19 +213,23 @@ let package = Package(
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto"], swiftSettings: strict),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMP3"],
                     swiftSettings: strict),
+        .testTarget(name: "ParleyClientCoreTests", dependencies: ["ParleyClientCore", "ParleyCore", "HTTPWire"],
+                    swiftSettings: strict),
         .testTarget(name: "ParleyVoiceTests",
-                    dependencies: ["ParleyVoice", "ParleyTestSupport", "ParleyServer", "ParleyStore", "AccessToken", "Signaling",
-                                   "AudioCore", "AudioDevices", "ParleyAudio", "WebRTC", "ParleyNet", "HTTPWire"],
+                    dependencies: ["ParleyVoice", "ParleyClientCore", "ParleyTestSupport", "ParleyServer", "ParleyStore",
+                                   "AccessToken", "Signaling", "AudioCore", "AudioDevices", "ParleyAudio", "WebRTC", "ParleyNet",
+                                   "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"], swiftSettings: strict),
-        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore", "ParleyCrypto", "JSONWire"],
+                    swiftSettings: strict),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"], swiftSettings: strict),
         .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyCrypto", "HTTPWire", "WebSocketWire",
                                                            "NetworkConditioner", "ParleyTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
-                                   "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore"],
+                                   "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
@@ -217,7 +242,7 @@ let package = Package(
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling", "TwiML",
-                                   "AudioCore"],
+                                   "AudioCore", "JSONWire"],
                     swiftSettings: strict),
     ]
 )

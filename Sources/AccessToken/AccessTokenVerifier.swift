@@ -1,3 +1,4 @@
+import JSONWire
 import ParleyCore
 import ParleyCrypto
 

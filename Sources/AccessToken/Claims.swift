@@ -1,3 +1,4 @@
+import JSONWire
 import ParleyCore
 
 /// The claims of a Twilio-format access token, typed. Pure: decoding needs no key and no clock.

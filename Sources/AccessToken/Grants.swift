@@ -1,3 +1,4 @@
+import JSONWire
 import ParleyCore
 
 /// A grant in an access token, keyed in `grants` as Twilio's libraries key it.

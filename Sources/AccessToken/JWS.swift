@@ -1,3 +1,4 @@
+import JSONWire
 import ParleyCrypto
 
 /// HS256 signing and checking at the JWS level (RFC 7515, RFC 7518 §3.2), with no claim policy.

@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 import Foundation
 import FoundationXML
 import TwiML

@@ -1,4 +1,6 @@
+import CallQuality
 import Foundation
+import ParleyCore
 import ParleyVoice
 import Synchronization
 

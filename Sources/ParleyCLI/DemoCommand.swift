@@ -2,6 +2,7 @@ import AccessToken
 import AudioCore
 import AudioDevices
 import Foundation
+import ParleyCore
 import ParleyServer
 import ParleyStore
 import ParleyVoice
@@ -94,6 +95,8 @@ struct DemoCall: Sendable {
             }
             bobCall.withLock { $0 = invite.accept(options: options, delegate: bob) }
         }
+        // The SDK holds delegates weakly: the inbox must outlive the listener.
+        defer { withExtendedLifetime(accepted) {} }
         do {
             listener = try await Voice.listen(accessToken: bobToken, delegate: accepted, delegateQueue: bob.queue)
         } catch {
@@ -175,11 +178,13 @@ struct DemoCall: Sendable {
     func measureSetup(calls: Int) async {
         let quiet = CallConsole(name: "setup")
         let inbox = DemoInbox { invite in
-            _ = invite.accept(options: AcceptOptions(callInvite: invite) {
+            let options = AcceptOptions(callInvite: invite) {
                 $0.audioDevice = NullAudioDevice()
                 $0.delegateQueue = quiet.queue
-            }, delegate: SilentDelegate())
+            }
+            Task { _ = try? await invite.accept(options: options) }
         }
+        defer { withExtendedLifetime(inbox) {} }  // the listener holds it weakly
         guard let listener = try? await Voice.listen(accessToken: bobToken, delegate: inbox, delegateQueue: quiet.queue) else {
             return
         }
@@ -213,10 +218,4 @@ final class DemoInbox: NotificationDelegate, Sendable {
 
     func callInviteReceived(_ callInvite: CallInvite) { onInvite(callInvite) }
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: ParleyError) {}
-}
-
-final class SilentDelegate: CallDelegate {
-    func callDidConnect(_ call: Call) {}
-    func callDidFailToConnect(_ call: Call, error: ParleyError) {}
-    func callDidDisconnect(_ call: Call, error: ParleyError?) {}
 }

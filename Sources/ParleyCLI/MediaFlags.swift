@@ -8,12 +8,12 @@ struct MediaFlags: Sendable {
     static let options: Set<String> = ["ice-server", "ice-username", "ice-password"]
     static let flags: Set<String> = ["relay"]
 
-    let iceServers: [IceServer]
+    let iceServers: [ICEServer]
     let relayOnly: Bool
 
     init(_ parsed: Arguments) throws(UsageError) {
         let username = parsed.value("ice-username"), password = parsed.value("ice-password")
-        var servers: [IceServer] = []
+        var servers: [ICEServer] = []
         for url in parsed.all("ice-server") {
             let scheme = url.prefix { $0 != ":" }.lowercased()
             guard ["stun", "turn"].contains(scheme) else {
@@ -21,8 +21,8 @@ struct MediaFlags: Sendable {
             }
             let address = url.dropFirst(scheme.count + 1).split(separator: "?", omittingEmptySubsequences: false)[0]
             _ = try NetsimCommand.hostAndPort(String(address), option: "ice-server")
-            servers.append(scheme == "turn" ? IceServer(urlString: url, username: username, password: password)
-                                            : IceServer(urlString: url))
+            servers.append(scheme == "turn" ? ICEServer(urlString: url, username: username, password: password)
+                                            : ICEServer(urlString: url))
         }
         relayOnly = parsed.has("relay")
         if relayOnly, !servers.contains(where: { $0.urlString.lowercased().hasPrefix("turn:") }) {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyVoice
 
 /// `parley preflight`: the SDK's preflight test against the server's echo endpoint, its report

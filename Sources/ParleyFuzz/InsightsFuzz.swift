@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 import ParleyServer
 
 /// Feeds bytes to the Insights endpoints' decoders (`POST /v1/insights` batches and

@@ -1,5 +1,5 @@
-import AccessToken
 import HTTPWire
+import JSONWire
 import ParleyCore
 
 /// Error bodies in the shape of Twilio's REST API (`code`, `message`, `more_info`, `status`), so

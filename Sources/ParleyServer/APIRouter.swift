@@ -1,6 +1,7 @@
 import Foundation
 import AccessToken
 import HTTPWire
+import JSONWire
 import ParleyCore
 import WebRTC
 

@@ -1,6 +1,7 @@
-import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
+import ParleyClientCore
 import ParleyCore
 
 /// How the user rated a call (the seed's `TVOCallFeedbackScore`).
@@ -46,20 +47,8 @@ extension Call {
         let server = try VoiceSettings.server(for: edge)
         var body: JSONObject = ["call_sid": .string(sid), "issues": .array([.string(issue.rawValue)])]
         if score != .notReported { body["score"] = .integer(Int64(score.rawValue)) }
-        let path = "/v1/feedback"
-        var request = HTTPRequest(method: "POST", target: path, body: JSONValue.object(body).serialized())
-        request.headers.set("Authorization", "Bearer \(token)")
-        request.headers.set("Content-Type", "application/json")
-        let response: HTTPResponse
-        do { response = try await SDKHTTP.client().send(request, to: server + path, timeout: .seconds(15)) } catch {
-            throw ParleyError(.connection, reason: "cannot reach \(server): \(error)")
-        }
-        guard (200..<300).contains(response.status) else {
-            let json = (try? JSONValue.parse(response.body))?.objectValue
-            var code = ParleyError.Code.badRequest.rawValue
-            if case .integer(let number)? = json?["code"] { code = Int(number) }
-            throw ParleyError(ParleyError.Code(rawValue: code),
-                              reason: json?["reason"]?.stringValue ?? json?["message"]?.stringValue ?? "HTTP \(response.status)")
-        }
+        let request = HTTPRequest(method: "POST", target: "/v1/feedback", body: JSONValue.object(body).serialized())
+        let response = try await ClientHTTP.send(request, to: server, token: token)
+        guard (200..<300).contains(response.status) else { throw ClientHTTP.error(from: response, fallback: .badRequest) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyClientCore
 import ParleyCore
 import Signaling
 import WebRTC
@@ -7,14 +8,14 @@ import WebRTC
 /// one ordered stream into the `CallStateMachine`, whose actions are carried out here.
 extension Call {
     /// An outgoing call: connect to the server, offer, `invite`.
-    static func outgoing(options: ConnectOptions, delegate: any CallDelegate) -> Call {
+    static func outgoing(options: ConnectOptions, delegate: (any CallDelegate)?) -> Call {
         let call = Call(uuid: options.uuid, from: nil, to: options.params["To"], sid: nil, options: options.media,
                         delegate: delegate, accessToken: options.accessToken)
         let edge = options.media.edge
         Task.detached {
             do throws(ParleyError) {
                 let server = try VoiceSettings.server(for: edge)
-                let channel = try await SignalingChannel.open(baseURL: server, token: options.accessToken)
+                let channel = try await VoiceSignaling.open(server: server, token: options.accessToken)
                 try await call.begin(channel: channel, ownsChannel: true, subscribeKey: call.callId) { offer in
                     .invite(Invite(callId: call.callId, to: options.params["To"], params: options.params, sdp: offer))
                 }
@@ -27,7 +28,7 @@ extension Call {
     }
 
     /// An accepted invite: answer on the listener's connection, or on a new one for a pushed invite.
-    static func accepting(_ invite: CallInvite, options: AcceptOptions, delegate: any CallDelegate) -> Call {
+    static func accepting(_ invite: CallInvite, options: AcceptOptions, delegate: (any CallDelegate)?) -> Call {
         let token = options.accessToken ?? invite.listener?.accessToken ?? VoiceSettings.shared.withLock { $0.registeredToken }
         let call = Call(uuid: options.uuid, from: invite.from, to: invite.to, sid: invite.callSid, options: options.media,
                         delegate: delegate, accessToken: token)
@@ -43,7 +44,7 @@ extension Call {
                     }
                     let edge = options.media.edge ?? invite.edge
                     let server = try VoiceSettings.server(for: edge)
-                    channel = try await SignalingChannel.open(baseURL: server, token: token)
+                    channel = try await VoiceSignaling.open(server: server, token: token)
                     owns = true
                 }
                 try await call.begin(channel: channel, ownsChannel: owns, subscribeKey: invite.callSid) { offer in
@@ -238,7 +239,7 @@ extension Call {
     func publish(_ group: String, _ name: String, level: InsightsLevel = .info, callSid: String? = nil,
                  payload: [String: String] = [:]) {
         guard let accessToken else { return }
-        InsightsPublisher.shared.publish(group: group, name: name, level: level, callSid: callSid ?? sid, payload: payload,
-                                         token: accessToken, edge: options.edge)
+        VoiceSettings.insights.publish(group: group, name: name, level: level, callSid: callSid ?? sid, payload: payload,
+                                       token: accessToken, edge: options.edge)
     }
 }

@@ -1,4 +1,6 @@
+import CallQuality
 import Foundation
+import ParleyClientCore
 import ParleyCore
 import Signaling
 import Synchronization
@@ -6,6 +8,11 @@ import Synchronization
 /// One voice call, outgoing (`Voice.connect`) or accepted (`CallInvite.accept`) — the seed's
 /// `TVOCall`. State changes reach the `CallDelegate` on the call's delegate queue; the async
 /// forms (`Voice.connect(options:) async`, `waitUntilConnected`, `stats()`) wrap the same events.
+///
+/// The call holds its delegate weakly, as Twilio's and LiveKit's SDKs do: keep the delegate alive
+/// yourself (usually it is the object that keeps the call). Once it is gone the call goes on, and
+/// tells nobody. Keep the `Call` too: the SDK runs it to its end either way, but only your
+/// reference lets you hang up.
 public final class Call: Sendable {
     /// The call's UUID (from the options: for CallKit and the like).
     public let uuid: UUID
@@ -14,7 +21,8 @@ public final class Call: Sendable {
     /// Whom the call is to: the `To` param, or the invite's `to`.
     public let to: String?
 
-    let delegate: any CallDelegate
+    /// Weak: see the type's documentation.
+    weak let delegate: (any CallDelegate)?
     let delegateQueue: DispatchQueue
     let options: CallMediaOptions
     /// The access token the call was placed or accepted with (nil when not known): feedback and
@@ -39,7 +47,8 @@ public final class Call: Sendable {
         var finalStats: StatsReport?
     }
 
-    init(uuid: UUID, from: String?, to: String?, sid: String?, options: CallMediaOptions, delegate: any CallDelegate,
+    /// A call with no delegate (nil) reports only through its async forms.
+    init(uuid: UUID, from: String?, to: String?, sid: String?, options: CallMediaOptions, delegate: (any CallDelegate)?,
          accessToken: String? = nil) {
         self.uuid = uuid
         self.accessToken = accessToken
@@ -47,7 +56,7 @@ public final class Call: Sendable {
         self.to = to
         self.delegate = delegate
         self.options = options
-        delegateQueue = options.delegateQueue ?? .main
+        delegateQueue = options.delegateQueue ?? DelegateQueue.default
         snapshot = Mutex(Snapshot(machine: CallStateMachine(callId: uuid.uuidString.lowercased(), sid: sid)))
         (inputStream, inputs) = AsyncStream.makeStream()
         VoiceSettings.shared.withLock { $0.liveCalls += 1 }
@@ -127,10 +136,12 @@ public final class Call: Sendable {
         try result.get()
     }
 
-    /// Runs `body` with the delegate on the delegate queue.
+    /// Runs `body` with the delegate on the delegate queue, if the delegate is still there.
     func notify(_ body: @escaping @Sendable (any CallDelegate, Call) -> Void) {
-        let delegate = self.delegate
-        delegateQueue.async { body(delegate, self) }
+        delegateQueue.async { [self] in
+            guard let delegate else { return }
+            body(delegate, self)
+        }
     }
 
     /// Resolves `waitUntilConnected` callers.
@@ -143,11 +154,4 @@ public final class Call: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: outcome) }
     }
-}
-
-/// The delegate of calls made through the async API, which report through their result instead.
-final class SilentCallDelegate: CallDelegate {
-    func callDidConnect(_ call: Call) {}
-    func callDidFailToConnect(_ call: Call, error: ParleyError) {}
-    func callDidDisconnect(_ call: Call, error: ParleyError?) {}
 }

@@ -31,19 +31,22 @@ public final class CallInvite: Sendable {
         uuid = UUID()
     }
 
-    /// Answers the call; state changes reach `delegate`.
+    /// Answers the call; state changes reach `delegate`, which the call holds weakly (see `Call`).
     @discardableResult
     public func accept(options: AcceptOptions? = nil, delegate: any CallDelegate) -> Call {
-        let options = options ?? AcceptOptions(callInvite: self)
-        listener?.settled(callSid)
-        return Call.accepting(self, options: options, delegate: delegate)
+        answer(options: options, delegate: delegate)
     }
 
     /// Answers the call and returns it once connected (throws what `callDidFailToConnect` would report).
     public func accept(options: AcceptOptions? = nil) async throws(ParleyError) -> Call {
-        let call = accept(options: options, delegate: SilentCallDelegate())
+        let call = answer(options: options, delegate: nil)
         try await call.waitUntilConnected()
         return call
+    }
+
+    private func answer(options: AcceptOptions?, delegate: (any CallDelegate)?) -> Call {
+        listener?.settled(callSid)
+        return Call.accepting(self, options: options ?? AcceptOptions(callInvite: self), delegate: delegate)
     }
 
     /// Declines the call: the caller gets 31603 (`reject`) — the seed's `reject`.
@@ -67,13 +70,10 @@ public final class CallInvite: Sendable {
         let callSid = self.callSid, edge = self.edge
         Task.detached {
             do throws(ParleyError) {
-                let (token, server) = try VoiceSettings.shared.withLock { (s) throws(ParleyError) in
-                    guard let token = s.registeredToken else {
-                        throw ParleyError(.authorization, reason: "no token: call Voice.register first")
-                    }
-                    return (token, try s.serverURL(for: edge ?? s.edge))
+                guard let token = VoiceSettings.shared.withLock({ $0.registeredToken }) else {
+                    throw ParleyError(.authorization, reason: "no token: call Voice.register first")
                 }
-                let channel = try await SignalingChannel.open(baseURL: server, token: token)
+                let channel = try await VoiceSignaling.open(server: try VoiceSettings.server(for: edge), token: token)
                 channel.send(message)
                 try? await Task.sleep(for: .milliseconds(200))
                 await channel.close()

@@ -22,7 +22,7 @@ final class CallMedia: Sendable {
     init(options: CallMediaOptions) throws(ParleyError) {
         self.options = options
         var configuration = PeerConnection.Configuration(iceServers: try options.iceServers.map(Self.iceServer),
-                                                         transportPolicy: options.iceTransportPolicy == .relay ? .relay : .all)
+                                                         transportPolicy: options.iceTransportPolicy)
         configuration.audioCodecs = options.preferredAudioCodecs.map {
             switch $0 {
             case .opus: .opus
@@ -35,7 +35,7 @@ final class CallMedia: Sendable {
     }
 
     /// `stun:IP:PORT` or `turn:IP:PORT[?transport=udp]` (IP literals: no DNS lookups here).
-    static func iceServer(_ server: IceServer) throws(ParleyError) -> PeerConnection.ICEServer {
+    static func iceServer(_ server: ICEServer) throws(ParleyError) -> PeerConnection.ICEServer {
         let url = server.urlString
         guard let colon = url.firstIndex(of: ":") else { throw invalid(url) }
         let scheme = url[..<colon].lowercased()
@@ -69,11 +69,12 @@ final class CallMedia: Sendable {
         }
         var bitrate = AudioSendStreamConfiguration().bitrate
         for case .opus(let limit?) in options.preferredAudioCodecs { bitrate = min(bitrate, limit) }
+        let minimumDelay = Self.jitterBufferMilliseconds(options.audioOptions.minimumJitterBufferDelay)
         let configuration = AudioEngineConfiguration(
             codec: kind, payloadType: payloadType, telephoneEventPayloadType: statistics.telephoneEventPayloadType,
-            bitrate: bitrate, minimumJitterBufferDelayMs: options.audioOptions.minimumJitterBufferDelayMs,
-            maximumJitterBufferDelayMs: options.audioOptions.maximumJitterBufferDelayMs,
-            initialJitterBufferDelayMs: options.audioOptions.minimumJitterBufferDelayMs)
+            bitrate: bitrate, minimumJitterBufferDelayMs: minimumDelay,
+            maximumJitterBufferDelayMs: Self.jitterBufferMilliseconds(options.audioOptions.maximumJitterBufferDelay),
+            initialJitterBufferDelayMs: minimumDelay)
         let engine = try AudioEngine(device: device, configuration: configuration, packetSink: PeerConnectionSink(peer: peer))
         let digits = DigitForwarder(onDigit)
         engine.delegate = digits
@@ -97,6 +98,12 @@ final class CallMedia: Sendable {
                 }
             }
         }
+    }
+
+    /// A jitter-buffer bound in whole milliseconds, taken within 0…10 s (the engine raises a
+    /// maximum below the minimum to it).
+    static func jitterBufferMilliseconds(_ delay: Duration) -> Int {
+        Int(min(max(delay.milliseconds, 0), 10_000).rounded())
     }
 
     var isMuted: Bool {

@@ -1,8 +1,12 @@
 import AudioCore
 import Foundation
+import ICE
 
-/// An ICE server for calls: STUN (`stun:host:port`) or TURN (`turn:host:port?transport=udp`).
-public struct IceServer: Sendable, Hashable {
+/// An ICE server for calls (the seed's `TVOIceServer`, W3C `RTCIceServer` with one URL): STUN
+/// (`stun:IP:PORT`) or TURN (`turn:IP:PORT[?transport=udp]`). Which candidates a call may use is
+/// ICE's `ICETransportPolicy` (`.all`, or `.relay` for TURN relays only, which hides the device's
+/// addresses).
+public struct ICEServer: Sendable, Hashable {
     public var urlString: String
     public var username: String?
     public var password: String?
@@ -12,11 +16,6 @@ public struct IceServer: Sendable, Hashable {
         self.username = username
         self.password = password
     }
-}
-
-/// Which candidates a call may use: all, or TURN relays only (hides the device's addresses).
-public enum IceTransportPolicy: Sendable, Hashable {
-    case all, relay
 }
 
 /// An audio codec the app prefers, in order (the seed's `TVOAudioCodec`s).
@@ -29,9 +28,10 @@ public enum AudioCodecPreference: Sendable, Hashable {
 
 /// Audio processing options of a call.
 public struct AudioOptions: Sendable, Hashable {
-    /// Bounds of the jitter buffer's target delay, in milliseconds.
-    public var minimumJitterBufferDelayMs = 20
-    public var maximumJitterBufferDelayMs = 400
+    /// Bounds of the jitter buffer's target delay (20 ms and 400 ms by default; each is taken
+    /// within 0…10 s, and a maximum below the minimum is raised to it).
+    public var minimumJitterBufferDelay: Duration = .milliseconds(20)
+    public var maximumJitterBufferDelay: Duration = .milliseconds(400)
     /// Noise suppression where the platform has it. Parley on Linux has none yet: the flag is kept
     /// and ignored.
     public var noiseSuppression = true
@@ -43,16 +43,18 @@ public struct AudioOptions: Sendable, Hashable {
 public struct CallMediaOptions: Sendable {
     /// Codecs in preference order (default Opus, PCMU, PCMA).
     public var preferredAudioCodecs: [AudioCodecPreference] = [.opus(), .pcmu, .pcma]
-    public var iceServers: [IceServer] = []
-    public var iceTransportPolicy: IceTransportPolicy = .all
+    public var iceServers: [ICEServer] = []
+    public var iceTransportPolicy: ICETransportPolicy = .all
     /// The edge for this call (a name in `Voice.servers`); nil uses `Voice.edge`.
     public var edge: String?
     /// Mark media packets with DSCP EF (46). Kept for API parity; Parley does not set it yet.
     public var enableDSCP = true
     public var audioOptions = AudioOptions()
-    /// Receives call messages of this call (received, sent, failed).
-    public var callMessageDelegate: (any CallMessageDelegate)?
-    /// The queue delegate methods run on; nil means the main queue, as in the seed.
+    /// Receives call messages of this call (received, sent, failed); held weakly, like the call's
+    /// delegate.
+    public weak var callMessageDelegate: (any CallMessageDelegate)?
+    /// The queue delegate methods run on; nil means the main queue on Apple platforms (as in the
+    /// seed) and the SDK's own serial queue on Linux, where nothing runs the main queue.
     public var delegateQueue: DispatchQueue?
     /// This call's audio device instead of `Voice.audioDevice` (a Parley addition: two calls in one
     /// process, as in tests and `parley demo`, each with its own device).

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyClientCore
 import ParleyCore
 import Signaling
 import Synchronization
@@ -6,11 +7,12 @@ import Synchronization
 /// A live connection that receives incoming calls for the access token's identity without push
 /// (`Voice.listen`): each invite reaches the `NotificationDelegate` as a `CallInvite`, each
 /// cancellation as a `CancelledCallInvite`. Calls accepted from its invites use this connection.
+/// The listener holds its delegate weakly (as `Call` does): keep both alive while you listen.
 public final class Listener: Sendable {
     /// The identity invites are for (from the server's welcome).
     public let identity: String
     private let state: Mutex<State>
-    private let delegate: any NotificationDelegate
+    weak let delegate: (any NotificationDelegate)?
     private let delegateQueue: DispatchQueue
     private let edge: String?
     /// The token the connection said hello with: calls accepted from its invites post Insights with it.
@@ -69,16 +71,14 @@ public final class Listener: Sendable {
                                         listener: self, edge: edge)
                 state.withLock { $0.invites[incoming.callSid] = invite }
                 publish("connection", "incoming", callSid: incoming.callSid)
-                let delegate = self.delegate
-                delegateQueue.async { delegate.callInviteReceived(invite) }
+                notify { $0.callInviteReceived(invite) }
             case .cancelled(let cancelled):
                 guard let invite = state.withLock({ $0.invites.removeValue(forKey: cancelled.callSid) }) else { continue }
                 let gone = CancelledCallInvite(callSid: invite.callSid, from: invite.from, to: invite.to,
                                                customParameters: invite.customParameters)
                 let error = ParleyError(ParleyError.Code(rawValue: cancelled.code), reason: cancelled.reason)
                 publish("connection", "cancel", callSid: cancelled.callSid, payload: ["code": "\(cancelled.code)"])
-                let delegate = self.delegate
-                delegateQueue.async { delegate.cancelledCallInviteReceived(gone, error: error) }
+                notify { $0.cancelledCallInviteReceived(gone, error: error) }
             case .error(let body):
                 Log.warning(.signaling, "listener \(identity): server error \(body.code) \(body.message)")
                 if listening != nil {  // refused before listening: `listen` throws this
@@ -97,6 +97,14 @@ public final class Listener: Sendable {
         state.withLock { $0.channel = nil }
     }
 
+    /// Runs `body` with the delegate on the delegate queue, if the delegate is still there.
+    private func notify(_ body: @escaping @Sendable (any NotificationDelegate) -> Void) {
+        delegateQueue.async { [self] in
+            guard let delegate else { return }
+            body(delegate)
+        }
+    }
+
     /// Forgets an invite once it was accepted or rejected.
     func settled(_ callSid: String) {
         state.withLock { _ = $0.invites.removeValue(forKey: callSid) }
@@ -106,7 +114,7 @@ public final class Listener: Sendable {
 extension Listener {
     func publish(_ group: String, _ name: String, level: InsightsLevel = .info, callSid: String? = nil,
                  payload: [String: String] = [:]) {
-        InsightsPublisher.shared.publish(group: group, name: name, level: level, callSid: callSid, payload: payload,
-                                         token: accessToken, edge: edge)
+        VoiceSettings.insights.publish(group: group, name: name, level: level, callSid: callSid, payload: payload,
+                                       token: accessToken, edge: edge)
     }
 }

@@ -1,5 +1,6 @@
 import AudioCore
 import Foundation
+import ICE
 
 /// How to run a preflight test (the seed's `TVOPreflightOptions`), built with a block:
 ///
@@ -13,12 +14,13 @@ public struct PreflightOptions: Sendable {
     public var duration: Duration = .seconds(10)
     /// Codecs in preference order (default Opus, PCMU, PCMA).
     public var preferredAudioCodecs: [AudioCodecPreference] = [.opus(), .pcmu, .pcma]
-    public var iceServers: [IceServer] = []
+    public var iceServers: [ICEServer] = []
     /// `.relay` tests the TURN path only.
-    public var iceTransportPolicy: IceTransportPolicy = .all
+    public var iceTransportPolicy: ICETransportPolicy = .all
     /// The edge to test (a name in `Voice.servers`); nil uses `Voice.edge`.
     public var edge: String?
-    /// The queue delegate methods run on; nil means the main queue, as in the seed.
+    /// The queue delegate methods run on; nil means the main queue on Apple platforms (as in the
+    /// seed) and the SDK's own serial queue on Linux, where nothing runs the main queue.
     public var delegateQueue: DispatchQueue?
     /// The device whose microphone is sent to the echo service. Nil (the default) sends a
     /// generated 440 Hz tone whose level changes every second, so no microphone is needed and the

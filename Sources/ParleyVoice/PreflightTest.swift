@@ -1,10 +1,12 @@
 import Foundation
+import ParleyClientCore
 import ParleyCore
 import Synchronization
 
 /// A running preflight test (the seed's `TVOPreflightTest`): audio to the server's echo service
 /// for `PreflightOptions.duration`, measured once a second, ending in a `PreflightReport`.
 /// Started by `Voice.runPreflightTest`; events reach the `PreflightDelegate` on the delegate queue.
+/// The test holds its delegate weakly (as `Call` does); without it the test still runs to its end.
 public final class PreflightTest: Sendable {
     /// The seed's `TVOPreflightTestState`.
     public enum State: String, Sendable, Hashable, CaseIterable {
@@ -25,7 +27,7 @@ public final class PreflightTest: Sendable {
 
     let options: PreflightOptions
     let edge: String
-    let delegate: (any PreflightDelegate)?
+    weak let delegate: (any PreflightDelegate)?
     let delegateQueue: DispatchQueue
     let snapshot = Mutex(Snapshot())
 
@@ -43,7 +45,7 @@ public final class PreflightTest: Sendable {
     init(options: PreflightOptions, delegate: (any PreflightDelegate)?) {
         self.options = options
         self.delegate = delegate
-        delegateQueue = options.delegateQueue ?? .main
+        delegateQueue = options.delegateQueue ?? DelegateQueue.default
         edge = options.edge ?? Voice.edge
         callSid = "PF" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         startTime = Date()
@@ -82,10 +84,12 @@ public final class PreflightTest: Sendable {
 
     var isStopRequested: Bool { snapshot.withLock { $0.isStopRequested } }
 
-    /// Runs `body` with the delegate on the delegate queue.
+    /// Runs `body` with the delegate on the delegate queue, if the delegate is still there.
     func notify(_ body: @escaping @Sendable (any PreflightDelegate, PreflightTest) -> Void) {
-        guard let delegate else { return }
-        delegateQueue.async { body(delegate, self) }
+        delegateQueue.async { [self] in
+            guard let delegate else { return }
+            body(delegate, self)
+        }
     }
 
     /// Records the outcome once, wakes `report()` callers, tells the delegate.

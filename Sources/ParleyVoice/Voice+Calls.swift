@@ -1,15 +1,16 @@
 import Foundation
+import ParleyClientCore
 import ParleyCore
 
 extension Voice {
     /// Places an outgoing call with default options. Always returns a `Call`; failures arrive as
-    /// `callDidFailToConnect`.
+    /// `callDidFailToConnect`. The call holds `delegate` weakly (see `Call`).
     @discardableResult
     public static func connect(accessToken: String, delegate: any CallDelegate) -> Call {
         connect(options: ConnectOptions(accessToken: accessToken), delegate: delegate)
     }
 
-    /// Places an outgoing call (the seed's `connect(with:delegate:)`).
+    /// Places an outgoing call (the seed's `connect(with:delegate:)`); `delegate` is held weakly.
     @discardableResult
     public static func connect(options: ConnectOptions, delegate: any CallDelegate) -> Call {
         Call.outgoing(options: options, delegate: delegate)
@@ -18,20 +19,22 @@ extension Voice {
     /// Places an outgoing call and returns it once connected; throws what `callDidFailToConnect`
     /// would report. (Use the delegate form to hear of the rest of the call.)
     public static func connect(options: ConnectOptions) async throws(ParleyError) -> Call {
-        let call = Call.outgoing(options: options, delegate: SilentCallDelegate())
+        let call = Call.outgoing(options: options, delegate: nil)
         try await call.waitUntilConnected()
         return call
     }
 
     /// Opens a live connection that receives incoming calls for the token's identity (no push
-    /// needed while it is open). Returns once the server confirms `listening`.
+    /// needed while it is open). Returns once the server confirms `listening`. The listener holds
+    /// `delegate` weakly; callbacks run on `delegateQueue` (nil: the main queue
+    /// on Apple platforms, the SDK's own serial queue on Linux).
     public static func listen(accessToken: String, delegate: any NotificationDelegate,
                               delegateQueue: DispatchQueue? = nil) async throws(ParleyError) -> Listener {
         let edge = Voice.edge
         let server = try VoiceSettings.server(for: edge)
-        let channel = try await SignalingChannel.open(baseURL: server, token: accessToken)
-        let listener = Listener(channel: channel, delegate: delegate, delegateQueue: delegateQueue ?? .main, edge: edge,
-                                accessToken: accessToken)
+        let channel = try await VoiceSignaling.open(server: server, token: accessToken)
+        let listener = Listener(channel: channel, delegate: delegate, delegateQueue: delegateQueue ?? DelegateQueue.default,
+                                edge: edge, accessToken: accessToken)
         listener.publish("connection", "listen")
         let messages = channel.unrouted
         await withCheckedContinuation { (listening: CheckedContinuation<Void, Never>) in

@@ -1,10 +1,9 @@
 import Foundation
-import Synchronization
 import HTTPWire
+import JSONWire
+import ParleyClientCore
 import ParleyCore
-import ParleyNet
-import PushNotifications
-import AccessToken
+import Signaling
 
 extension Voice {
     /// The push provider bindings are registered with: `apns` for Apple VoIP pushes, `webhook`
@@ -63,8 +62,9 @@ extension Voice {
     }
 
     /// Turns a push payload (`twi_message_type` …) into `callInviteReceived` or
-    /// `cancelledCallInviteReceived` on `delegateQueue` (main by default). Returns false when the
-    /// payload is not a Parley/Twilio voice push.
+    /// `cancelledCallInviteReceived` on `delegateQueue` (nil: the main queue on Apple platforms,
+    /// the SDK's own serial queue on Linux). Returns false when the payload is not a Parley/Twilio
+    /// voice push. `delegate` is kept only until that one callback has run.
     @discardableResult
     public static func handleNotification(_ payload: [AnyHashable: Any], delegate: any NotificationDelegate,
                                           delegateQueue: DispatchQueue? = nil,
@@ -75,7 +75,7 @@ extension Voice {
             if let text = value as? String { strings[key] = text }
         }
         guard let push = VoicePushNotification(dictionary: strings) else { return false }
-        let queue = delegateQueue ?? .main
+        let queue = delegateQueue ?? DelegateQueue.default
         let parameters = Dictionary(push.customParameters.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
         switch push.messageType {
         case .call:
@@ -93,43 +93,19 @@ extension Voice {
 
     private static func publishRegistration(_ name: String, token: String, error: ParleyError?) {
         let payload = error.map { ["code": "\($0.code.rawValue)", "message": $0.failureReason ?? $0.code.text] } ?? [:]
-        InsightsPublisher.shared.publish(group: "registration", name: name, level: error == nil ? .info : .error,
-                                         callSid: nil, payload: payload, token: token)
+        VoiceSettings.insights.publish(group: "registration", name: name, level: error == nil ? .info : .error,
+                                       callSid: nil, payload: payload, token: token)
     }
 
     private static func registrationRequest(_ method: String, path: String, token: String,
                                             body: [UInt8]) async throws(ParleyError) -> HTTPResponse {
         let server = try VoiceSettings.server(for: nil)
-        var request = HTTPRequest(method: method, target: path, body: body)
-        request.headers.set("Authorization", "Bearer \(token)")
-        if !body.isEmpty { request.headers.set("Content-Type", "application/json") }
-        let response: HTTPResponse
-        do {
-            response = try await SDKHTTP.client().send(request, to: server + path, timeout: .seconds(15))
-        } catch {
-            throw ParleyError(.registration, reason: "cannot reach \(server): \(error)")
-        }
+        let response = try await ClientHTTP.send(HTTPRequest(method: method, target: path, body: body), to: server,
+                                                 token: token, unreachable: .registration)
         guard (200..<300).contains(response.status) else {
-            let json = (try? JSONValue.parse(response.body))?.objectValue
-            var code = 31301
-            if case .integer(let number)? = json?["code"] { code = Int(number) }
-            throw ParleyError(ParleyError.Code(rawValue: code), reason: json?["message"]?.stringValue ?? "HTTP \(response.status)")
+            throw ClientHTTP.error(from: response, fallback: .registration)
         }
         return response
-    }
-}
-
-/// One HTTP client for the SDK's REST calls (registrations, Insights, feedback), made on first use.
-enum SDKHTTP {
-    private static let shared = Mutex<HTTPClient?>(nil)
-
-    static func client() throws -> HTTPClient {
-        try shared.withLock { client in
-            if let client { return client }
-            let made = try HTTPClient(configuration: HTTPClient.Configuration(threads: 1))
-            client = made
-            return made
-        }
     }
 }
 

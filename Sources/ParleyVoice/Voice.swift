@@ -1,6 +1,7 @@
 import AudioCore
 import AudioDevices
 import Foundation
+import ParleyClientCore
 import ParleyCore
 
 /// The entry point of the Parley voice SDK (the seed's `TwilioVoiceSDK`): logging, Insights, the
@@ -11,47 +12,48 @@ import ParleyCore
 /// before connecting; `edge` picks among the configured servers.
 public enum Voice {
     /// The edge used when none is chosen: the only configured server, or `PARLEY_SERVER_URL`.
-    public static let defaultEdge = "roaming"
+    public static let defaultEdge = ClientSettings.defaultEdge
 
-    /// The SDK's logging level for every module (default `.error`).
+    /// The SDK's logging level for every module (default `.error`). Log levels and the logger are
+    /// the process's: other Parley SDKs in the same process share them.
     public static var logLevel: LogLevel {
-        get { Log.level(for: .core) }
-        set { Log.setLevel(newValue) }
+        get { VoiceSettings.core.logLevel }
+        set { VoiceSettings.core.logLevel = newValue }
     }
 
     /// Sets the logging level of one module.
     public static func setLogLevel(_ logLevel: LogLevel, module: LogModule) {
-        Log.setLevel(logLevel, for: module)
+        VoiceSettings.core.setLogLevel(logLevel, module: module)
     }
 
     /// The logging level of one module.
     public static func logLevel(for module: LogModule) -> LogLevel {
-        Log.level(for: module)
+        VoiceSettings.core.logLevel(for: module)
     }
 
     /// Where log records go (standard error by default).
     public static var logger: any Logger {
-        get { Log.logger }
-        set { Log.setLogger(newValue) }
+        get { VoiceSettings.core.logger }
+        set { VoiceSettings.core.logger = newValue }
     }
 
     /// Whether the SDK publishes Insights events to the server (default true).
     public static var isInsightsEnabled: Bool {
-        get { VoiceSettings.shared.withLock { $0.isInsightsEnabled } }
-        set { VoiceSettings.shared.withLock { $0.isInsightsEnabled = newValue } }
+        get { VoiceSettings.core.isInsightsEnabled }
+        set { VoiceSettings.core.isInsightsEnabled = newValue }
     }
 
     /// The edge (a name in `servers`) that calls, registrations and notifications use; set it
     /// before `handleNotification` or `connect`.
     public static var edge: String {
-        get { VoiceSettings.shared.withLock { $0.edge } }
-        set { VoiceSettings.shared.withLock { $0.edge = newValue } }
+        get { VoiceSettings.core.edge }
+        set { VoiceSettings.core.edge = newValue }
     }
 
     /// Edge name → base URL of a `parley-server` (`http://host:port` or `https://…`).
     public static var servers: [String: String] {
-        get { VoiceSettings.shared.withLock { $0.servers } }
-        set { VoiceSettings.shared.withLock { $0.servers = newValue } }
+        get { VoiceSettings.core.servers }
+        set { VoiceSettings.core.servers = newValue }
     }
 
     /// The device calls record from and play to. Set it before connecting; like the seed's, it can

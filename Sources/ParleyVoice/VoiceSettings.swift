@@ -1,15 +1,12 @@
 import AudioCore
-import AudioDevices
-import Foundation
+import ParleyClientCore
 import ParleyCore
 import Synchronization
 
-/// Process-wide SDK settings behind `Voice`'s static properties.
+/// Process-wide voice SDK state behind `Voice`'s static properties. What every SDK has — servers,
+/// edge, the Insights switch, logging — is the client core's `ClientSettings` (`core`); what only
+/// voice has is here.
 struct VoiceSettings: Sendable {
-    /// Edge name → server base URL (`http://host:port`), as the app configured them.
-    var servers: [String: String] = [:]
-    var edge = Voice.defaultEdge
-    var isInsightsEnabled = true
     var audioDevice: (any AudioDevice)?
     /// The push provider `register` binds with.
     var pushProvider = "apns"
@@ -20,17 +17,23 @@ struct VoiceSettings: Sendable {
 
     static let shared = Mutex(VoiceSettings())
 
-    /// The server for `edge`, or for `Voice.edge` when nil (see `serverURL(for:)`).
-    static func server(for edge: String?) throws(ParleyError) -> String {
-        try shared.withLock { (settings) throws(ParleyError) in try settings.serverURL(for: edge ?? settings.edge) }
-    }
+    /// The voice SDK's servers, edge, Insights switch and log levels.
+    static let core = ClientSettings(entryPoint: "Voice")
 
-    /// The server for `edge`: the one configured for it, else `PARLEY_SERVER_URL`, else the only
-    /// configured server (whatever its name) — `roaming` picks that way.
-    func serverURL(for edge: String) throws(ParleyError) -> String {
-        if let url = servers[edge] { return url }
-        if let url = ProcessInfo.processInfo.environment["PARLEY_SERVER_URL"], !url.isEmpty { return url }
-        if edge == Voice.defaultEdge, let only = servers.values.sorted().first { return only }
-        throw ParleyError(.connection, reason: "no Parley server is configured for edge \(edge) (set Voice.servers or PARLEY_SERVER_URL)")
+    /// The voice SDK's Insights events go out through this publisher.
+    static let insights = InsightsPublisher(settings: core)
+
+    /// The server for `edge`, or for `Voice.edge` when nil (see `ClientSettings.server(for:)`).
+    static func server(for edge: String?) throws(ParleyError) -> String {
+        try core.server(for: edge)
+    }
+}
+
+extension InsightsPublisher {
+    /// One voice SDK event, about the call `callSid` when there is one (`call_sid`).
+    func publish(group: String, name: String, level: InsightsLevel, callSid: String?, payload: [String: String],
+                 token: String, edge: String? = nil) {
+        publish(group: group, name: name, level: level, subject: callSid.map { ["call_sid": $0] } ?? [:],
+                payload: payload, token: token, edge: edge)
     }
 }

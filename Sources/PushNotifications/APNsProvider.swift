@@ -2,6 +2,7 @@ import AccessToken
 import ParleyCore
 import ParleyCrypto
 import ParleyNet
+import Signaling
 import Synchronization
 
 /// Sends VoIP pushes through APNs over HTTP/2 with token-based authentication: one connection,

@@ -1,4 +1,5 @@
 import AccessToken
+import JSONWire
 import ParleyCrypto
 
 /// The APNs provider authentication token: an ES256 JWT with header `{"alg":"ES256","kid":…}` and

@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 
 /// How APNs answers map to `PushError` (Apple's "Handling notification responses from APNs").
 enum APNsResponse {

@@ -1,3 +1,5 @@
+import Signaling
+
 /// Why a push notification was not delivered, grouped by what the server should do about it.
 public enum PushError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The device token is no longer valid for the topic (APNs 410 `Unregistered`/`ExpiredToken`,

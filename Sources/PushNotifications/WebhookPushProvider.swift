@@ -1,7 +1,8 @@
-import AccessToken
 import HTTPWire
+import JSONWire
 import ParleyCrypto
 import ParleyNet
+import Signaling
 
 /// Relays pushes to a configured URL (the `ClientNotificationUrl` pattern): a `POST` of the
 /// notification's payload plus `device_token` and `identity`, as JSON, with the HTTP/1.1 client.

@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 
 // JSON fields of the client payloads (docs/signaling.md, "Messages").
 

@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 
 // JSON fields of the server payloads (docs/signaling.md, "Messages").
 

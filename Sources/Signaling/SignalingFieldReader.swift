@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 import ParleyCore
 
 /// Reads the typed fields of one decoded message object, throwing `SignalingError`s that carry

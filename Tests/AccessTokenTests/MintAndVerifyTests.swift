@@ -1,4 +1,5 @@
 import AccessToken
+import JSONWire
 import ParleyCore
 import ParleyCrypto
 import Testing

@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import JSONWire
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport

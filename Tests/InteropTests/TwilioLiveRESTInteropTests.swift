@@ -1,6 +1,7 @@
 import AccessToken
 import AudioCore
 import Foundation
+import JSONWire
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport

@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 import ParleyCrypto
 import Testing
 

@@ -1,6 +1,6 @@
-import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
 import ParleyNet
 import ParleyServer
 import ParleyStore

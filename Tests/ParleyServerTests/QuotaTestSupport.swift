@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
 import ParleyNet
 
 /// `POST /v1/echo` and `DELETE` on its Location, for the quota and revocation tests. The offer is

@@ -1,6 +1,6 @@
-import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport

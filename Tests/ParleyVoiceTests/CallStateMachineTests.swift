@@ -1,3 +1,4 @@
+import ParleyCore
 import Signaling
 import Testing
 @testable import ParleyVoice

@@ -1,6 +1,7 @@
-import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
+import ParleyClientCore
 import ParleyCore
 import ParleyNet
 import ParleyStore
@@ -28,7 +29,7 @@ extension VoiceSDKTests {
         let bed = try VoiceTestBed()
         defer { Task { await bed.stop() } }
         let token = try bed.token("alice")
-        let publisher = InsightsPublisher(flushInterval: .seconds(60), batchSize: 20)
+        let publisher = InsightsPublisher(settings: VoiceSettings.core, flushInterval: .seconds(60), batchSize: 20)
         publisher.publish(group: "connection", name: "outgoing", level: .info, callSid: Self.callSid,
                           payload: ["to": "bob"], token: token)
         publisher.publish(group: "settings", name: "codec", level: .info, callSid: Self.callSid,
@@ -54,13 +55,13 @@ extension VoiceSDKTests {
         let bed = try VoiceTestBed()
         defer { Task { await bed.stop() } }
         let token = try bed.token("alice")
-        let bySize = InsightsPublisher(flushInterval: .seconds(60), batchSize: 5)
+        let bySize = InsightsPublisher(settings: VoiceSettings.core, flushInterval: .seconds(60), batchSize: 5)
         for i in 0..<5 {
             bySize.publish(group: "connection", name: "event-\(i)", level: .info, callSid: Self.callSid, payload: [:], token: token)
         }
         try await Self.waitUntil { bySize.counters.posted == 5 }
 
-        let byTime = InsightsPublisher(flushInterval: .milliseconds(200), batchSize: 20)
+        let byTime = InsightsPublisher(settings: VoiceSettings.core, flushInterval: .milliseconds(200), batchSize: 20)
         let started = ContinuousClock.now
         byTime.publish(group: "connection", name: "listen", level: .info, callSid: nil, payload: [:], token: token)
         try await Self.waitUntil { byTime.counters.posted == 1 }
@@ -73,7 +74,7 @@ extension VoiceSDKTests {
     @Test func eventsBeyondTheCapacityAreDroppedAndFailuresCounted() async throws {
         let bed = try VoiceTestBed()
         defer { Task { await bed.stop() } }
-        let publisher = InsightsPublisher(flushInterval: .seconds(60), batchSize: 100, capacity: 3)
+        let publisher = InsightsPublisher(settings: VoiceSettings.core, flushInterval: .seconds(60), batchSize: 100, capacity: 3)
         let token = try bed.token("alice")
         for i in 0..<5 {
             publisher.publish(group: "connection", name: "e\(i)", level: .warning, callSid: nil, payload: [:], token: token)
@@ -94,7 +95,7 @@ extension VoiceSDKTests {
         Voice.isInsightsEnabled = false
         defer { Voice.isInsightsEnabled = true }
         let token = try bed.token("alice")
-        let publisher = InsightsPublisher(flushInterval: .milliseconds(50), batchSize: 2)
+        let publisher = InsightsPublisher(settings: VoiceSettings.core, flushInterval: .milliseconds(50), batchSize: 2)
         for i in 0..<4 {
             publisher.publish(group: "connection", name: "e\(i)", level: .info, callSid: nil, payload: [:], token: token)
         }
@@ -113,7 +114,7 @@ extension VoiceSDKTests {
                                                             to: "client:bob", direction: "outbound-api",
                                                             status: .completed, startTime: 1, createdAt: 1, updatedAt: 1))
         let call = Call(uuid: UUID(), from: "client:alice", to: "bob", sid: Self.callSid, options: CallMediaOptions(),
-                        delegate: SilentCallDelegate(), accessToken: token)
+                        delegate: nil, accessToken: token)
         // This call is never driven, so its tear-down (which releases the audio device) never runs.
         defer { VoiceSettings.shared.withLock { $0.liveCalls -= 1 } }
         try await call.submitFeedback(score: .two, issue: .choppyAudio)
@@ -128,7 +129,7 @@ extension VoiceSDKTests {
         #expect(CallFeedbackScore.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 5])
 
         let stranger = Call(uuid: UUID(), from: nil, to: nil, sid: "CA" + String(repeating: "d", count: 32),
-                            options: CallMediaOptions(), delegate: SilentCallDelegate(), accessToken: token)
+                            options: CallMediaOptions(), delegate: nil, accessToken: token)
         defer { VoiceSettings.shared.withLock { $0.liveCalls -= 1 } }
         let refusal = await #expect(throws: ParleyError.self) { try await stranger.submitFeedback(score: .five, issue: .echo) }
         #expect(refusal?.code == .notFound)

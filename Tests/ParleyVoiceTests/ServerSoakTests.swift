@@ -22,13 +22,16 @@ extension VoiceSDKTests {
         Voice.edge = "soak"
         let queue = DispatchQueue(label: "soak-delegates")
         var listeners: [Listener] = []
+        var inboxes: [InviteInbox] = []  // listeners hold their delegates weakly
         for lane in 0..<Self.lanes {
             let inbox = InviteInbox { invite in
-                _ = invite.accept(options: AcceptOptions(callInvite: invite) {
+                let options = AcceptOptions(callInvite: invite) {
                     $0.audioDevice = try? ToneAudioDevice(frequency: 400)
                     $0.delegateQueue = queue
-                }, delegate: CallEvents())
+                }
+                Task { _ = try? await invite.accept(options: options) }
             }
+            inboxes.append(inbox)
             listeners.append(try await Voice.listen(accessToken: try server.token(identity: "callee\(lane)"),
                                                     delegate: inbox, delegateQueue: queue))
         }
@@ -52,6 +55,7 @@ extension VoiceSDKTests {
         }
         let elapsed = ContinuousClock.now - started
         for listener in listeners { await listener.stop() }
+        withExtendedLifetime(inboxes) {}
 
         let warm = samples[Self.warmUpRounds - 1], last = samples[samples.count - 1]
         let perCall = Double(last.kilobytes - warm.kilobytes) / Double(last.calls - warm.calls)

@@ -1,4 +1,5 @@
 import AudioCore
+import CallQuality
 import Foundation
 import ParleyCore
 import ParleyTestSupport

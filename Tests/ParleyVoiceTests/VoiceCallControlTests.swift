@@ -1,6 +1,8 @@
 import AccessToken
+import AudioDevices
 import Foundation
 import HTTPWire
+import ParleyCore
 import ParleyNet
 import Synchronization
 import Testing

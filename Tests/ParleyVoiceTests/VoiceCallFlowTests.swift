@@ -1,5 +1,7 @@
 import AudioCore
+import AudioDevices
 import Foundation
+import ParleyCore
 import Synchronization
 import ParleyTestSupport
 import Testing

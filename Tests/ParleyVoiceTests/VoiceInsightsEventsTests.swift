@@ -1,5 +1,6 @@
 import Foundation
 import HTTPWire
+import ParleyClientCore
 import ParleyNet
 import Testing
 @testable import ParleyVoice
@@ -18,7 +19,7 @@ extension VoiceSDKTests {
             alice.disconnect()
             await listener.stop()
             try await Task.sleep(for: .milliseconds(300))
-            await InsightsPublisher.shared.flush()
+            await VoiceSettings.insights.flush()
             let sid = try #require(alice.sid)
             let callEvents = try await Self.events(bed, token: try bed.token("alice"), query: "?call_sid=\(sid)")
             #expect(callEvents.contains("connection/outgoing"), "\(callEvents)")

@@ -1,5 +1,7 @@
 import AudioCore
+import AudioDevices
 import Foundation
+import ParleyCore
 import ParleyStore
 import ParleyTestSupport
 import Synchronization
@@ -36,8 +38,9 @@ extension VoiceSDKTests {
             Voice.servers = ["a": "http://127.0.0.1:1", "b": "http://127.0.0.1:2"]
             Voice.edge = "b"
             #expect(Voice.edge == "b")
-            #expect(try VoiceSettings.shared.withLock { try $0.serverURL(for: "b") } == "http://127.0.0.1:2")
-            #expect(throws: ParleyError.self) { try VoiceSettings.shared.withLock { try $0.serverURL(for: "elsewhere") } }
+            #expect(try VoiceSettings.server(for: nil) == "http://127.0.0.1:2")
+            #expect(try VoiceSettings.server(for: "a") == "http://127.0.0.1:1")
+            #expect(throws: ParleyError.self) { try VoiceSettings.server(for: "elsewhere") }
 
             // The audio device changes only while no call exists. Calls of earlier tests may still be
             // ending (their count comes back when this test is done).
@@ -111,10 +114,11 @@ extension VoiceSDKTests {
             let bed = try VoiceTestBed()
             defer { Task { await bed.stop() } }
             let inbox = InviteInbox { invite in
-                _ = invite.accept(options: AcceptOptions(callInvite: invite) {
+                let options = AcceptOptions(callInvite: invite) {
                     $0.audioDevice = try? VoiceTestBed.toneDevice(400, recordingTo: VoiceTestBed.temporaryPath("codec-bob"))
                     $0.preferredAudioCodecs = [.pcmu]
-                }, delegate: CallEvents())
+                }
+                Task { _ = try? await invite.accept(options: options) }
             }
             let listener = try await Voice.listen(accessToken: try bed.token("bob"), delegate: inbox, delegateQueue: bed.queue)
             let call = try await Voice.connect(options: ConnectOptions(accessToken: try bed.token("alice")) {

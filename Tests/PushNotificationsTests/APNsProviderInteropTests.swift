@@ -1,7 +1,9 @@
 import AccessToken
 import Foundation
+import JSONWire
 import ParleyCrypto
 import PushNotifications
+import Signaling
 import Testing
 
 /// `APNsProvider` against an APNs emulation on the Python `h2` server: the server checks the

@@ -1,5 +1,5 @@
-import AccessToken
 import Foundation
+import JSONWire
 import ParleyCrypto
 import PushNotifications
 import Testing

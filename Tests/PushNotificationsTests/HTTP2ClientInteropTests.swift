@@ -1,5 +1,5 @@
-import AccessToken
 import Foundation
+import JSONWire
 import ParleyNet
 import Testing
 

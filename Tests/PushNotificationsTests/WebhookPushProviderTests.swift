@@ -1,7 +1,8 @@
-import AccessToken
 import HTTPWire
+import JSONWire
 import ParleyNet
 import PushNotifications
+import Signaling
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 import ParleyStore
 
 /// Resources in the vendor's v2010 JSON shape (snake_case names, RFC 2822 dates, `uri` relative to

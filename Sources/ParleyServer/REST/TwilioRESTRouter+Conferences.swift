@@ -1,5 +1,5 @@
-import AccessToken
 import HTTPWire
+import JSONWire
 
 /// `Conferences.json` (filters `FriendlyName`, `Status`; paging), `Conferences/{CF}.json` (update:
 /// `Status=completed`), `Conferences/{CF}/Participants.json` and

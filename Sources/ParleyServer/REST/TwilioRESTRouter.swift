@@ -1,5 +1,5 @@
-import AccessToken
 import HTTPWire
+import JSONWire
 import ParleyCore
 import ParleyStore
 

@@ -2,6 +2,7 @@ import ParleyCore
 import ParleyCrypto
 import ParleyStore
 import PushNotifications
+import Signaling
 
 /// The engine's `InviteNotifier` on top of the configured push providers (`apns`, `webhook`):
 /// each binding goes to the provider it was registered with.

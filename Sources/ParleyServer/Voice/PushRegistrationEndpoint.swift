@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
 import ParleyCore
 import ParleyStore
 

@@ -1,4 +1,4 @@
-import AccessToken
+import JSONWire
 import Testing
 
 @Suite struct JSONParserTests {

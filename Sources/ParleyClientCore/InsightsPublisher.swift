@@ -1,32 +1,37 @@
-import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
 import ParleyCore
 import Synchronization
 
 /// The level of an Insights event (the seed's Insights tables; `POST /v1/insights`).
-enum InsightsLevel: String, Sendable {
+package enum InsightsLevel: String, Sendable {
     case info, warning, error
 }
 
-/// Publishes the seed's Insights events (issue 6 §5) to the server's `POST /v1/insights`: one per
-/// process (`shared`). Events are queued and sent in batches, every `flushInterval` or as soon as
-/// `batchSize` are waiting, in order, one request per server and token; beyond `capacity` events
-/// waiting or in flight, new ones are dropped. Best effort: failures are logged (never the token)
-/// and dropped, nothing is retried, and callers never see an error. Nothing is queued while
-/// `Voice.isInsightsEnabled` is false.
-final class InsightsPublisher: Sendable {
-    static let shared = InsightsPublisher()
-
-    let flushInterval: Duration
-    let batchSize: Int
-    let capacity: Int
+/// Publishes Insights events (issue 6 §5) to the server's `POST /v1/insights`; each SDK keeps one,
+/// reading its `ClientSettings` for the server and the on/off switch. Events are queued and sent
+/// in batches, every `flushInterval` or as soon as `batchSize` are waiting, in order, one request
+/// per server and token; beyond `capacity` events waiting or in flight, new ones are dropped. Best
+/// effort: failures are logged (never the token) and dropped, nothing is retried, and callers
+/// never see an error. Nothing is queued while `settings.isInsightsEnabled` is false.
+package final class InsightsPublisher: Sendable {
+    package let settings: ClientSettings
+    package let flushInterval: Duration
+    package let batchSize: Int
+    package let capacity: Int
 
     /// What happened to the events so far (for tests and logs).
-    struct Counters: Sendable, Equatable {
-        var posted = 0
-        var dropped = 0
-        var failed = 0
+    package struct Counters: Sendable, Equatable {
+        package var posted = 0
+        package var dropped = 0
+        package var failed = 0
+
+        package init(posted: Int = 0, dropped: Int = 0, failed: Int = 0) {
+            self.posted = posted
+            self.dropped = dropped
+            self.failed = failed
+        }
     }
 
     private struct Item: Sendable {
@@ -47,29 +52,29 @@ final class InsightsPublisher: Sendable {
 
     private let state = Mutex(State())
 
-    init(flushInterval: Duration = .seconds(1), batchSize: Int = 20, capacity: Int = 1000) {
+    package init(settings: ClientSettings, flushInterval: Duration = .seconds(1), batchSize: Int = 20,
+                 capacity: Int = 1000) {
+        self.settings = settings
         self.flushInterval = flushInterval
         self.batchSize = batchSize
         self.capacity = capacity
     }
 
-    var counters: Counters { state.withLock { $0.counters } }
+    package var counters: Counters { state.withLock { $0.counters } }
 
-    /// Queues one event for the server of `edge` (nil: `Voice.edge`), posted with `token`.
-    /// `payload` values are strings, as the seed's event payloads are.
-    func publish(group: String, name: String, level: InsightsLevel, callSid: String?, payload: [String: String],
-                 token: String, edge: String? = nil) {
-        let (enabled, server) = VoiceSettings.shared.withLock { settings in
-            (settings.isInsightsEnabled, try? settings.serverURL(for: edge ?? settings.edge))
-        }
-        guard enabled else { return }
-        guard let server else {
+    /// Queues one event for the server of `edge` (nil: the settings' edge), posted with `token`.
+    /// `payload` values are strings, as the seed's event payloads are; `subject` adds top-level
+    /// members naming what the event is about (the voice SDK's `call_sid`).
+    package func publish(group: String, name: String, level: InsightsLevel, subject: [String: String] = [:],
+                         payload: [String: String], token: String, edge: String? = nil) {
+        guard settings.isInsightsEnabled else { return }
+        guard let server = try? settings.server(for: edge) else {
             Log.debug(.core, "insights: no server for \(group)/\(name); event dropped")
             return
         }
         var body: JSONObject = ["group": .string(group), "name": .string(name), "level": .string(level.rawValue),
                                 "timestamp": .integer(Int64(Date().timeIntervalSince1970 * 1000))]
-        if let callSid { body["call_sid"] = .string(callSid) }
+        for key in subject.keys.sorted() { body[key] = .string(subject[key] ?? "") }
         var members = JSONObject()
         for key in payload.keys.sorted() { members[key] = .string(payload[key] ?? "") }
         body["payload"] = .object(members)
@@ -99,7 +104,7 @@ final class InsightsPublisher: Sendable {
     }
 
     /// Sends whatever is queued and waits until every send so far has finished.
-    func flush() async {
+    package func flush() async {
         let last = state.withLock { s -> Task<Void, Never>? in
             sendQueued(&s)
             return s.lastSend
@@ -116,7 +121,7 @@ final class InsightsPublisher: Sendable {
         let previous = s.lastSend
         s.lastSend = Task.detached { [self] in
             await previous?.value
-            let outcome = await Self.post(items)
+            let outcome = await post(items)
             state.withLock { s in
                 s.pending -= items.count
                 s.counters.posted += outcome.posted
@@ -127,9 +132,9 @@ final class InsightsPublisher: Sendable {
     }
 
     /// Posts `items`, one request per (server, token) run of at most 100 events (the server's limit).
-    private static func post(_ items: [Item]) async -> (posted: Int, failed: Int, dropped: Int) {
+    private func post(_ items: [Item]) async -> (posted: Int, failed: Int, dropped: Int) {
         // Turned off while these waited: they are not sent.
-        guard VoiceSettings.shared.withLock({ $0.isInsightsEnabled }) else { return (0, 0, items.count) }
+        guard settings.isInsightsEnabled else { return (0, 0, items.count) }
         var posted = 0, failed = 0
         var start = 0
         while start < items.count {
@@ -137,7 +142,7 @@ final class InsightsPublisher: Sendable {
             while end < items.count, end - start < 100, items[end].server == items[start].server,
                   items[end].token == items[start].token { end += 1 }
             let run = items[start..<end]
-            if await send(run.map(\.event), server: items[start].server, token: items[start].token) {
+            if await Self.send(run.map(\.event), server: items[start].server, token: items[start].token) {
                 posted += run.count
             } else {
                 failed += run.count
@@ -148,20 +153,17 @@ final class InsightsPublisher: Sendable {
     }
 
     private static func send(_ events: [JSONValue], server: String, token: String) async -> Bool {
-        let path = "/v1/insights"
-        var request = HTTPRequest(method: "POST", target: path,
+        let request = HTTPRequest(method: "POST", target: "/v1/insights",
                                   body: JSONValue.object(["events": .array(events)]).serialized())
-        request.headers.set("Authorization", "Bearer \(token)")
-        request.headers.set("Content-Type", "application/json")
-        do {
-            let response = try await SDKHTTP.client().send(request, to: server + path, timeout: .seconds(10))
+        do throws(ParleyError) {
+            let response = try await ClientHTTP.send(request, to: server, token: token, timeout: .seconds(10))
             guard (200..<300).contains(response.status) else {
                 Log.warning(.core, "insights: \(server) answered \(response.status) to \(events.count) events")
                 return false
             }
             return true
         } catch {
-            Log.warning(.core, "insights: cannot reach \(server): \(error)")
+            Log.warning(.core, "insights: \(error.failureReason ?? error.code.text)")
             return false
         }
     }

@@ -1,4 +1,5 @@
-/// A JSON value (RFC 8259), as used in JWT headers and claims. Pure: no Foundation.
+/// A JSON value (RFC 8259): what access tokens, signaling, the REST API and Insights read and
+/// write. Pure: no Foundation.
 ///
 /// Integers that fit `Int64` stay exact (`.integer`); other numbers are `.double`.
 public enum JSONValue: Sendable, Hashable {

@@ -1,5 +1,5 @@
-import AccessToken
-import PushNotifications
+import JSONWire
+import Signaling
 import Testing
 
 @Suite struct VoicePushNotificationTests {
@@ -45,13 +45,5 @@ import Testing
     ])
     func rejectsOtherPayloads(json: String) {
         #expect(VoicePushNotification(json: Array(json.utf8)) == nil)
-    }
-
-    @Test func errorsSayWhatToDo() {
-        #expect(PushError.unregistered(reason: "Unregistered").invalidatesBinding)
-        #expect(PushError.badDeviceToken(reason: "BadDeviceToken").invalidatesBinding)
-        #expect(!PushError.authentication(reason: "InvalidProviderToken").invalidatesBinding)
-        #expect(PushError.temporary(status: 503, reason: "ServiceUnavailable").isRetryable)
-        #expect(!PushError.rejected(status: 400, reason: "BadTopic").isRetryable)
     }
 }

@@ -4,8 +4,8 @@ import ParleyNet
 import Signaling
 import Synchronization
 
-/// What a call hears from its signaling connection.
-enum ChannelEvent: Sendable {
+/// What a subscriber (a call, a room) hears from its signaling connection.
+package enum ChannelEvent: Sendable {
     case message(SignalingMessage)
     /// The socket dropped; the channel is resuming its session (docs/signaling.md, resume).
     case interrupted
@@ -13,18 +13,37 @@ enum ChannelEvent: Sendable {
     case resumed
 }
 
-/// One authenticated signaling connection to `/v1/signaling` (docs/signaling.md): says `hello`,
-/// keeps the heartbeat, answers `ping`, and routes what arrives to subscribers by call — by call
-/// SID, by the caller's call id until the SID is known, by the `ref` of an error — and everything
-/// else to `unrouted`. When the socket drops it resumes the session on a new one (hello with
-/// `resume`) for as long as the server keeps it (the welcome's `resumeWindow`); subscribers hear
-/// `.interrupted` and `.resumed`. Only when that fails, or on `close()`, do the streams finish.
-final class SignalingChannel: Sendable {
-    let welcome: Welcome
-    /// Messages for no subscribed call (incoming invites, cancellations, `listening`).
-    let unrouted: AsyncStream<SignalingEnvelope>
+/// Where a signaling message goes: the subscriber key it is for and, optionally, a second key
+/// under which the same subscriber hears later messages (an outgoing call's SID, once
+/// `callCreated` names it for the caller's call id).
+package struct SignalingRoute: Sendable, Equatable {
+    package var key: String
+    package var alias: String?
+
+    package init(key: String, alias: String? = nil) {
+        self.key = key
+        self.alias = alias
+    }
+}
+
+/// How an SDK sorts what arrives on its signaling connection: the route of a message, or nil for
+/// messages that belong to no subscriber (they go to `unrouted`). Each SDK brings its own.
+package typealias SignalingRouter = @Sendable (SignalingEnvelope) -> SignalingRoute?
+
+/// One authenticated signaling connection to `/v1/signaling` (docs/signaling.md), what every SDK
+/// talks to the server over: says `hello`, keeps the heartbeat, answers `ping`, and hands what
+/// arrives to subscribers by the key its `SignalingRouter` names — everything else to `unrouted`.
+/// When the socket drops it resumes the session on a new one (hello with `resume`) for as long as
+/// the server keeps it (the welcome's `resumeWindow`); subscribers hear `.interrupted` and
+/// `.resumed`. Only when that fails, or on `close()`, do the streams finish.
+package final class SignalingChannel: Sendable {
+    package let welcome: Welcome
+    /// Messages for no subscriber (for the voice SDK: incoming invites, cancellations, `listening`).
+    package let unrouted: AsyncStream<SignalingEnvelope>
     private let baseURL: String
     private let token: String
+    private let client: String
+    private let router: SignalingRouter
     private let webSocket: Mutex<WebSocket>
     private let routes = Mutex(Routes())
     private let unroutedSink: AsyncStream<SignalingEnvelope>.Continuation
@@ -36,19 +55,22 @@ final class SignalingChannel: Sendable {
         var closing = false
     }
 
-    /// Connects to `baseURL` and says hello with `token`; throws the server's refusal (its token
-    /// error code) or 31005/53001 when the server cannot be reached.
-    static func open(baseURL: String, token: String) async throws(ParleyError) -> SignalingChannel {
-        let (webSocket, greeting) = try await connect(baseURL: baseURL, token: token, resume: nil)
+    /// Connects to `baseURL` and says hello with `token`, naming the SDK as `client` (`hello.client`,
+    /// e.g. `parley-swift/0.6.0`); throws the server's refusal (its token error code) or
+    /// 31005/53001 when the server cannot be reached.
+    package static func open(baseURL: String, token: String, client: String,
+                             router: @escaping SignalingRouter) async throws(ParleyError) -> SignalingChannel {
+        let (webSocket, greeting) = try await connect(baseURL: baseURL, token: token, client: client, resume: nil)
         guard case .welcome(let welcome) = greeting else {
             await webSocket.close()
             throw ParleyError(.malformedRequest, reason: "expected welcome, got \(greeting.type.rawValue)")
         }
-        return SignalingChannel(webSocket: webSocket, welcome: welcome, baseURL: baseURL, token: token)
+        return SignalingChannel(webSocket: webSocket, welcome: welcome, baseURL: baseURL, token: token, client: client,
+                                router: router)
     }
 
     /// A socket past hello: the server's `welcome` or `resumed`.
-    private static func connect(baseURL: String, token: String,
+    private static func connect(baseURL: String, token: String, client: String,
                                 resume: String?) async throws(ParleyError) -> (WebSocket, SignalingMessage) {
         let url = baseURL.replacingOccurrences(of: "http://", with: "ws://")
             .replacingOccurrences(of: "https://", with: "wss://") + "/v1/signaling"
@@ -56,7 +78,7 @@ final class SignalingChannel: Sendable {
         do { webSocket = try await WebSocket.connect(url: url) } catch {
             throw ParleyError(.connection, reason: "cannot reach \(baseURL): \(error)")
         }
-        let hello = Hello(token: token, resume: resume, client: "parley-swift/\(ParleyVersion.string)")
+        let hello = Hello(token: token, resume: resume, client: client)
         do { try await webSocket.send(text: SignalingCodec.encode(SignalingEnvelope(.hello(hello)))) } catch {
             throw ParleyError(.signalingConnectionDisconnected, reason: "hello not sent: \(error)")
         }
@@ -72,11 +94,14 @@ final class SignalingChannel: Sendable {
         return (webSocket, envelope.message)
     }
 
-    private init(webSocket: WebSocket, welcome: Welcome, baseURL: String, token: String) {
+    private init(webSocket: WebSocket, welcome: Welcome, baseURL: String, token: String, client: String,
+                 router: @escaping SignalingRouter) {
         self.webSocket = Mutex(webSocket)
         self.welcome = welcome
         self.baseURL = baseURL
         self.token = token
+        self.client = client
+        self.router = router
         (unrouted, unroutedSink) = AsyncStream.makeStream()
         let reader = Task { [weak self] in
             var socket = webSocket
@@ -120,9 +145,9 @@ final class SignalingChannel: Sendable {
     static let finalCloseCodes: Set<UInt16> = [SignalingCloseCode.unauthorized, SignalingCloseCode.tooManyConnections,
                                                SignalingCloseCode.unsupportedVersion]
 
-    /// Messages about one call: subscribe with the caller's call id before sending `invite`, or
-    /// with the SID for an incoming call. A `callCreated` adds the SID as a second key.
-    func subscribe(_ key: String) -> AsyncStream<ChannelEvent> {
+    /// Messages routed to `key` (for a call: the caller's call id before sending `invite`, or the
+    /// SID of an incoming call); a route's alias adds a second key for the same subscriber.
+    package func subscribe(_ key: String) -> AsyncStream<ChannelEvent> {
         let (stream, sink) = AsyncStream<ChannelEvent>.makeStream()
         let accepted = routes.withLock { routes -> Bool in
             guard !routes.closed else { return false }
@@ -134,19 +159,19 @@ final class SignalingChannel: Sendable {
     }
 
     /// Stops routing `keys`; their stream finishes.
-    func unsubscribe(_ keys: [String]) {
+    package func unsubscribe(_ keys: [String]) {
         let sinks = routes.withLock { routes in keys.compactMap { routes.byKey.removeValue(forKey: $0) } }
         for sink in sinks { sink.finish() }
     }
 
     /// Sends in order (the socket's loop keeps the order); while resuming, messages are lost.
-    func send(_ message: SignalingMessage, id: String? = nil) {
+    package func send(_ message: SignalingMessage, id: String? = nil) {
         Log.debug(.signaling, "→ \(message.type.rawValue)")
         webSocket.withLock { $0 }.enqueue(text: SignalingCodec.encode(SignalingEnvelope(id: id, message: message)))
     }
 
     /// Closes the connection for good (no resume).
-    func close() async {
+    package func close() async {
         routes.withLock { $0.closing = true }
         for task in tasks.withLock({ $0 }).dropFirst() { task.cancel() }  // the heartbeat; the reader ends with the socket
         await webSocket.withLock { $0 }.close()
@@ -154,7 +179,7 @@ final class SignalingChannel: Sendable {
     }
 
     /// Drops the socket as a network failure would (tests): the channel resumes.
-    func simulateDrop() async {
+    package func simulateDrop() async {
         await webSocket.withLock { $0 }.abort()
     }
 
@@ -165,7 +190,8 @@ final class SignalingChannel: Sendable {
         let deadline = ContinuousClock.now + .seconds(max(1, welcome.resumeWindow))
         while ContinuousClock.now < deadline, !routes.withLock({ $0.closing }) {
             do {
-                let (socket, greeting) = try await Self.connect(baseURL: baseURL, token: token, resume: welcome.session)
+                let (socket, greeting) = try await Self.connect(baseURL: baseURL, token: token, client: client,
+                                                                resume: welcome.session)
                 guard case .resumed = greeting else {
                     await socket.close()  // a new session: the old one and its calls are gone
                     return nil
@@ -193,33 +219,18 @@ final class SignalingChannel: Sendable {
             return
         }
         if case .pong = envelope.message { return }
-        let key = Self.routingKey(envelope)
-        let sink = key.flatMap { key in
+        let sink = router(envelope).flatMap { route in
             routes.withLock { routes in
-                // The call's later messages carry its SID: route them to the caller's subscriber from
-                // here on, before anything else is read.
-                if case .callCreated(let created) = envelope.message { routes.byKey[created.callSid] = routes.byKey[key] }
-                return routes.byKey[key]
+                // Later messages carry the alias (a call's SID): route them to the same subscriber
+                // from here on, before anything else is read.
+                if let alias = route.alias { routes.byKey[alias] = routes.byKey[route.key] }
+                return routes.byKey[route.key]
             }
         }
         if let sink {
             sink.yield(.message(envelope.message))
         } else {
             unroutedSink.yield(envelope)
-        }
-    }
-
-    private static func routingKey(_ envelope: SignalingEnvelope) -> String? {
-        switch envelope.message {
-        case .callCreated(let created): created.callId
-        case .ringing(let reference), .connected(let reference): reference.callSid ?? reference.callId
-        case .answer(let answer): answer.callSid
-        case .hangup(let hangup): hangup.callSid
-        case .message(let message): message.callSid
-        case .messageSent(let ack): ack.callSid
-        case .messageFailed(let failure): failure.callSid
-        case .error: envelope.ref
-        default: nil  // incoming, cancelled, listening, resumed: the listener's
         }
     }
 

@@ -1,5 +1,5 @@
-import AccessToken
 import HTTPWire
+import JSONWire
 
 /// An incoming-call or cancellation notification with Twilio's payload keys, so that the voice
 /// SDK's `handleNotification` turns it into a `CallInvite` or `CancelledCallInvite`

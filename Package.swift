@@ -100,9 +100,14 @@ let package = Package(
                                "SDP", "WireKit"],
                 swiftSettings: strict),
 
-        // Layer 4: the server as a library (tests drive it in-process).
+        // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.
+        // The platform core: HTTP routing, bearer and REST Basic auth, webhooks and status callbacks,
+        // metrics, quotas, the credential watcher, the Twilio-shaped errors.
+        .target(name: "PlatformCore",
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire", "ParleyCrypto", "TwiML"],
+                swiftSettings: strict),
         .target(name: "ParleyServer",
-                dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
+                dependencies: ["PlatformCore", "ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
                                "ParleySRTP", "ParleyOpus", "WebRTC", "SDP", "TwiML", "Signaling", "PushNotifications",
                                "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices",
                                "ParleyMP3"],
@@ -125,12 +130,12 @@ let package = Package(
         // Layer 5: executables.
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
-                          dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
+                          dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "PlatformCore", "ParleyNet",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken",
-                                         "ParleyServer", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
+                                         "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "AudioCore", "ParleyAudio", "NetworkConditioner",
                                          "CallQuality", "ParleyOpus", "Signaling"],
                           swiftSettings: strict),
@@ -178,8 +183,8 @@ let package = Package(
                                                            "NetworkConditioner", "ParleyTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
-                                   "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore"],
+                    dependencies: ["ParleyTestSupport", "ParleyServer", "PlatformCore", "ParleyNet", "ParleyStore", "AccessToken",
+                                   "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

@@ -2,6 +2,7 @@ import AccessToken
 import Foundation
 import ParleyCore
 import ParleyServer
+import PlatformCore
 
 /// `parley token voice|video|verify`.
 enum TokenCommand {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPWire
 import ParleyCore
 import ParleyStore
+import PlatformCore
 
 /// `Recordings.json`, `Calls/{CA}/Recordings.json`, `Recordings/{RE}.json|.wav|.mp3` and
 /// `Calls/{CA}/Recordings/{RE}.json`.

@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import PlatformCore
 import TwiML
 
 /// A call the server is handling: the caller's leg, the TwiML it runs, and what `<Dial>` started.

@@ -3,6 +3,7 @@ import Foundation
 import ParleyCore
 import ParleyCrypto
 import ParleyStore
+import PlatformCore
 import Signaling
 import TwiML
 import WebRTC

@@ -106,11 +106,16 @@ let package = Package(
         .target(name: "PlatformCore",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire", "ParleyCrypto", "TwiML"],
                 swiftSettings: strict),
+        // Server media: what the server plays, mixes and records (speech, fetched audio, tones, the
+        // 20 ms media clock, conference mixes, recordings and their MP3s).
+        .target(name: "ServerMedia",
+                dependencies: ["PlatformCore", "ParleyCore", "ParleyNet", "HTTPWire", "ParleyAudio", "ParleyOpus", "AudioCore",
+                               "ParleyCrypto", "ParleyMP3", "ParleyStore"],
+                swiftSettings: strict),
         .target(name: "ParleyServer",
-                dependencies: ["PlatformCore", "ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
-                               "ParleySRTP", "ParleyOpus", "WebRTC", "SDP", "TwiML", "Signaling", "PushNotifications",
-                               "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices",
-                               "ParleyMP3"],
+                dependencies: ["PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet", "ParleyStore", "AccessToken",
+                               "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "WebSocketWire",
+                               "ParleyCrypto"],
                 swiftSettings: strict),
 
         // Layer 4: the voice SDK (Voice, Call, CallInvite, …), what an app links; never imports the server.
@@ -183,8 +188,9 @@ let package = Package(
                                                            "NetworkConditioner", "ParleyTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyTestSupport", "ParleyServer", "PlatformCore", "ParleyNet", "ParleyStore", "AccessToken",
-                                   "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore"],
+                    dependencies: ["ParleyTestSupport", "ParleyServer", "PlatformCore", "ServerMedia", "ParleyNet", "ParleyStore",
+                                   "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto",
+                                   "AudioCore"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

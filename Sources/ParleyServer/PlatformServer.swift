@@ -4,6 +4,7 @@ import ParleyNet
 import ParleyStore
 import PlatformCore
 import PushNotifications
+import ServerMedia
 import Signaling
 import Synchronization
 import WebRTC

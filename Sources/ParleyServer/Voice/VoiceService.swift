@@ -4,6 +4,7 @@ import ParleyCore
 import ParleyCrypto
 import ParleyStore
 import PlatformCore
+import ServerMedia
 import Signaling
 import TwiML
 import WebRTC

@@ -128,12 +128,23 @@ let package = Package(
                                "SDP", "WireKit"],
                 swiftSettings: strict),
 
-        // Layer 4: the server as a library (tests drive it in-process).
+        // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.
+        // The platform core: HTTP routing, bearer and REST Basic auth, webhooks and status callbacks,
+        // metrics, quotas, the credential watcher, the Twilio-shaped errors.
+        .target(name: "PlatformCore",
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire", "ParleyCrypto", "TwiML",
+                               "JSONWire"],
+                swiftSettings: strict),
+        // Server media: what the server plays, mixes and records (speech, fetched audio, tones, the
+        // 20 ms media clock, conference mixes, recordings and their MP3s).
+        .target(name: "ServerMedia",
+                dependencies: ["PlatformCore", "ParleyCore", "ParleyNet", "HTTPWire", "ParleyAudio", "ParleyOpus", "AudioCore",
+                               "ParleyCrypto", "ParleyMP3", "ParleyStore"],
+                swiftSettings: strict),
         .target(name: "ParleyServer",
-                dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
-                               "ParleySRTP", "ParleyOpus", "WebRTC", "SDP", "TwiML", "Signaling", "PushNotifications",
-                               "ParleyAudio", "AudioCore", "RTP", "WebSocketWire", "ParleyCrypto", "AudioDevices",
-                               "ParleyMP3", "JSONWire"],
+                dependencies: ["PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet", "ParleyStore", "AccessToken",
+                               "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "WebSocketWire",
+                               "ParleyCrypto", "JSONWire"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
@@ -161,13 +172,13 @@ let package = Package(
         // Layer 6: executables.
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
-                          dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "ParleyNet",
+                          dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "PlatformCore", "ParleyNet",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
                                          "CallQuality"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
-                                         "ParleyServer", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
+                                         "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "AudioCore", "ParleyAudio", "NetworkConditioner",
                                          "CallQuality", "ParleyOpus", "Signaling", "JSONWire"],
                           swiftSettings: strict),
@@ -228,8 +239,9 @@ let package = Package(
                                                            "NetworkConditioner", "ParleyTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire",
-                                   "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto", "AudioCore", "JSONWire"],
+                    dependencies: ["ParleyTestSupport", "ParleyServer", "PlatformCore", "ServerMedia", "ParleyNet", "ParleyStore",
+                                   "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto",
+                                   "AudioCore", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

@@ -4,6 +4,7 @@ import ParleyCore
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
+import PlatformCore
 
 /// The server `parley-bench signaling-idle` connects to: by default the built `parley-server` as
 /// a child process (its `VmRSS` is then the server's memory alone), or with `--in-process 1` a

@@ -3,6 +3,7 @@ import Foundation
 import JSONWire
 import ParleyCore
 import ParleyServer
+import PlatformCore
 
 /// `parley token voice|video|verify`.
 enum TokenCommand {

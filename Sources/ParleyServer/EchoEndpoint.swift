@@ -1,6 +1,7 @@
 import AccessToken
 import HTTPWire
 import ParleyCore
+import PlatformCore
 import Synchronization
 import WebRTC
 
@@ -19,7 +20,7 @@ import WebRTC
 /// Each session holds a media-session quota unit of its token's identity and key until it ends
 /// (DELETE, connect timeout, ICE or DTLS failure, maximum duration), and is closed when that key is
 /// revoked (`revoke(apiKeySid:)`).
-struct EchoEndpoint: Sendable {
+struct EchoEndpoint: APIEndpoint {
     let media: MediaTransportServer
     let quotas: QuotaLedger
     let owners = EchoSessionOwners()
@@ -32,6 +33,13 @@ struct EchoEndpoint: Sendable {
 
     static func matches(_ path: String) -> Bool {
         path == collection || path.hasPrefix(collection + "/")
+    }
+
+    func matches(_ path: String) -> Bool { Self.matches(path) }
+
+    /// POST and DELETE need a valid access token; OPTIONS (CORS preflight) needs none.
+    func admit(_ head: HTTPRequest, router: APIRouter) async -> HTTPResponse? {
+        head.method == "POST" || head.method == "DELETE" ? router.tokenRefusal(head) : nil
     }
 
     func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {

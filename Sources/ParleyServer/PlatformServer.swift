@@ -2,7 +2,9 @@ import AccessToken
 import ParleyCore
 import ParleyNet
 import ParleyStore
+import PlatformCore
 import PushNotifications
+import ServerMedia
 import Signaling
 import Synchronization
 import WebRTC
@@ -118,9 +120,10 @@ public final class PlatformServer: Sendable {
         mediaEvents = Task { await voice.runMediaEvents() }
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
         echo = EchoEndpoint(media: media, quotas: quotas)
-        let router = APIRouter(verifier: verifier, metrics: metrics, version: ParleyVersion.current, media: media,
-                               echo: echo, rest: rest,
-                               registrations: PushRegistrationEndpoint(store: store, providers: notifier.kinds))
+        let router = APIRouter(verifier: verifier, metrics: metrics,
+                               endpoints: [echo, rest, PushRegistrationEndpoint(store: store, providers: notifier.kinds),
+                                           InsightsEndpoint(store: store)],
+                               figures: { [media] in await Self.figures(of: media) })
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in
             await router.handle(request)
         }
@@ -136,6 +139,16 @@ public final class PlatformServer: Sendable {
     }
 
     private let base: PublicBaseURL
+
+    /// The media server's lines in `/metrics`.
+    private static func figures(of media: MediaTransportServer) async -> [MetricFigure] {
+        let stats = await media.statistics()
+        return [("parley_media_sessions", "gauge", stats.sessions),
+                ("parley_media_datagrams_received_total", "counter", stats.datagramsReceived),
+                ("parley_media_datagrams_sent_total", "counter", stats.datagramsSent),
+                ("parley_media_rtp_forwarded_total", "counter", stats.rtpForwarded),
+                ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
+    }
 
     /// Settles the calls a crashed predecessor left unfinished (`VoiceService+Recovery`), then
     /// binds and starts serving.

@@ -1,4 +1,5 @@
 import ParleyCore
+import PlatformCore
 
 /// How `parley-server` runs, from its command line.
 public struct ServerConfiguration: Sendable, Equatable {

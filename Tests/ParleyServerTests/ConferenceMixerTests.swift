@@ -1,5 +1,6 @@
 import Foundation
 @testable import ParleyServer
+@testable import ServerMedia
 import Testing
 
 /// The conference mixer on a manual clock: real Opus and G.711 in, real Opus and G.711 out,

@@ -2,6 +2,7 @@ import AudioCore
 import HTTPWire
 import ParleyNet
 @testable import ParleyServer
+@testable import ServerMedia
 import Synchronization
 import Testing
 

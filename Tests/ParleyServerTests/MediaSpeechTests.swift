@@ -1,5 +1,6 @@
 import Foundation
 @testable import ParleyServer
+@testable import ServerMedia
 import Testing
 
 /// `<Say>` through espeak-ng. espeak-ng is a test dependency (scripts/install-deps installs it):

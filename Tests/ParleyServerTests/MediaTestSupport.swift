@@ -1,6 +1,7 @@
 import AudioCore
 import Foundation
 @testable import ParleyServer
+@testable import ServerMedia
 import Synchronization
 
 /// Signal measurements and fakes shared by the Media* tests.

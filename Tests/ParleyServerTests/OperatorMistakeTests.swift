@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ParleyCore
 import ParleyServer
+import ServerMedia
 import ParleyStore
 import ParleyTestSupport
 import Testing

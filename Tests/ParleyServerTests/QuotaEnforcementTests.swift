@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyNet
 @testable import ParleyServer
+@testable import PlatformCore
 import ParleyTestSupport
 import Signaling
 import Testing

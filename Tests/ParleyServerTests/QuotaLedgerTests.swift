@@ -1,5 +1,6 @@
 import ParleyCore
 @testable import ParleyServer
+@testable import PlatformCore
 import Testing
 
 /// The quota model on its own: limits per identity and per API key, leases that give back exactly

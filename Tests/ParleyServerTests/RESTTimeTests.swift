@@ -1,4 +1,5 @@
 @testable import ParleyServer
+@testable import PlatformCore
 import Testing
 
 /// RFC 2822 dates and the list filters' ISO 8601 dates (`RESTTime`), checked against Python's

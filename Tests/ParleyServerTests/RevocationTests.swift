@@ -3,6 +3,7 @@ import HTTPWire
 import ParleyCore
 import ParleyNet
 @testable import ParleyServer
+@testable import PlatformCore
 import ParleyStore
 import ParleyTestSupport
 import Signaling

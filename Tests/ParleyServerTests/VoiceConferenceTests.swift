@@ -1,6 +1,7 @@
 import AudioCore
 import Foundation
 @testable import ParleyServer
+@testable import ServerMedia
 import ParleyStore
 import ParleyTestSupport
 import Signaling

@@ -1,4 +1,5 @@
 import JSONWire
+import PlatformCore
 
 /// The vendor's v2010 list paging: `PageSize` (default 50, at most 1000), `Page` (from 0) and
 /// `PageToken`, which this server writes as `PA<offset>` in `next_page_uri`/`previous_page_uri`

@@ -1,4 +1,5 @@
 import HTTPWire
+import PlatformCore
 
 /// The parameters of one REST request: the query for GET, the
 /// `application/x-www-form-urlencoded` body for POST (the vendor's API takes no JSON bodies).

@@ -1,5 +1,6 @@
 import JSONWire
 import ParleyStore
+import PlatformCore
 
 /// Resources in the vendor's v2010 JSON shape (snake_case names, RFC 2822 dates, `uri` relative to
 /// the API root), with the fields the `twilio` library reads. Parley has no prices, SMS, phone

@@ -1,6 +1,7 @@
 import AccessToken
 import HTTPWire
 import ParleyStore
+import PlatformCore
 
 /// `Applications.json` and `Applications/{AP}.json`.
 extension TwilioRESTRouter {

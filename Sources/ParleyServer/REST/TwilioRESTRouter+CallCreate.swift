@@ -2,6 +2,7 @@ import AccessToken
 import HTTPWire
 import ParleyCore
 import ParleyStore
+import PlatformCore
 import TwiML
 
 /// `POST Calls.json`: a call to a client identity, with its TwiML from `Url`, `Twiml` or

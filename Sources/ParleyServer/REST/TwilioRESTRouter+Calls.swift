@@ -2,6 +2,7 @@ import HTTPWire
 import JSONWire
 import ParleyCore
 import ParleyStore
+import PlatformCore
 import TwiML
 
 /// `Calls.json` and `Calls/{CA}.json`.

@@ -1,5 +1,6 @@
 import HTTPWire
 import JSONWire
+import PlatformCore
 
 /// `Conferences.json` (filters `FriendlyName`, `Status`; paging), `Conferences/{CF}.json` (update:
 /// `Status=completed`), `Conferences/{CF}/Participants.json` and

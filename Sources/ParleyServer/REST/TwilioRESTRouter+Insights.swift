@@ -1,6 +1,7 @@
 import AccessToken
 import HTTPWire
 import ParleyStore
+import PlatformCore
 
 /// `Calls/{CA}/Insights.json`: the Insights events and feedback of one call, oldest first, in the
 /// list envelope of the other resources (`events`, paging).

@@ -2,6 +2,7 @@ import HTTPWire
 import JSONWire
 import ParleyCore
 import ParleyStore
+import PlatformCore
 
 /// `Keys.json` and `Keys/{SK}.json`: the account's API keys, as the vendor's Keys resource (what
 /// `client.keys.list()`, `client.new_keys.create(friendly_name=…)`, `client.keys(sid).fetch()` and

@@ -3,6 +3,8 @@ import Foundation
 import HTTPWire
 import ParleyCore
 import ParleyStore
+import PlatformCore
+import ServerMedia
 
 /// `Recordings.json`, `Calls/{CA}/Recordings.json`, `Recordings/{RE}.json|.wav|.mp3` and
 /// `Calls/{CA}/Recordings/{RE}.json`.

@@ -2,6 +2,7 @@ import HTTPWire
 import JSONWire
 import ParleyCore
 import ParleyStore
+import PlatformCore
 
 /// The vendor-compatible REST API under `/2010-04-01/Accounts/{AccountSid}/`, so an existing voice
 /// backend (or the official `twilio` library with only its base URL changed) manages Parley:
@@ -69,7 +70,7 @@ public struct TwilioRESTRouter: Sendable {
 
     /// The refusal for a request whose credentials do not hold, decided from its head before its
     /// body is read (`APIRouter.admit`); nil lets it through to `handle`.
-    func admit(_ head: HTTPRequest) -> HTTPResponse? {
+    package func admit(_ head: HTTPRequest) -> HTTPResponse? {
         do {
             let (_, accountSid) = try Self.accountPath(head.path)
             _ = try authenticator.authenticate(head, accountSid: accountSid)
@@ -192,4 +193,13 @@ public struct TwilioRESTRouter: Sendable {
         guard upper == "GET" || upper == "POST" else { throw .invalidParameter("\(name) must be GET or POST, got \(value)") }
         return upper
     }
+}
+
+/// The REST API as one of the router's endpoints: HTTP Basic instead of access tokens.
+extension TwilioRESTRouter: APIEndpoint {
+    package func matches(_ path: String) -> Bool { Self.matches(path) }
+
+    package func admit(_ head: HTTPRequest, router: APIRouter) async -> HTTPResponse? { admit(head) }
+
+    package func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse { await handle(request) }
 }

@@ -1,4 +1,5 @@
 import ParleyCore
+import ServerMedia
 import TwiML
 
 /// Rooms are per account and name: two accounts dialing `<Conference>standup</Conference>` never meet.

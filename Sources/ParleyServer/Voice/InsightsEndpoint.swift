@@ -3,6 +3,7 @@ import Foundation
 import HTTPWire
 import JSONWire
 import ParleyCore
+import PlatformCore
 import ParleyStore
 
 /// Insights events and call feedback from the SDKs (issue 6 §5), with `Authorization: Bearer <JWT>`
@@ -18,7 +19,7 @@ import ParleyStore
 ///   the stored `feedback`/`received` event; the call must be the account's (404 otherwise).
 ///
 /// The REST API lists the same events at `Accounts/{AC}/Calls/{CA}/Insights.json`.
-struct InsightsEndpoint: Sendable {
+struct InsightsEndpoint: APIEndpoint {
     static let insightsPath = "/v1/insights"
     static let feedbackPath = "/v1/feedback"
     static let maxPageSize = 1000
@@ -27,6 +28,7 @@ struct InsightsEndpoint: Sendable {
     var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
     static func matches(_ path: String) -> Bool { path == insightsPath || path == feedbackPath }
+    func matches(_ path: String) -> Bool { Self.matches(path) }
 
     func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
         let token: VerifiedToken

@@ -1,3 +1,4 @@
+import ServerMedia
 import WebRTC
 
 /// The media server as the player's frame sink: frames go out on the session's own stream.

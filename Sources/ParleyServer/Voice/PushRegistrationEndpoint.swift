@@ -3,6 +3,7 @@ import Foundation
 import HTTPWire
 import JSONWire
 import ParleyCore
+import PlatformCore
 import ParleyStore
 
 /// Push bindings for incoming calls, what the SDK's `register`/`unregister` call:
@@ -14,12 +15,13 @@ import ParleyStore
 /// - `DELETE /v1/registrations/<device token>`: removes it → 204 (404 when unknown).
 ///
 /// The token needs a voice grant with `incoming.allow` (else 403 with 31403).
-struct PushRegistrationEndpoint: Sendable {
+struct PushRegistrationEndpoint: APIEndpoint {
     static let collection = "/v1/registrations"
     let store: any PlatformStore
     let providers: Set<String>
 
     static func matches(_ path: String) -> Bool { path == collection || path.hasPrefix(collection + "/") }
+    func matches(_ path: String) -> Bool { Self.matches(path) }
 
     func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
         let token: VerifiedToken

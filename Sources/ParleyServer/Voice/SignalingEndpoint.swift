@@ -1,6 +1,7 @@
 import AccessToken
 import ParleyCore
 import ParleyNet
+import PlatformCore
 import Signaling
 import WebSocketWire
 

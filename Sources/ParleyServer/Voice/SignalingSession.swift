@@ -1,4 +1,5 @@
 import AccessToken
+import PlatformCore
 import Signaling
 
 /// One client's signaling session: who it is (from its access token), the socket it speaks on,

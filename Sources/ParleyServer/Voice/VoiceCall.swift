@@ -1,5 +1,7 @@
 import ParleyCore
 import ParleyStore
+import PlatformCore
+import ServerMedia
 import TwiML
 
 /// A call the server is handling: the caller's leg, the TwiML it runs, and what `<Dial>` started.

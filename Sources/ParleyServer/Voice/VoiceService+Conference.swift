@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyCrypto
 import ParleyStore
+import ServerMedia
 import TwiML
 
 extension VoiceService {

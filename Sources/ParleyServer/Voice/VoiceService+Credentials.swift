@@ -1,4 +1,5 @@
 import ParleyCore
+import PlatformCore
 import Signaling
 
 /// Credentials that change under live sessions (`CredentialWatcher` reports them).

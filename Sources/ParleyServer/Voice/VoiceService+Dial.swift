@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyCrypto
 import ParleyStore
+import PlatformCore
 import Signaling
 import TwiML
 

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyStore
+import ServerMedia
 import TwiML
 
 /// A `<Dial record=…>` recording in progress: both legs, mixed (mono) or one per channel (dual).

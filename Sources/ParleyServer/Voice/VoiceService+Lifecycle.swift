@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyStore
+import PlatformCore
 import Signaling
 import TwiML
 

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyStore
+import ServerMedia
 import TwiML
 import WebRTC
 

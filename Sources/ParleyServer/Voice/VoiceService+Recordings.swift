@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import ServerMedia
 
 /// What a recording that could not be written leaves behind.
 enum RecordingFailure {

@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import PlatformCore
 import TwiML
 
 /// After a crash: the calls a previous process left `queued`, `initiated`, `ringing` or

@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import ServerMedia
 import TwiML
 
 extension VoiceService {

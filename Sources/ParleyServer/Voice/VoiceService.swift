@@ -3,6 +3,8 @@ import Foundation
 import ParleyCore
 import ParleyCrypto
 import ParleyStore
+import PlatformCore
+import ServerMedia
 import Signaling
 import TwiML
 import WebRTC

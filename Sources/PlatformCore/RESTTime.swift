@@ -1,12 +1,12 @@
 /// Dates as the vendor's REST API writes and reads them: RFC 2822 in resources
 /// (`Tue, 31 Aug 2010 20:36:28 +0000`), ISO 8601 dates or UTC date-times in list filters
 /// (`2009-07-06`, `2009-07-06T14:30:00Z`). Pure: epoch seconds in, text out, and back; no Foundation.
-enum RESTTime {
+package enum RESTTime {
     private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// RFC 2822 §3.3 date-time in UTC, e.g. `Tue, 31 Aug 2010 20:36:28 +0000`.
-    static func rfc2822(_ seconds: Int64) -> String {
+    package static func rfc2822(_ seconds: Int64) -> String {
         let days = floorDiv(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
@@ -16,19 +16,19 @@ enum RESTTime {
     }
 
     /// A parsed filter value: the instant it names and whether it named a whole day.
-    struct FilterTime: Equatable {
+    package struct FilterTime: Equatable {
         /// Seconds since the epoch (midnight UTC for a date).
-        let seconds: Int64
+        package let seconds: Int64
         /// True for `YYYY-MM-DD`, false for a date-time.
-        let isDate: Bool
+        package let isDate: Bool
         /// Midnight UTC starting the day that contains `seconds`.
-        var dayStart: Int64 { floorDiv(seconds, 86_400) * 86_400 }
+        package var dayStart: Int64 { floorDiv(seconds, 86_400) * 86_400 }
         /// The last second of that day.
-        var dayEnd: Int64 { dayStart + 86_399 }
+        package var dayEnd: Int64 { dayStart + 86_399 }
     }
 
     /// Parses `YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DD HH:MM:SS` (UTC); nil otherwise.
-    static func parseFilter(_ text: String) -> FilterTime? {
+    package static func parseFilter(_ text: String) -> FilterTime? {
         let b = Array(text.utf8)
         guard b.count == 10 || b.count == 19 || b.count == 20,
               let year = number(b, 0, 4), b[4] == UInt8(ascii: "-"), let month = number(b, 5, 2),

@@ -4,8 +4,8 @@ import ParleyCore
 
 /// Error bodies in the shape of Twilio's REST API (`code`, `message`, `more_info`, `status`), so
 /// clients written for it read Parley's errors unchanged.
-enum APIErrorResponse {
-    static func make(_ error: ParleyError, status: Int) -> HTTPResponse {
+package enum APIErrorResponse {
+    package static func make(_ error: ParleyError, status: Int) -> HTTPResponse {
         var body: JSONObject = [
             "code": .integer(Int64(error.code.rawValue)),
             "message": .string(error.code.text),
@@ -20,7 +20,7 @@ enum APIErrorResponse {
 
     /// What the HTTP server answers by itself (malformed, oversized, over-budget or timed-out
     /// requests), in the same shape: 408 → 31408, 503 → 31503, the rest → 31400, with the reason.
-    static func serverError(status: Int, detail: String) -> HTTPResponse {
+    package static func serverError(status: Int, detail: String) -> HTTPResponse {
         let code: ParleyError.Code = switch status {
         case 408: .requestTimeout
         case 503: .serviceUnavailable
@@ -37,7 +37,7 @@ enum APIErrorResponse {
     }
 
     /// The HTTP status for a token failure: 401 for every 201xx access-token code, 403 for 20403.
-    static func status(forTokenError error: ParleyError) -> Int {
+    package static func status(forTokenError error: ParleyError) -> Int {
         error.code == .accessForbidden ? 403 : 401
     }
 }

@@ -1,7 +1,7 @@
 /// URLs as logs and error reasons may show them: no query, fragment or user info (they can carry
 /// secrets), at most 200 characters.
-enum URLRedaction {
-    static func redacted(_ url: String) -> String {
+package enum URLRedaction {
+    package static func redacted(_ url: String) -> String {
         var text = Substring(url)
         if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<query] }
         if let schemeEnd = text.range(of: "://"),

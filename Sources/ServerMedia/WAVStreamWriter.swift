@@ -1,6 +1,6 @@
-import AudioDevices
+import AudioCore
 
-/// The recorder's file: AudioDevices' streaming 16-bit WAV writer (sizes patched on close), with
+/// The recorder's file: AudioCore's streaming 16-bit WAV writer (sizes patched on close), with
 /// its errors reported as `MediaError`. Created mode 0600: recordings are private, like the store.
 final class WAVStreamWriter {
     private let file: WAVFileWriter

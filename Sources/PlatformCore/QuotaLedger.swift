@@ -12,7 +12,7 @@ public enum QuotaResource: String, Sendable, CaseIterable {
     case call = "calls"
 
     /// The `parley-server` flag that sets the limit, per identity or per API key.
-    func flag(perKey: Bool) -> String {
+    package func flag(perKey: Bool) -> String {
         let noun = switch self {
         case .mediaSession: "sessions"
         case .connection: "connections"
@@ -67,44 +67,21 @@ public struct QuotaLimits: Sendable, Equatable {
 
     /// The largest value a limit flag takes.
     public static let maxLimit = 1_000_000
-
-    /// Usage lines for `ServerConfiguration.usage`.
-    static let usage = """
-          --max-sessions-per-identity N, --max-connections-per-identity N, --max-calls-per-identity N
-                         media sessions (echo and call legs), signaling connections and live calls one
-                         identity holds at once (defaults 10, 10, 10); beyond them 31429 (HTTP 429)
-          --max-sessions-per-key N, --max-connections-per-key N, --max-calls-per-key N
-                         the same for all tokens of one API key (defaults 1000, 50000, 500)
-        """
-
-    /// Applies `--max-…-per-identity|key value` if `flag` is one of them; false for other flags.
-    mutating func parse(flag: String, value: String) throws(ConfigurationError) -> Bool {
-        for resource in QuotaResource.allCases {
-            for perKey in [false, true] where resource.flag(perKey: perKey) == flag {
-                guard let n = Int(value), (1...Self.maxLimit).contains(n) else {
-                    throw ConfigurationError(message: "\(flag) wants 1…\(Self.maxLimit)")
-                }
-                if perKey { self.perKey[resource] = n } else { perIdentity[resource] = n }
-                return true
-            }
-        }
-        return false
-    }
 }
 
 /// Whom a quota charges: an identity within an account, and the API key that signed its token.
-struct QuotaOwner: Hashable, Sendable {
-    var accountSid: String
-    var identity: String
-    var apiKeySid: String
+package struct QuotaOwner: Hashable, Sendable {
+    package var accountSid: String
+    package var identity: String
+    package var apiKeySid: String
 
-    init(accountSid: String, identity: String, apiKeySid: String) {
+    package init(accountSid: String, identity: String, apiKeySid: String) {
         self.accountSid = accountSid
         self.identity = identity
         self.apiKeySid = apiKeySid
     }
 
-    init(_ token: VerifiedToken) {
+    package init(_ token: VerifiedToken) {
         self.init(accountSid: token.accountSid, identity: token.identity, apiKeySid: token.apiKeySid)
     }
 
@@ -119,8 +96,8 @@ struct QuotaOwner: Hashable, Sendable {
 /// Counts what each identity and API key holds against `QuotaLimits`. `acquire` returns a
 /// `QuotaLease`, the only way to give the unit back: releasing it twice counts once, and a lease
 /// nobody released is released when it is freed. Thread-safe (one lock; no I/O under it).
-final class QuotaLedger: Sendable {
-    let limits: QuotaLimits
+package final class QuotaLedger: Sendable {
+    package let limits: QuotaLimits
 
     private struct State {
         var identities: [QuotaOwner.IdentityKey: QuotaCounts] = [:]
@@ -129,12 +106,12 @@ final class QuotaLedger: Sendable {
 
     private let state = Mutex(State())
 
-    init(limits: QuotaLimits) {
+    package init(limits: QuotaLimits) {
         self.limits = limits
     }
 
     /// One unit of `resource` for `owner`, or 31429 naming the limit that is reached.
-    func acquire(_ resource: QuotaResource, for owner: QuotaOwner) throws(ParleyError) -> QuotaLease {
+    package func acquire(_ resource: QuotaResource, for owner: QuotaOwner) throws(ParleyError) -> QuotaLease {
         let refusal = state.withLock { s -> String? in
             let byIdentity = s.identities[owner.identityKey, default: .zero][resource]
             if byIdentity >= limits.perIdentity[resource] {
@@ -155,12 +132,12 @@ final class QuotaLedger: Sendable {
     }
 
     /// What `owner`'s identity and key hold now.
-    func usage(of owner: QuotaOwner) -> (identity: QuotaCounts, key: QuotaCounts) {
+    package func usage(of owner: QuotaOwner) -> (identity: QuotaCounts, key: QuotaCounts) {
         state.withLock { s in (s.identities[owner.identityKey] ?? .zero, s.keys[owner.apiKeySid] ?? .zero) }
     }
 
     /// Identities and keys holding anything (entries are dropped when they reach zero).
-    var ownerCount: (identities: Int, keys: Int) {
+    package var ownerCount: (identities: Int, keys: Int) {
         state.withLock { ($0.identities.count, $0.keys.count) }
     }
 
@@ -180,9 +157,9 @@ final class QuotaLedger: Sendable {
 
 /// One acquired unit of a quota. `release()` gives it back once, however often it is called; a
 /// lease that is freed without `release()` gives it back then.
-final class QuotaLease: Sendable {
-    let resource: QuotaResource
-    let owner: QuotaOwner
+package final class QuotaLease: Sendable {
+    package let resource: QuotaResource
+    package let owner: QuotaOwner
     private let ledger: QuotaLedger
     private let released = Atomic<Bool>(false)
 
@@ -192,12 +169,12 @@ final class QuotaLease: Sendable {
         self.ledger = ledger
     }
 
-    func release() {
+    package func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         ledger.giveBack(resource, of: owner)
     }
 
-    var isReleased: Bool { released.load(ordering: .acquiring) }
+    package var isReleased: Bool { released.load(ordering: .acquiring) }
 
     deinit { release() }
 }

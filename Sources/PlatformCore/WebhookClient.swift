@@ -7,19 +7,24 @@ import TwiML
 /// Requests an application's webhooks the way Twilio does: form-encoded parameters (POST body or
 /// GET query), `X-Twilio-Signature` computed with the account's auth token, a bounded wait. Used
 /// for TwiML documents and for status callbacks.
-struct WebhookClient: Sendable {
-    let http: HTTPClient
-    var timeout: Duration = .seconds(15)
+package struct WebhookClient: Sendable {
+    package let http: HTTPClient
+    package var timeout: Duration
+
+    package init(http: HTTPClient, timeout: Duration = .seconds(15)) {
+        self.http = http
+        self.timeout = timeout
+    }
 
     /// What a webhook request produced.
-    struct Reply: Sendable {
-        var status: Int
-        var body: [UInt8]
+    package struct Reply: Sendable {
+        package var status: Int
+        package var body: [UInt8]
     }
 
     /// Sends the request and returns the reply, whatever its status. Throws 31502 when the URL is
     /// unusable or unreachable and 31504 when it does not answer in time.
-    func send(url: String, method: TwiMLMethod, parameters: [(String, String)],
+    package func send(url: String, method: TwiMLMethod, parameters: [(String, String)],
               authToken: String) async throws(ParleyError) -> Reply {
         var request = HTTPRequest(method: method.rawValue)
         let target: String
@@ -51,7 +56,7 @@ struct WebhookClient: Sendable {
 
     /// Fetches and parses a TwiML document. Non-2xx answers give 31502; a body that is not valid
     /// TwiML gives 31500 with the parser's reason.
-    func fetchTwiML(url: String, method: TwiMLMethod, parameters: [(String, String)],
+    package func fetchTwiML(url: String, method: TwiMLMethod, parameters: [(String, String)],
                     authToken: String) async throws(ParleyError) -> TwiMLResponse {
         let reply = try await send(url: url, method: method, parameters: parameters, authToken: authToken)
         guard (200..<300).contains(reply.status) else {
@@ -64,5 +69,5 @@ struct WebhookClient: Sendable {
         }
     }
 
-    static func redacted(_ url: String) -> String { URLRedaction.redacted(url) }
+    package static func redacted(_ url: String) -> String { URLRedaction.redacted(url) }
 }

@@ -6,15 +6,15 @@ import ParleyStore
 /// revoke`). Every `interval` it asks the store for `credentialsVersion()` (for SQLite one
 /// `PRAGMA data_version`); only when that changed does it read the keys and accounts again and
 /// report what differs from the last reading.
-final class CredentialWatcher: Sendable {
+package final class CredentialWatcher: Sendable {
     /// What changed since the last reading.
-    struct Changes: Sendable, Equatable {
+    package struct Changes: Sendable, Equatable {
         /// Keys revoked since (SIDs).
-        var revokedKeys: [String] = []
+        package var revokedKeys: [String] = []
         /// Accounts whose auth token changed, with the new token.
-        var rotatedTokens: [String: String] = [:]
+        package var rotatedTokens: [String: String] = [:]
 
-        var isEmpty: Bool { revokedKeys.isEmpty && rotatedTokens.isEmpty }
+        package var isEmpty: Bool { revokedKeys.isEmpty && rotatedTokens.isEmpty }
     }
 
     /// The credentials as last read: revoked key SIDs and each account's auth token.
@@ -41,7 +41,7 @@ final class CredentialWatcher: Sendable {
     private let task: Task<Void, Never>
 
     /// Starts watching at once; `onChange` runs (one at a time, in order) for each change seen.
-    init(store: any AccountStore, interval: Duration = .milliseconds(250),
+    package init(store: any AccountStore, interval: Duration = .milliseconds(250),
          onChange: @escaping @Sendable (Changes) async -> Void) {
         task = Task.detached {
             var version = try? store.credentialsVersion()
@@ -66,7 +66,7 @@ final class CredentialWatcher: Sendable {
     }
 
     /// Stops watching (after the change being handled, if any).
-    func stop() async {
+    package func stop() async {
         task.cancel()
         await task.value
     }

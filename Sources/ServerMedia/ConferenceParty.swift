@@ -5,11 +5,13 @@ import Synchronization
 /// The received audio of one conference participant on its way to the mixer: the transport's tap
 /// stores packets here (on the tap's own task), the mixer takes one per tick (on the clock's
 /// thread). Only the queue is shared, behind its own lock, so a tap never waits for a whole mix.
-final class ConferenceInput: Sendable {
+package final class ConferenceInput: Sendable {
     private let queue = Mutex(ConferenceJitterQueue())
 
+    package init() {}
+
     /// Stores one received audio payload (telephone events must be filtered out before).
-    func receive(_ payload: [UInt8], sequenceNumber: UInt16) {
+    package func receive(_ payload: [UInt8], sequenceNumber: UInt16) {
         payload.withUnsafeBufferPointer { bytes in
             queue.withLock { $0.insert(bytes, sequenceNumber: sequenceNumber) }
         }

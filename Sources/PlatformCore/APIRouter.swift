@@ -1,9 +1,8 @@
-import Foundation
 import AccessToken
+import Foundation
 import HTTPWire
 import JSONWire
 import ParleyCore
-import WebRTC
 
 /// Routes the platform's HTTP API. Pure request → response (no sockets), so tests call it directly.
 ///
@@ -11,63 +10,35 @@ import WebRTC
 /// - `GET /metrics`: counters (Prometheus text), no auth; bind the server to loopback or firewall it.
 /// - `GET /v1/me`: the caller's verified access token (identity, account, grants). Auth: `Authorization:
 ///   Bearer <JWT>` or `X-Twilio-Token: <JWT>`. Failures answer 401 with the token error code.
-/// - `POST /v1/echo`, `DELETE /v1/echo/<id>`, `OPTIONS`: WHIP-style audio echo (`EchoEndpoint`).
-/// - `/v1/insights`, `/v1/feedback`: the SDKs' Insights events and call feedback (`InsightsEndpoint`).
+/// - Everything else goes to the first of its `endpoints` that matches the path (the services:
+///   `/v1/echo`, the REST API, push registrations, Insights), or is answered 404.
 public struct APIRouter: Sendable {
     let verifier: AccessTokenVerifier
     let metrics: ServerMetrics
     let version: String
-    /// `/v1/echo` (see `EchoEndpoint`); nil when the server runs without media.
-    let echo: EchoEndpoint?
-    let media: MediaTransportServer?
-    /// The Twilio-compatible REST API under `/2010-04-01/`.
-    let rest: TwilioRESTRouter?
-    /// `/v1/registrations`: push bindings.
-    let registrations: PushRegistrationEndpoint?
-    /// `/v1/insights` and `/v1/feedback`, on the same store as the push bindings.
-    let insights: InsightsEndpoint?
+    /// The services' resources, asked in order.
+    let endpoints: [any APIEndpoint]
+    /// Lines `/metrics` adds to the counters (the media server's figures).
+    let figures: (@Sendable () async -> [MetricFigure])?
 
-    public init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String = ParleyVersion.current,
-                media: MediaTransportServer? = nil, rest: TwilioRESTRouter? = nil) {
-        self.init(verifier: verifier, metrics: metrics, version: version, media: media,
-                  echo: media.map { EchoEndpoint(media: $0, quotas: QuotaLedger(limits: QuotaLimits())) },
-                  rest: rest, registrations: nil)
-    }
-
-    init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String, media: MediaTransportServer?,
-         echo: EchoEndpoint?, rest: TwilioRESTRouter?, registrations: PushRegistrationEndpoint?) {
+    package init(verifier: AccessTokenVerifier, metrics: ServerMetrics, version: String = ParleyVersion.current,
+                 endpoints: [any APIEndpoint] = [], figures: (@Sendable () async -> [MetricFigure])? = nil) {
         self.verifier = verifier
         self.metrics = metrics
         self.version = version
-        self.media = media
-        self.echo = echo
-        self.rest = rest
-        self.registrations = registrations
-        insights = registrations.map { InsightsEndpoint(store: $0.store) }
+        self.endpoints = endpoints
+        self.figures = figures
     }
 
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         metrics.countRequest()
-        if let echo, EchoEndpoint.matches(request.path) { return await echo.handle(request, router: self) }
-        if let rest, TwilioRESTRouter.matches(request.path) { return await rest.handle(request) }
-        if let registrations, PushRegistrationEndpoint.matches(request.path) {
-            return await registrations.handle(request, router: self)
-        }
-        if let insights, InsightsEndpoint.matches(request.path) { return await insights.handle(request, router: self) }
+        if let endpoint = endpoint(for: request.path) { return await endpoint.handle(request, router: self) }
         switch (request.method, request.path) {
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             let body: JSONObject = ["status": .string("ok"), "version": .string(version)]
             return .json(JSONValue.object(body).serialized())
         case ("GET", "/metrics"):
-            var extra: [(name: String, type: String, value: Int)] = []
-            if let media {
-                let stats = await media.statistics()
-                extra = [("parley_media_sessions", "gauge", stats.sessions),
-                         ("parley_media_datagrams_received_total", "counter", stats.datagramsReceived),
-                         ("parley_media_datagrams_sent_total", "counter", stats.datagramsSent),
-                         ("parley_media_rtp_forwarded_total", "counter", stats.rtpForwarded),
-                         ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
-            }
+            let extra = await figures?() ?? []
             var response = HTTPResponse.text(metrics.render(extra: extra))
             response.headers.set("Content-Type", "text/plain; version=0.0.4")
             return response
@@ -87,18 +58,17 @@ public struct APIRouter: Sendable {
     /// the token's code, or the REST API's 20003 — and its body never buffered. Resources that
     /// take no body answer as they would without one.
     public func admit(_ head: HTTPRequest) async -> HTTPResponse? {
-        if let echo, EchoEndpoint.matches(head.path) {
-            return head.method == "POST" || head.method == "DELETE" ? tokenRefusal(head) : nil
-        }
-        if let rest, TwilioRESTRouter.matches(head.path) { return rest.admit(head) }
-        if let registrations, PushRegistrationEndpoint.matches(head.path) { return tokenRefusal(head) }
-        if let insights, InsightsEndpoint.matches(head.path) { return tokenRefusal(head) }
+        if let endpoint = endpoint(for: head.path) { return await endpoint.admit(head, router: self) }
         return await handle(head)
+    }
+
+    private func endpoint(for path: String) -> (any APIEndpoint)? {
+        endpoints.first { $0.matches(path) }
     }
 
     /// The 401 for a request without a valid access token; nil when it has one (not counted:
     /// the handler verifies it again and counts then).
-    private func tokenRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+    package func tokenRefusal(_ request: HTTPRequest) -> HTTPResponse? {
         if let jwt = Self.bearerToken(request), (try? verifier.verify(jwt)) != nil { return nil }
         do {
             _ = try authenticate(request)
@@ -146,7 +116,7 @@ public struct APIRouter: Sendable {
     }
 
     /// The token from `Authorization: Bearer …` or `X-Twilio-Token`.
-    static func bearerToken(_ request: HTTPRequest) -> String? {
+    package static func bearerToken(_ request: HTTPRequest) -> String? {
         if let auth = request.headers["Authorization"] {
             let parts = auth.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {

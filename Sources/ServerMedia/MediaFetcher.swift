@@ -1,6 +1,7 @@
 import HTTPWire
 import ParleyCore
 import ParleyNet
+import PlatformCore
 
 /// `<Play>`: fetches an audio URL over http or https, decodes it and caches the decoded audio per
 /// URL (least recently used, bounded by bytes and entries). Concurrent requests for one URL share

@@ -8,12 +8,14 @@ import ParleyStore
 /// key SID (`SK…`) with its secret, or the account SID (`AC…`) with the account's auth token. The
 /// credential's account must be the one in the URL. Secrets are compared in constant time and
 /// never logged.
-struct RESTAuthenticator: Sendable {
-    let store: any PlatformStore
+package struct RESTAuthenticator: Sendable {
+    package let store: any PlatformStore
+
+    package init(store: any PlatformStore) { self.store = store }
 
     /// The account the credentials prove, if they are valid for `accountSid`, and the API key they
     /// name (nil for the account's auth token).
-    func authenticate(_ request: HTTPRequest, accountSid: String) throws(RESTFailure) -> (account: Account, apiKeySid: String?) {
+    package func authenticate(_ request: HTTPRequest, accountSid: String) throws(RESTFailure) -> (account: Account, apiKeySid: String?) {
         guard let (user, password) = Self.basicCredentials(request) else { throw .authenticate() }
         let owner: String?
         if user.hasPrefix("SK") {
@@ -43,7 +45,7 @@ struct RESTAuthenticator: Sendable {
     }
 
     /// `(user, password)` from `Authorization: Basic base64(user:password)`, or nil.
-    static func basicCredentials(_ request: HTTPRequest) -> (String, String)? {
+    package static func basicCredentials(_ request: HTTPRequest) -> (String, String)? {
         guard let header = request.headers["Authorization"] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic", parts[1].utf8.count <= 1024,

@@ -1,5 +1,8 @@
 import Synchronization
 
+/// One line of `/metrics` beyond the counters: a gauge or counter some component keeps itself.
+public typealias MetricFigure = (name: String, type: String, value: Int)
+
 /// Counters the server exposes on `GET /metrics` (Prometheus text format). Bad input is counted
 /// here before it is answered, so an operator sees attacks and broken clients.
 public final class ServerMetrics: Sendable {
@@ -13,28 +16,28 @@ public final class ServerMetrics: Sendable {
     private let callsTotal = Atomic<Int>(0)
     private let callErrors = Mutex<[Int: Int]>([:])
     /// Gauges and counters the HTTP listener keeps itself (set once it exists).
-    private let listenerFigures = Mutex<(@Sendable () -> [(name: String, type: String, value: Int)])?>(nil)
+    private let listenerFigures = Mutex<(@Sendable () -> [MetricFigure])?>(nil)
 
     public init() {}
 
     /// Where `render` reads the listener's own figures (buffered bodies, refused connections).
-    func setListenerFigures(_ figures: @escaping @Sendable () -> [(name: String, type: String, value: Int)]) {
+    package func setListenerFigures(_ figures: @escaping @Sendable () -> [MetricFigure]) {
         listenerFigures.withLock { $0 = figures }
     }
 
-    func countRequest() { requests.add(1, ordering: .relaxed) }
-    func countTokenAccepted() { tokensAccepted.add(1, ordering: .relaxed) }
-    func countTokenRejected(code: Int) { tokenRejections.withLock { $0[code, default: 0] += 1 } }
-    func signalingConnectionOpened() { signalingConnections.add(1, ordering: .relaxed) }
-    func signalingConnectionClosed() { signalingConnections.subtract(1, ordering: .relaxed) }
-    func signalingSessionsChanged(_ count: Int) { signalingSessions.store(count, ordering: .relaxed) }
-    func countSignalingError(code: Int) { signalingErrors.withLock { $0[code, default: 0] += 1 } }
-    func callStarted() {
+    package func countRequest() { requests.add(1, ordering: .relaxed) }
+    package func countTokenAccepted() { tokensAccepted.add(1, ordering: .relaxed) }
+    package func countTokenRejected(code: Int) { tokenRejections.withLock { $0[code, default: 0] += 1 } }
+    package func signalingConnectionOpened() { signalingConnections.add(1, ordering: .relaxed) }
+    package func signalingConnectionClosed() { signalingConnections.subtract(1, ordering: .relaxed) }
+    package func signalingSessionsChanged(_ count: Int) { signalingSessions.store(count, ordering: .relaxed) }
+    package func countSignalingError(code: Int) { signalingErrors.withLock { $0[code, default: 0] += 1 } }
+    package func callStarted() {
         activeCalls.add(1, ordering: .relaxed)
         callsTotal.add(1, ordering: .relaxed)
     }
-    func callEnded() { activeCalls.subtract(1, ordering: .relaxed) }
-    func countCallError(code: Int) { callErrors.withLock { $0[code, default: 0] += 1 } }
+    package func callEnded() { activeCalls.subtract(1, ordering: .relaxed) }
+    package func countCallError(code: Int) { callErrors.withLock { $0[code, default: 0] += 1 } }
 
     /// Rejected tokens by error code.
     public var tokenRejectionsByCode: [Int: Int] { tokenRejections.withLock { $0 } }
@@ -46,7 +49,7 @@ public final class ServerMetrics: Sendable {
     public var signalingConnectionsOpen: Int { signalingConnections.load(ordering: .relaxed) }
 
     /// The counters in Prometheus text exposition format; `extra` adds lines (media figures).
-    public func render(extra: [(name: String, type: String, value: Int)] = []) -> String {
+    public func render(extra: [MetricFigure] = []) -> String {
         var out = "# TYPE parley_http_requests_total counter\nparley_http_requests_total \(requests.load(ordering: .relaxed))\n"
         out += "# TYPE parley_tokens_accepted_total counter\nparley_tokens_accepted_total \(tokensAccepted.load(ordering: .relaxed))\n"
         out += "# TYPE parley_tokens_rejected_total counter\n"

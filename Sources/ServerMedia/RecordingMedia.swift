@@ -8,20 +8,20 @@ import ParleyStore
 /// A recording's audio as the REST API serves it: the WAV file as written, or MP3 (LAME, constant
 /// bit rate, 32 kbit/s per channel at the recording's rate) encoded from it on the first request
 /// and kept beside it as `RE….mp3` (mode 0600, like the WAV) for the next ones.
-enum RecordingMedia {
-    enum Format {
+package enum RecordingMedia {
+    package enum Format {
         case wav, mp3
 
-        var contentType: String { self == .wav ? "audio/x-wav" : "audio/mpeg" }
+        package var contentType: String { self == .wav ? "audio/x-wav" : "audio/mpeg" }
     }
 
-    enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         /// The WAV file is missing, too large to serve, or unreadable (the resource answers 404).
         case unreadable(String)
         /// The WAV could not be turned into MP3.
         case encoding(String)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .unreadable(let reason), .encoding(let reason): reason
             }
@@ -29,11 +29,11 @@ enum RecordingMedia {
     }
 
     /// Where the MP3 of the WAV at `path` is kept.
-    static func mp3Path(forWAV path: String) -> String {
+    package static func mp3Path(forWAV path: String) -> String {
         (path.hasSuffix(".wav") ? String(path.dropLast(4)) : path) + ".mp3"
     }
 
-    static func bytes(of recording: RecordingRecord, format: Format, maxWAVBytes: Int) throws(Failure) -> [UInt8] {
+    package static func bytes(of recording: RecordingRecord, format: Format, maxWAVBytes: Int) throws(Failure) -> [UInt8] {
         let files = FileManager.default
         let path = recording.filePath
         let size = ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue
@@ -75,7 +75,7 @@ enum RecordingMedia {
     }
 
     /// Removes the recording's WAV and its MP3, if they exist.
-    static func removeFiles(of recording: RecordingRecord) {
+    package static func removeFiles(of recording: RecordingRecord) {
         for path in [recording.filePath, mp3Path(forWAV: recording.filePath)] {
             if unlink(path) != 0, errno != ENOENT {
                 Log.warning(.platform, "recording \(recording.sid): cannot remove \(path): errno \(errno)")

@@ -6,20 +6,27 @@ import TwiML
 /// backoff (1, 2, 4, 8, 16 s: five retries). Enqueueing never waits, so a slow or dead callback
 /// URL never holds up a call; the queue is bounded and counts what it drops. Callbacks of one call
 /// are delivered in order (initiated before ringing before answered before completed).
-final class StatusCallbackQueue: Sendable {
-    struct Delivery: Sendable {
-        var url: String
-        var method: TwiMLMethod
-        var parameters: [(String, String)]
-        var authToken: String
+package final class StatusCallbackQueue: Sendable {
+    package struct Delivery: Sendable {
+        package var url: String
+        package var method: TwiMLMethod
+        package var parameters: [(String, String)]
+        package var authToken: String
+
+        package init(url: String, method: TwiMLMethod, parameters: [(String, String)], authToken: String) {
+            self.url = url
+            self.method = method
+            self.parameters = parameters
+            self.authToken = authToken
+        }
     }
 
-    struct Statistics: Sendable, Equatable {
-        var delivered = 0
-        var retried = 0
-        var failed = 0
-        var dropped = 0
-        var inFlight = 0
+    package struct Statistics: Sendable, Equatable {
+        package var delivered = 0
+        package var retried = 0
+        package var failed = 0
+        package var dropped = 0
+        package var inFlight = 0
     }
 
     let webhooks: WebhookClient
@@ -30,18 +37,18 @@ final class StatusCallbackQueue: Sendable {
     private let tails = Mutex<[String: (id: Int, task: Task<Void, Never>)]>([:])
     private let nextID = Atomic<Int>(0)
 
-    init(webhooks: WebhookClient, maxInFlight: Int = 10_000,
+    package init(webhooks: WebhookClient, maxInFlight: Int = 10_000,
          retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]) {
         self.webhooks = webhooks
         self.maxInFlight = maxInFlight
         self.retryDelays = retryDelays
     }
 
-    var statistics: Statistics { stats.withLock { $0 } }
+    package var statistics: Statistics { stats.withLock { $0 } }
 
     /// Starts delivering `delivery` after the earlier ones with the same `key` (the call SID);
     /// returns at once.
-    func enqueue(_ delivery: Delivery, key: String) {
+    package func enqueue(_ delivery: Delivery, key: String) {
         let admitted = stats.withLock { s -> Bool in
             guard s.inFlight < maxInFlight else {
                 s.dropped += 1

@@ -15,10 +15,10 @@ import Synchronization
 ///
 /// Buffers, decoders and encoders are made when a participant joins; a tick allocates nothing but
 /// the payload arrays handed to the sink (which the transport's API takes as arrays).
-final class ConferenceMixer: MediaClockTarget {
+package final class ConferenceMixer: MediaClockTarget {
     /// What the mixer has done, for measuring its cost.
-    struct Statistics: Sendable, Equatable {
-        var ticks = 0
+    package struct Statistics: Sendable, Equatable {
+        package var ticks = 0
         /// Participant-frames mixed (one per active participant per tick).
         var participantFrames = 0
         var framesEncoded = 0
@@ -47,7 +47,7 @@ final class ConferenceMixer: MediaClockTarget {
         var scratch = [Int16](repeating: 0, count: MediaAudio.frameSamples)
     }
 
-    init(sink: any MediaFrameSink, configuration: CallMediaPlayer.Configuration = CallMediaPlayer.Configuration()) {
+    package init(sink: any MediaFrameSink, configuration: CallMediaPlayer.Configuration = CallMediaPlayer.Configuration()) {
         self.sink = sink
         self.configuration = configuration
         state = Mutex(State())
@@ -55,7 +55,7 @@ final class ConferenceMixer: MediaClockTarget {
 
     /// Adds `session` to the room from the next tick. `input` is where its tap stores packets.
     /// An inactive participant neither hears nor is heard until `setActive`.
-    func add(session: String, codec: CallAudioCodec, input: ConferenceInput, muted: Bool, active: Bool) throws(MediaError) {
+    package func add(session: String, codec: CallAudioCodec, input: ConferenceInput, muted: Bool, active: Bool) throws(MediaError) {
         let configuration = self.configuration
         // Made under the lock: the codecs are not Sendable, so they are born where they live.
         let made: Result<Void, MediaError> = state.withLock { s in
@@ -85,25 +85,25 @@ final class ConferenceMixer: MediaClockTarget {
     }
 
     /// Removes `session`; nothing more is sent to it after this returns.
-    func remove(session: String) {
+    package func remove(session: String) {
         state.withLock { s in s.parties.removeAll { $0.session == session } }
     }
 
     /// Puts `session` into the mix (the conference started) or takes it out.
-    func setActive(session: String, _ active: Bool) {
+    package func setActive(session: String, _ active: Bool) {
         state.withLock { s in
             for party in s.parties where party.session == session { party.isActive = active }
         }
     }
 
-    func setMuted(session: String, _ muted: Bool) {
+    package func setMuted(session: String, _ muted: Bool) {
         state.withLock { s in
             for party in s.parties where party.session == session { party.isMuted = muted }
         }
     }
 
     /// Plays `sound` to everyone in the room (mixed into every participant's audio) until it ends.
-    func play(_ sound: some AudioSource) {
+    package func play(_ sound: some AudioSource) {
         state.withLock { $0.roomSounds.append(sound) }
     }
 
@@ -112,7 +112,7 @@ final class ConferenceMixer: MediaClockTarget {
     var statistics: Statistics { stats.withLock { $0 } }
 
     /// One 20 ms step: decode, mix, encode, send.
-    func tick() {
+    package func tick() {
         let started = MediaClock.threadCPUNanoseconds()
         let (mixed, encoded) = state.withLock { s in mix(&s) }
         let used = MediaClock.threadCPUNanoseconds() &- started

@@ -40,7 +40,8 @@ extension PeerConnectionCore {
     /// Remote credentials, candidates and DTLS role; the ICE checks start.
     func applyRemote(_ description: AudioOffer, dtlsRole role: DTLSRole) -> ParleyError? {
         do {
-            dtls = try DTLSSession(role: role, certificate: certificate, remoteFingerprints: description.remoteFingerprints)
+            dtls = try DTLSSession(role: role, certificate: certificate, remoteFingerprints: description.remoteFingerprints,
+                                   srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles)
         } catch {
             return error
         }

@@ -250,7 +250,7 @@ final class PeerConnectionCore {
             guard let dtls else { return }
             timings.dtlsConnected = elapsed(now)
             do {
-                srtp = try PeerSession.makeSRTP(dtls)
+                srtp = try DTLSSRTPKeying.context(for: dtls)
             } catch {
                 return fail(error)
             }

@@ -93,7 +93,8 @@ final class PeerSession {
         ice = ICELiteAgent(localCredentials: parameters.localCredentials, remoteCredentials: offer.remoteCredentials,
                            configuration: configuration.ice, hmac: { HMAC.sha1(key: $0, message: $1) })
         dtls = try DTLSSession(role: offer.localDTLSRole, certificate: certificate,
-                               remoteFingerprints: offer.remoteFingerprints)
+                               remoteFingerprints: offer.remoteFingerprints,
+                               srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles)
         var random = SystemRandomNumberGenerator()
         sequenceShift = UInt16.random(in: 0...UInt16.max, using: &random)
         timestampShift = UInt32.random(in: 0...UInt32.max, using: &random)
@@ -149,7 +150,7 @@ final class PeerSession {
         case .connected:
             dtlsConnectedAt = now
             do {
-                srtp = try Self.makeSRTP(dtls)
+                srtp = try DTLSSRTPKeying.context(for: dtls)
             } catch {
                 return fail(error)
             }
@@ -164,14 +165,6 @@ final class PeerSession {
         }
     }
 
-    static func makeSRTP(_ dtls: DTLSSession) throws(ParleyError) -> SRTPContext {
-        guard let m = dtls.srtpKeyingMaterial, let profile = SRTPProfile(protectionProfileID: m.profile.rawValue) else {
-            throw ParleyError(.mediaDtlsTransportFailed, reason: "DTLS negotiated no SRTP profile (use_srtp)")
-        }
-        let keys = SRTPKeyingMaterial(profile: profile, localKey: m.localKey, localSalt: m.localSalt,
-                                      remoteKey: m.remoteKey, remoteSalt: m.remoteSalt)
-        return try SRTPContext(keyingMaterial: keys)
-    }
 
     // MARK: - ICE actions and state
 

@@ -5,7 +5,7 @@
 //                        CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
-//   2 crypto and media    ParleyCrypto ParleySRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
+//   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
 //   4 server, client core ParleyServer ParleyClientCore
 //   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
@@ -94,6 +94,9 @@ let package = Package(
         // Layer 2: crypto and media.
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
         .target(name: "ParleySRTP", dependencies: ["COpenSSL", "CSRTP", "ParleyCore"], swiftSettings: strict),
+        // RTP sessions for every kind of leg (WebRTC peers, server sessions; SIP legs and SFU tracks
+        // next): SSRCs, streams, reception statistics, RTCP reports, SRTP; forwarding tracks.
+        .target(name: "ParleyRTP", dependencies: ["RTP", "RTCP", "ParleySRTP"], swiftSettings: strict),
         .target(name: "ParleyOpus", dependencies: ["COpus", "ParleyCore"], swiftSettings: strict),
         // MP3 encoding with LAME, for recordings served as `.mp3`.
         .target(name: "ParleyMP3", dependencies: ["CLame"], swiftSettings: strict),
@@ -124,8 +127,8 @@ let package = Package(
                 swiftSettings: strict),
         // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket.
         .target(name: "WebRTC",
-                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ICE", "STUN", "RTP", "RTCP",
-                               "SDP", "WireKit"],
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ParleyRTP", "ICE", "STUN", "RTP",
+                               "SDP"],
                 swiftSettings: strict),
 
         // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.
@@ -232,6 +235,7 @@ let package = Package(
                                    "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"], swiftSettings: strict),
+        .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleySRTP", "RTP", "RTCP"], swiftSettings: strict),
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore", "ParleyCrypto", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore"], swiftSettings: strict),
@@ -244,7 +248,7 @@ let package = Package(
                                    "AudioCore", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
-                    dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
+                    dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
                                    "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "HTTPWire"],
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.

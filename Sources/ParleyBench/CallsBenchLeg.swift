@@ -128,12 +128,9 @@ final class CallsBenchLeg: @unchecked Sendable {
                 for d in dtls.handleTimeout().datagrams { send(d) }
             }
         }
-        guard dtls.state == .connected, let m = dtls.srtpKeyingMaterial,
-              let profile = SRTPProfile(protectionProfileID: m.profile.rawValue) else {
-            throw SetupFailed(description: "leg \(index): DTLS did not connect")
-        }
-        let context = try SRTPContext(keyingMaterial: SRTPKeyingMaterial(
-            profile: profile, localKey: m.localKey, localSalt: m.localSalt, remoteKey: m.remoteKey, remoteSalt: m.remoteSalt))
+        guard dtls.state == .connected else { throw SetupFailed(description: "leg \(index): DTLS did not connect") }
+        let context = try DTLSSRTPKeying.context(for: dtls)
+        let profile = context.profile
         let handOver = LegHandOver(context)
         await ForwardBench.onLoop(loop) { [self] in
             srtp = handOver.value

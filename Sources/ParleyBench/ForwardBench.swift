@@ -210,13 +210,9 @@ final class ForwardClient: @unchecked Sendable {
                 for d in dtls.handleTimeout().datagrams { send(d) }
             }
         }
-        guard dtls.state == .connected, let m = dtls.srtpKeyingMaterial,
-              let profile = SRTPProfile(protectionProfileID: m.profile.rawValue) else {
-            throw SetupFailed(description: "DTLS did not connect")
-        }
-        let srtp = try SRTPContext(keyingMaterial: SRTPKeyingMaterial(
-            profile: profile, localKey: m.localKey, localSalt: m.localSalt, remoteKey: m.remoteKey,
-            remoteSalt: m.remoteSalt))
+        guard dtls.state == .connected else { throw SetupFailed(description: "DTLS did not connect") }
+        let srtp = try DTLSSRTPKeying.context(for: dtls)
+        let profile = srtp.profile
         let handOver = UncheckedBox(srtp)
         await ForwardBench.onLoop(loop) { [client] in
             client.srtp = handOver.value

@@ -5,7 +5,7 @@ extension DTLSSession {
     /// A per-session `SSL_CTX`: DTLS 1.2 only, the local identity, `use_srtp`, and peer verification
     /// by fingerprint.
     static func makeContext(certificate: CertificateIdentity,
-                            srtpProfiles: [DTLSSRTPProfile]) throws(ParleyError) -> OpaquePointer {
+                            srtpProtectionProfiles: [UInt16]) throws(ParleyError) -> OpaquePointer {
         guard let ctx = SSL_CTX_new(DTLS_method()) else { throw failure("SSL_CTX_new: \(openSSLErrors())") }
         // DTLS 1.0 is deprecated (RFC 8996); WebRTC requires DTLS 1.2 (RFC 8827 §6.5).
         guard parley_SSL_CTX_set_min_proto_version(ctx, DTLS1_2_VERSION) == 1,
@@ -16,9 +16,17 @@ extension DTLSSession {
             SSL_CTX_free(ctx)
             throw failure("DTLS context setup failed: \(openSSLErrors())")
         }
-        if !srtpProfiles.isEmpty {
+        if !srtpProtectionProfiles.isEmpty {
             // RFC 5764 §4.1.1 use_srtp; note this OpenSSL call returns 0 on success.
-            let names = srtpProfiles.map(\.openSSLName).joined(separator: ":")
+            var known: [String] = []
+            for id in srtpProtectionProfiles {
+                guard let name = openSSLName(ofSRTPProtectionProfile: id) else {
+                    SSL_CTX_free(ctx)
+                    throw failure("use_srtp: unknown DTLS-SRTP protection profile \(id)")
+                }
+                known.append(name)
+            }
+            let names = known.joined(separator: ":")
             guard SSL_CTX_set_tlsext_use_srtp(ctx, names) == 0 else {
                 SSL_CTX_free(ctx)
                 throw failure("use_srtp \(names) rejected: \(openSSLErrors())")
@@ -27,6 +35,24 @@ extension DTLSSession {
         // Both sides present certificates (RFC 5763 §5); the callback pins them to the SDP.
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, DTLSCallbacks.verify)
         return ctx
+    }
+}
+
+extension DTLSSession {
+    /// What WebRTC offers, most preferred first: SRTP_AEAD_AES_128_GCM (0x0007, RFC 7714 §14.2),
+    /// then SRTP_AES128_CM_HMAC_SHA1_80 (0x0001, RFC 5764 §4.1.2).
+    public static let defaultSRTPProtectionProfiles: [UInt16] = [0x0007, 0x0001]
+
+    /// OpenSSL's name for a DTLS-SRTP protection profile (IANA "DTLS-SRTP Protection Profiles",
+    /// those `SSL_CTX_set_tlsext_use_srtp` knows), or nil.
+    static func openSSLName(ofSRTPProtectionProfile id: UInt16) -> String? {
+        switch id {
+        case 0x0001: "SRTP_AES128_CM_SHA1_80"
+        case 0x0002: "SRTP_AES128_CM_SHA1_32"
+        case 0x0007: "SRTP_AEAD_AES_128_GCM"
+        case 0x0008: "SRTP_AEAD_AES_256_GCM"
+        default: nil
+        }
     }
 }
 

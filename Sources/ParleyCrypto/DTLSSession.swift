@@ -20,10 +20,11 @@ public final class DTLSSession {
     /// The largest datagram this session writes (`SSL_set_mtu`; path MTU discovery is off).
     public let mtu: Int
     public private(set) var state: DTLSState = .new
-    /// The `use_srtp` profile the handshake settled on (RFC 5764 §4.1.1), once connected.
-    public private(set) var srtpProfile: DTLSSRTPProfile?
-    /// SRTP master keys (RFC 5764 §4.2), once connected with a negotiated profile.
-    public private(set) var srtpKeyingMaterial: DTLSSRTPKeyingMaterial?
+    /// The `use_srtp` protection profile the handshake settled on (RFC 5764 §4.1.1), by its IANA
+    /// value ("DTLS-SRTP Protection Profiles"), once connected. The SRTP layer owns what a profile
+    /// means (`SRTPProfile` in ParleySRTP) and derives its keys through `exportKeyingMaterial`
+    /// (RFC 5764 §4.2), so this target never depends on it, nor it on this one.
+    public private(set) var srtpProtectionProfile: UInt16?
     /// The peer's certificate in DER, once connected.
     public private(set) var remoteCertificateDER: [UInt8]?
 
@@ -42,11 +43,11 @@ public final class DTLSSession {
 
     /// A session pinned to one remote fingerprint; see `init(role:certificate:remoteFingerprints:…)`.
     public convenience init(role: DTLSRole, certificate: CertificateIdentity, remoteFingerprint: DTLSFingerprint,
-                            srtpProfiles: [DTLSSRTPProfile] = [.aeadAES128GCM, .aes128CMHMACSHA1_80],
+                            srtpProtectionProfiles: [UInt16] = DTLSSession.defaultSRTPProtectionProfiles,
                             mtu: Int = DTLSSession.defaultMTU,
                             initialRetransmissionTimeout: Duration = .seconds(1)) throws(ParleyError) {
         try self.init(role: role, certificate: certificate, remoteFingerprints: [remoteFingerprint],
-                      srtpProfiles: srtpProfiles, mtu: mtu, initialRetransmissionTimeout: initialRetransmissionTimeout)
+                      srtpProtectionProfiles: srtpProtectionProfiles, mtu: mtu, initialRetransmissionTimeout: initialRetransmissionTimeout)
     }
 
     /// Creates a session.
@@ -55,12 +56,13 @@ public final class DTLSSession {
     ///   - certificate: the local identity whose fingerprint went into the local SDP.
     ///   - remoteFingerprints: the peer's `a=fingerprint` values; the certificate must match one
     ///     (RFC 8122 §5 allows several).
-    ///   - srtpProfiles: `use_srtp` profiles in preference order (RFC 5764 §4.1.1); empty disables it.
+    ///   - srtpProtectionProfiles: `use_srtp` protection profiles (IANA values) in preference order
+    ///     (RFC 5764 §4.1.1); empty disables it. Unknown values throw.
     ///   - mtu: largest datagram to emit.
     ///   - initialRetransmissionTimeout: first flight timer; doubled per retry up to 60 s
     ///     (RFC 6347 §4.2.4.1).
     public init(role: DTLSRole, certificate: CertificateIdentity, remoteFingerprints: [DTLSFingerprint],
-                srtpProfiles: [DTLSSRTPProfile] = [.aeadAES128GCM, .aes128CMHMACSHA1_80],
+                srtpProtectionProfiles: [UInt16] = DTLSSession.defaultSRTPProtectionProfiles,
                 mtu: Int = DTLSSession.defaultMTU,
                 initialRetransmissionTimeout: Duration = .seconds(1)) throws(ParleyError) {
         self.role = role
@@ -70,7 +72,7 @@ public final class DTLSSession {
         let micros = min(max(seconds, 0), 60) * 1_000_000 + attoseconds / 1_000_000_000_000
         initialTimeoutMicros = UInt32(clamping: min(max(1, micros), 60_000_000))
         ERR_clear_error()
-        let context = try Self.makeContext(certificate: certificate, srtpProfiles: srtpProfiles)
+        let context = try Self.makeContext(certificate: certificate, srtpProtectionProfiles: srtpProtectionProfiles)
         guard let ssl = SSL_new(context) else {
             SSL_CTX_free(context)
             throw Self.failure("SSL_new: \(openSSLErrors())")
@@ -200,25 +202,18 @@ public final class DTLSSession {
         return output
     }
 
-    /// Checks the peer once more and derives SRTP keys (RFC 5764 §4.2).
+    /// Checks the peer once more and notes the negotiated `use_srtp` profile.
     private func finishHandshake() {
         guard let peer = SSL_get1_peer_certificate(ssl) else { return fail("peer sent no certificate") }
         let der = CertificateIdentity.der(of: peer)
         X509_free(peer)
         guard matchesRemoteFingerprint(der) else { return fail("fingerprint mismatch") }
         remoteCertificateDER = der
-        if let selected = SSL_get_selected_srtp_profile(ssl),
-           let profile = DTLSSRTPProfile(rawValue: UInt16(truncatingIfNeeded: selected.pointee.id)) {
-            srtpProfile = profile
-            state = .connected
-            let length = 2 * (profile.keyLength + profile.saltLength)
-            guard let material = try? exportKeyingMaterial(label: DTLSSRTPKeyingMaterial.exporterLabel, length: length)
-            else { return fail("SRTP keying material export failed") }
-            srtpKeyingMaterial = DTLSSRTPKeyingMaterial(profile: profile, exported: material, role: role)
-        } else {
-            state = .connected
+        if let selected = SSL_get_selected_srtp_profile(ssl) {
+            srtpProtectionProfile = UInt16(truncatingIfNeeded: selected.pointee.id)
         }
-        Log.debug(.webrtc, "DTLS \(role) connected, SRTP profile \(srtpProfile.map { "\($0)" } ?? "none")")
+        state = .connected
+        Log.debug(.webrtc, "DTLS \(role) connected, SRTP profile \(srtpProtectionProfile.map { "0x" + String($0, radix: 16) } ?? "none")")
     }
 
     /// Decrypts every complete record in the current datagram.

@@ -1,6 +1,8 @@
 import ParleyCore
 
-/// The SRTP protection profiles Parley negotiates through DTLS-SRTP.
+/// The SRTP protection profiles Parley supports: the one profile type of the project. DTLS-SRTP
+/// negotiates them by `protectionProfileID` (RFC 5764 §4.1.2) and SDES (`a=crypto`, RFC 4568) by
+/// name; keys reach `SRTPContext` through `SRTPKeyingMaterial`.
 public enum SRTPProfile: Sendable, Hashable, CaseIterable {
     /// AES-128 counter mode with an 80-bit HMAC-SHA1 tag (RFC 3711 §4, RFC 5764 §4.1.2).
     case aes128CMHMACSHA1_80
@@ -15,6 +17,9 @@ public enum SRTPProfile: Sendable, Hashable, CaseIterable {
         case .aeadAES128GCM: 0x0007
         }
     }
+
+    /// What DTLS-SRTP offers, most preferred first: GCM (what Chromium picks), then AES-CM.
+    public static let negotiationOrder: [SRTPProfile] = [.aeadAES128GCM, .aes128CMHMACSHA1_80]
 
     /// The profile with the given DTLS-SRTP id, or nil if it is not supported.
     public init?(protectionProfileID: UInt16) {
@@ -54,13 +59,16 @@ public struct SRTPKeyingMaterial: Sendable, Hashable {
         self.remoteSalt = remoteSalt
     }
 
+    /// The exporter label of DTLS-SRTP (RFC 5764 §4.2).
+    public static let exporterLabel = "EXTRACTOR-dtls_srtp"
+
     /// Derives the keys from a finished DTLS handshake (RFC 5764 §4.2): exports
     /// `2 × (key + salt)` bytes labelled `EXTRACTOR-dtls_srtp`, laid out as
     /// `client key | server key | client salt | server salt`.
     public init(exporter: some SRTPKeyingMaterialExporter, profile: SRTPProfile,
                 isClient: Bool) throws(ParleyError) {
         let k = profile.keyLength, s = profile.saltLength
-        let material = try exporter.exportKeyingMaterial(label: "EXTRACTOR-dtls_srtp", length: 2 * (k + s))
+        let material = try exporter.exportKeyingMaterial(label: Self.exporterLabel, length: 2 * (k + s))
         guard material.count == 2 * (k + s) else {
             throw ParleyError(.mediaDtlsTransportFailed, reason: "exporter returned \(material.count) bytes")
         }
@@ -74,8 +82,8 @@ public struct SRTPKeyingMaterial: Sendable, Hashable {
 
 /// What SRTP needs from DTLS: an RFC 5705 keying-material exporter. Defined here, by the
 /// consumer, so ParleySRTP never imports the DTLS implementation (pion/srtp `keying.go`).
-/// `DTLSSession` in ParleyCrypto has a method of exactly this shape; owners can declare the
-/// conformance where both modules are visible.
+/// `DTLSSession` in ParleyCrypto has a method of exactly this shape; WebRTC adapts it
+/// (`DTLSSRTPKeying`), where both modules are visible.
 public protocol SRTPKeyingMaterialExporter {
     /// `length` bytes of keying material for `label`, without a context value.
     func exportKeyingMaterial(label: String, length: Int) throws(ParleyError) -> [UInt8]

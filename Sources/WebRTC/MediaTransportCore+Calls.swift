@@ -53,17 +53,22 @@ extension MediaTransportCore {
     /// under the new ones. DTLS, SRTP, the SSRC and forwarding links are kept, so the offer must
     /// keep the certificate fingerprint and the codec. Unchanged credentials get the current
     /// credentials back (a plain re-offer).
-    func restart(id: String, offer: AudioOffer) -> Result<String, ParleyError> {
+    func restart(id: String, offer description: SessionDescription) -> Result<String, ParleyError> {
         guard let session = sessions[id], !session.state.isTerminal else {
             return .failure(ParleyError(.mediaServerRemoteDescFailed, reason: "no live media session \(id)"))
+        }
+        let offer: MediaOffer
+        do { offer = try MediaOffer(offer: description, videoCodecs: session.kind == .echo ? VideoCodec.allCases : []) } catch {
+            return .failure(error)
         }
         guard offer.remoteFingerprints.contains(where: { session.offer.remoteFingerprints.contains($0) }) else {
             return .failure(ParleyError(.mediaServerRemoteDescFailed,
                                         reason: "the re-offer changes the DTLS certificate; a new DTLS session is not supported"))
         }
-        guard offer.codec == session.offer.codec else {
+        guard offer.accepted.map(\.codec) == session.offer.accepted.map(\.codec) else {
+            let codecs = { (o: MediaOffer) in o.accepted.compactMap { $0.codec?.encodingName }.joined(separator: "+") }
             return .failure(ParleyError(.mediaNoSupportedCodec,
-                                        reason: "the re-offer's codec \(offer.codec) differs from the session's \(session.offer.codec)"))
+                                        reason: "the re-offer's codecs \(codecs(offer)) differ from the session's \(codecs(session.offer))"))
         }
         var parameters = session.answerParameters
         parameters.sessionVersion += 1
@@ -77,11 +82,10 @@ extension MediaTransportCore {
             byUfrag[parameters.localCredentials.ufrag] = session
             Log.info(.webrtc, "session \(id): ICE restart")
         }
-        let answer = EchoAnswerBuilder.answer(to: offer, parameters: parameters, dtlsRole: session.offer.localDTLSRole)
+        let answer = ServerAnswerBuilder.answer(to: offer, parameters: parameters, dtlsRole: session.offer.localDTLSRole)
         session.answerParameters = parameters
         session.answer = answer.serialized()
-        session.audioPayloadType = offer.payloadType
-        if parameters.telephoneEvent { session.telephoneEventPayloadType = offer.telephoneEventPayloadType }
+        session.renegotiate(offer)
         return .success(session.answer)
     }
 }

@@ -35,7 +35,7 @@ final class MediaTransportCore {
     // MARK: - Sessions
 
     /// A session of `kind`; `events` receives its state changes (and, for call sessions, keys).
-    func createSession(_ offer: AudioOffer, kind: PeerSessionKind = .echo,
+    func createSession(_ offer: MediaOffer, kind: PeerSessionKind = .echo,
                        events: OffLoopDelivery<PeerSessionEvent>? = nil) -> Result<PeerSessionAnswer, ParleyError> {
         guard sessions.count < configuration.maxSessions else {
             return .failure(ParleyError(.mediaServerLocalDescFailed, reason: "media server is full (\(sessions.count) sessions)"))
@@ -44,13 +44,15 @@ final class MediaTransportCore {
         let id = SecureRandom.hex(byteCount: 12)
         let ssrc = UInt32.random(in: 1...UInt32.max, using: &random)
         var parameters = AnswerParameters(localCredentials: uniqueCredentials(), fingerprint: certificate.fingerprint,
-                                          candidates: candidates, ssrc: ssrc, cname: "parley-\(id.prefix(8))",
+                                          candidates: candidates, ssrc: ssrc,
+                                          videoSSRC: offer.video == nil ? nil : Self.ssrc(other: ssrc, using: &random),
+                                          cname: "parley-\(id.prefix(8))",
                                           streamID: kind == .echo ? "parley-echo" : "parley-\(id.prefix(8))",
                                           trackID: kind == .echo ? "echo-audio" : "audio-\(id.suffix(8))",
                                           sessionID: UInt64.random(in: 1...(1 << 62), using: &random))
         parameters.telephoneEvent = kind == .call
         let credentials = parameters.localCredentials
-        let answer = EchoAnswerBuilder.answer(to: offer, parameters: parameters).serialized()
+        let answer = ServerAnswerBuilder.answer(to: offer, parameters: parameters).serialized()
         var sessionConfig = PeerSession.Configuration()
         sessionConfig.maxDuration = configuration.maxSessionDuration
         sessionConfig.connectTimeout = configuration.connectTimeout
@@ -65,7 +67,9 @@ final class MediaTransportCore {
             stats.sessionsCreated += 1
             stats.sessions = sessions.count
             Log.info(.webrtc, "\(kind) session \(id) created: \(offer.codec) PT \(offer.payloadType)"
-                     + "\(session.telephoneEventPayloadType.map { ", telephone-event PT \($0)" } ?? ""), DTLS \(offer.localDTLSRole)")
+                     + "\(session.tracks[0].telephoneEventPayloadType.map { ", telephone-event PT \($0)" } ?? "")"
+                     + "\(offer.video.map { ", video \($0.codec.map(\.encodingName) ?? "-") PT \($0.payloadType)" } ?? "")"
+                     + ", DTLS \(offer.localDTLSRole)")
             return .success(PeerSessionAnswer(id: id, sdp: answer))
         } catch {
             return .failure(error)
@@ -89,6 +93,13 @@ final class MediaTransportCore {
     func snapshot(id: String) -> PeerSessionSnapshot? { sessions[id]?.snapshot(now: now) }
 
     func snapshots() -> [PeerSessionSnapshot] { sessions.values.map { $0.snapshot(now: now) } }
+
+    /// A random SSRC other than `other` (RFC 3550 §8.1: one session's SSRCs are distinct).
+    static func ssrc(other: UInt32, using random: inout SystemRandomNumberGenerator) -> UInt32 {
+        var ssrc = UInt32.random(in: 1...UInt32.max, using: &random)
+        while ssrc == other { ssrc = UInt32.random(in: 1...UInt32.max, using: &random) }
+        return ssrc
+    }
 
     /// ICE credentials whose ufrag no session uses (the shared port routes first checks by it).
     func uniqueCredentials() -> ICECredentials {

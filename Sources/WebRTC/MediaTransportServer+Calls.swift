@@ -1,4 +1,5 @@
 import ParleyCore
+import SDP
 
 /// Call sessions: the media legs of bridged calls, the two-party case of a selective forwarding
 /// unit (RFC 7667 §3.7) that rooms reuse.
@@ -20,7 +21,7 @@ extension MediaTransportServer {
     ///   53401 (too many sessions or local setup failed).
     public func createCallSession(offer: String, events: @escaping @Sendable (PeerSessionEvent) -> Void)
         async throws(ParleyError) -> PeerSessionAnswer {
-        let parsed = try AudioOffer(offer: offer)
+        let parsed = try MediaOffer(offer: offer)
         let delivery = OffLoopDelivery(limit: 1024, handler: events)
         let core = self.core
         let result: Result<PeerSessionAnswer, ParleyError> = await onLoop {
@@ -82,7 +83,7 @@ extension MediaTransportServer {
     /// - Throws: `ParleyError` 53403 (unusable offer, unknown or ended session, or a changed
     ///   DTLS fingerprint), 53404 (the codec changed).
     public func restartSession(id: String, offer: String) async throws(ParleyError) -> String {
-        let parsed = try AudioOffer(offer: offer)
+        let parsed = try MediaOffer.parse(offer)
         let core = self.core
         let result: Result<String, ParleyError> = await onLoop { core.value.restart(id: id, offer: parsed) }
         return try result.get()

@@ -103,7 +103,9 @@ public final class MediaTransportServer: Sendable {
     /// The bound UDP port.
     public var localPort: Int { socket.localPort }
 
-    /// Creates an echo session from an SDP offer and returns its id and SDP answer.
+    /// Creates an echo session from an SDP offer and returns its id and SDP answer: the offered
+    /// audio (Opus, else PCMU/PCMA) and, when the offer bundles one, a video section (VP8, VP9,
+    /// H.264 or AV1, the offer's preference), each echoed on a track of its own.
     /// - Parameter events: the session's state changes and connectivity, in order, on a task of
     ///   the session's own (never the media loop); the last is `.stateChanged` to `.failed` or
     ///   `.closed`, however the session ends (closed, timed out, failed, server shut down).
@@ -111,7 +113,7 @@ public final class MediaTransportServer: Sendable {
     ///   53401 (too many sessions or local setup failed).
     public func createEchoSession(offer: String, events: (@Sendable (PeerSessionEvent) -> Void)? = nil)
         async throws(ParleyError) -> PeerSessionAnswer {
-        let parsed = try AudioOffer(offer: offer)
+        let parsed = try MediaOffer(offer: offer, videoCodecs: VideoCodec.allCases)
         let delivery = events.map { OffLoopDelivery(limit: 64, handler: $0) }
         let core = self.core
         let result: Result<PeerSessionAnswer, ParleyError> = await onLoop {

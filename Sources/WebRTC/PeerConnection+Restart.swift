@@ -1,5 +1,6 @@
 import ICE
 import ParleyCore
+import ParleyRTP
 
 extension PeerConnection {
     /// ICE restart (RFC 8445 §9, RFC 8839 §4.4.1.1.1), for the side that made the first offer:
@@ -47,7 +48,7 @@ extension PeerConnectionCore {
 
     /// The answer to a restart offer: the peer's new credentials and candidates. The DTLS
     /// fingerprint must not change (DTLS is kept).
-    func applyRestartAnswer(_ answer: AudioOffer) -> Result<Void, ParleyError> {
+    func applyRestartAnswer(_ answer: MediaOffer) -> Result<Void, ParleyError> {
         guard !state.isTerminal, let current = remote else {
             return .failure(ParleyError(.mediaClientRemoteDescFailed, reason: "closed"))
         }
@@ -57,6 +58,7 @@ extension PeerConnectionCore {
         }
         iceRestartPending = false
         remote = answer
+        rtp.payloadFormats = RTPPayloadFormats(answer.payloadFormats(telephoneEvent: isOfferer))
         stats.payloadType = answer.payloadType
         addRemoteCandidates(answer)
         flush()

@@ -2,66 +2,96 @@ import ICE
 import ParleyCrypto
 import SDP
 
-/// The client's SDP (RFC 8829 JSEP, RFC 8839 ICE, RFC 8842 DTLS): an offer with one sendrecv
-/// audio section, or an answer accepting one. Candidates are complete when this runs (no trickle),
-/// so both end with `a=end-of-candidates`.
+/// The client's SDP (RFC 8829 JSEP, RFC 8839 ICE, RFC 8842 DTLS, RFC 8843 BUNDLE): an offer with a
+/// sendrecv audio section (and a video section when configured), or an answer accepting what we
+/// take from an offer, every other section rejected in place. Candidates are complete when this
+/// runs (no trickle), so each section ends with `a=end-of-candidates`.
 enum ClientSDP {
     static let opus = (pt: UInt8(111), fmtp: "minptime=10;useinbandfec=1")
     static let telephoneEvent = UInt8(101)
     /// RFC 4733 §2.1: events use the audio codec's clock rate, so Opus needs its own (Chrome's PT).
     static let telephoneEventWide = UInt8(110)
+    /// Video payload types as Chromium numbers them, clear of the audio ones above.
+    static func payloadType(_ codec: VideoCodec) -> UInt8 {
+        switch codec {
+        case .vp8: 96
+        case .vp9: 98
+        case .h264: 102
+        case .av1: 45
+        }
+    }
+
+    /// Keyframe requests a forwarder relays (RFC 4585 §6.3.1 PLI, RFC 5104 §7.1 FIR).
+    static func videoFeedback(_ pt: UInt8) -> [SDPRTCPFeedback] {
+        [SDPRTCPFeedback(payloadType: pt, type: "nack", parameter: "pli"),
+         SDPRTCPFeedback(payloadType: pt, type: "ccm", parameter: "fir")]
+    }
 
     static func offer(_ core: PeerConnectionCore) -> String {
         var codecs = core.configuration.audioCodecs.reduce(into: [AudioCodec]()) { if !$0.contains($1) { $0.append($1) } }
         if codecs.isEmpty { codecs = AudioCodec.allCases }
-        var formats: [String] = []
-        var rtp: [SDPAttribute] = []
+        var formats: [LocalMediaSection.Format] = []
         for codec in codecs {
             switch codec {
             case .opus:
                 let bitrate = core.configuration.opusMaxAverageBitrate.map { ";maxaveragebitrate=\($0)" } ?? ""
-                formats.append(String(opus.pt))
-                rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: opus.pt, encodingName: "opus", clockRate: 48_000,
-                                                          channels: 2))))
-                rtp.append(SDPAttribute(.fmtp(SDPFormatParameters(payloadType: opus.pt, parameterString: opus.fmtp + bitrate))))
+                formats.append(.init(map: SDPRTPMap(payloadType: opus.pt, encodingName: "opus", clockRate: 48_000, channels: 2),
+                                     parameters: opus.fmtp + bitrate))
             case .pcmu, .pcma:
                 let pt = codec.staticPayloadType!
-                formats.append(String(pt))
-                rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: pt, encodingName: codec.rawValue, clockRate: 8_000))))
+                formats.append(.init(map: SDPRTPMap(payloadType: pt, encodingName: codec.rawValue, clockRate: 8_000)))
             }
         }
-        if core.configuration.offerTelephoneEvent { formats += [String(telephoneEventWide), String(telephoneEvent)] }
         if core.configuration.offerTelephoneEvent {
-            rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: telephoneEventWide, encodingName: "telephone-event",
-                                                      clockRate: 48_000))))
-            rtp.append(SDPAttribute(.fmtp(SDPFormatParameters(payloadType: telephoneEventWide, parameterString: "0-16"))))
-            rtp.append(SDPAttribute(.rtpmap(SDPRTPMap(payloadType: telephoneEvent, encodingName: "telephone-event",
-                                                      clockRate: 8_000))))
-            rtp.append(SDPAttribute(.fmtp(SDPFormatParameters(payloadType: telephoneEvent, parameterString: "0-16"))))
+            formats.append(.init(map: SDPRTPMap(payloadType: telephoneEventWide, encodingName: "telephone-event",
+                                                clockRate: 48_000), parameters: "0-16"))
+            formats.append(.init(map: SDPRTPMap(payloadType: telephoneEvent, encodingName: "telephone-event",
+                                                clockRate: 8_000), parameters: "0-16"))
         }
-        let media = section(core, mid: "0", proto: "UDP/TLS/RTP/SAVPF", formats: formats, setup: .actpass, rtp: rtp)
-        return session(core, mids: ["0"], media: [media]).serialized()
+        let transport = self.transport(core, setup: .actpass)
+        var sections = [LocalMediaSection(mediaType: "audio", mid: "0", proto: "UDP/TLS/RTP/SAVPF", direction: .sendrecv,
+                                          formats: formats, track: audioTrack(core))]
+        let video = core.configuration.videoCodecs.reduce(into: [VideoCodec]()) { if !$0.contains($1) { $0.append($1) } }
+        if !video.isEmpty {
+            sections.append(LocalMediaSection(
+                mediaType: "video", mid: "1", proto: "UDP/TLS/RTP/SAVPF", direction: .sendrecv,
+                formats: video.map { codec in
+                    let pt = payloadType(codec)
+                    return .init(map: SDPRTPMap(payloadType: pt, encodingName: codec.rawValue, clockRate: codec.clockRate),
+                                 parameters: codec == .h264
+                                     ? "level-asymmetry-allowed=1;packetization-mode=1;profile-level-id=42e01f" : nil,
+                                 feedback: videoFeedback(pt))
+                },
+                track: videoTrack(core)))
+        }
+        return session(core, mids: sections.compactMap(\.mid), media: sections.map { $0.description(transport) })
+            .serialized()
     }
 
-    static func answer(_ core: PeerConnectionCore, to offer: AudioOffer) -> String {
-        let offered = offer.description.media[offer.audioIndex]
-        var rtp = [SDPAttribute(.rtpmap(SDPRTPMap(payloadType: offer.payloadType, encodingName: offer.codec.rawValue,
-                                                  clockRate: offer.codec.clockRate, channels: offer.codec.channels)))]
-        if let fmtp = offer.formatParameters {
-            rtp.append(SDPAttribute(.fmtp(SDPFormatParameters(payloadType: offer.payloadType, parameterString: fmtp))))
-        }
-        let setup: SDPSetupRole = core.dtlsRole == .client ? .active : .passive
-        var sections: [MediaDescription] = []
-        for (index, media) in offer.description.media.enumerated() {
-            if index == offer.audioIndex {
-                sections.append(section(core, mid: offer.mid, proto: offered.proto,
-                                        formats: [String(offer.payloadType)], setup: setup, rtp: rtp))
-            } else {
-                sections.append(EchoAnswerBuilder.rejected(media))
+    static func answer(_ core: PeerConnectionCore, to offer: MediaOffer) -> String {
+        let transport = self.transport(core, setup: core.dtlsRole == .client ? .active : .passive)
+        var media: [MediaDescription] = []
+        for section in offer.sections {
+            guard let codec = section.codec else {
+                media.append(LocalMediaSection.rejected(offer.description.media[section.index]))
+                continue
             }
+            let isAudio = codec.audio != nil
+            let local = LocalMediaSection(
+                mediaType: section.mediaType, mid: section.mid, proto: section.proto, direction: section.answerDirection,
+                formats: LocalMediaSection.answerFormats(section, telephoneEvent: false),
+                track: section.answerDirection.sends ? (isAudio ? audioTrack(core) : videoTrack(core)) : nil)
+            media.append(local.description(transport))
         }
-        let mids = offer.bundled ? offer.mid.map { [$0] } ?? [] : []
-        return session(core, mids: mids, media: sections).serialized()
+        return session(core, mids: offer.bundleMids, media: media).serialized()
+    }
+
+    static func audioTrack(_ core: PeerConnectionCore) -> (msid: SDPMSID, ssrc: UInt32, cname: String) {
+        (SDPMSID(streamID: core.streamID, trackID: core.trackID), core.localSSRC, core.cname)
+    }
+
+    static func videoTrack(_ core: PeerConnectionCore) -> (msid: SDPMSID, ssrc: UInt32, cname: String) {
+        (SDPMSID(streamID: core.streamID, trackID: core.videoTrackID), core.localVideoSSRC, core.cname)
     }
 
     static func session(_ core: PeerConnectionCore, mids: [String], media: [MediaDescription]) -> SessionDescription {
@@ -83,35 +113,16 @@ enum ClientSDP {
         core.ice.localCandidates.max { $0.priority < $1.priority }
     }
 
-    static func section(_ core: PeerConnectionCore, mid: String?, proto: String, formats: [String], setup: SDPSetupRole,
-                        rtp: [SDPAttribute]) -> MediaDescription {
+    /// Our transport lines, the same in every section (one BUNDLE transport).
+    static func transport(_ core: PeerConnectionCore, setup: SDPSetupRole) -> LocalMediaSection.Transport {
         let candidate = defaultCandidate(core)
-        let addressType = candidate.map { $0.address.isIPv4 ? "IP4" : "IP6" } ?? "IP4"
-        var media = MediaDescription(mediaType: "audio", port: candidate?.address.port ?? 9, proto: proto, formats: formats,
-                                     connections: [SDPConnection(addressType: addressType,
-                                                                 address: candidate?.address.ipString ?? "0.0.0.0")])
-        let credentials = core.ice.localCredentials
-        let fingerprint = core.certificate.fingerprint
-        var a: [SDPAttribute] = []
-        if let mid { a.append(SDPAttribute(.mid(mid))) }
-        a.append(SDPAttribute(.direction(.sendrecv)))
-        a.append(SDPAttribute(.rtcpMux))
-        a.append(SDPAttribute(.iceUfrag(credentials.ufrag)))
-        a.append(SDPAttribute(.icePwd(credentials.pwd)))
-        a.append(SDPAttribute(name: "ice-options", value: "trickle"))
-        a.append(SDPAttribute(.fingerprint(SDPFingerprint(hashFunction: fingerprint.algorithm.rawValue,
-                                                          bytes: fingerprint.digest))))
-        a.append(SDPAttribute(.setup(setup)))
-        a += rtp
-        a.append(SDPAttribute(.msid(SDPMSID(streamID: core.streamID, trackID: core.trackID))))
-        a.append(SDPAttribute(.ssrc(SDPSSRCAttribute(ssrc: core.localSSRC, attribute: "cname", value: core.cname))))
-        a.append(SDPAttribute(.ssrc(SDPSSRCAttribute(ssrc: core.localSSRC, attribute: "msid",
-                                                     value: "\(core.streamID) \(core.trackID)"))))
-        for candidate in core.ice.localCandidates {
-            a.append(SDPAttribute(name: "candidate", value: String(candidate.sdpAttributeValue.dropFirst("candidate:".count))))
-        }
-        a.append(SDPAttribute(.endOfCandidates))
-        media.attributes = a
-        return media
+        return LocalMediaSection.Transport(
+            credentials: core.ice.localCredentials, iceOptions: ["trickle"], fingerprint: core.certificate.fingerprint,
+            setup: setup,
+            candidates: core.ice.localCandidates.map {
+                SDPAttribute(name: "candidate", value: String($0.sdpAttributeValue.dropFirst("candidate:".count)))
+            },
+            port: candidate?.address.port ?? 9, address: candidate?.address.ipString ?? "0.0.0.0",
+            isIPv4: candidate.map { $0.address.isIPv4 } ?? true)
     }
 }

@@ -4,10 +4,12 @@ import ParleyCrypto
 import ParleyNet
 import Synchronization
 
-/// The client side of a WebRTC audio session (what the Parley SDK uses): full ICE
-/// (`ICEAgent`, controlling when we offer), DTLS-SRTP (role from `a=setup`), Opus/G.711 RTP out
-/// through `sendAudio(payload:timestampIncrement:)`, received RTP payloads on `audio`, and RTCP
-/// SR/RR with round-trip time, jitter and loss.
+/// The client side of a WebRTC session (what the Parley SDK uses): full ICE (`ICEAgent`,
+/// controlling when we offer), DTLS-SRTP (role from `a=setup`), Opus/G.711 RTP out through
+/// `sendAudio(payload:timestampIncrement:)`, received RTP payloads on `audio`, and RTCP SR/RR
+/// with round-trip time, jitter and loss. With `Configuration.videoCodecs`, a bundled video
+/// section too: encoded video goes out through `sendRTP` on its payload type and comes in on
+/// `video` (no video codec here: the payloads are the application's).
 ///
 /// Threading: every socket, the ICE agent, DTLS, SRTP and all counters belong to one `EventLoop`
 /// thread (`PeerConnectionCore`, reached through `LoopBound`). Public methods may be called from
@@ -38,6 +40,10 @@ public final class PeerConnection: Sendable {
         public var audioCodecs: [AudioCodec] = AudioCodec.allCases
         /// Opus `maxaveragebitrate` to ask of the far end's encoder (RFC 7587 §6.1), bits per second.
         public var opusMaxAverageBitrate: Int?
+        /// The video codecs offered (a bundled sendrecv video section after the audio one), most
+        /// preferred first, and accepted in remote offers. Empty (the default): audio only, and a
+        /// remote offer's video is rejected.
+        public var videoCodecs: [VideoCodec] = []
 
         public init(iceServers: [ICEServer] = [], transportPolicy: ICETransportPolicy = .all,
                     hostAddresses: [String] = ["127.0.0.1"]) {
@@ -89,6 +95,13 @@ public final class PeerConnection: Sendable {
         public var telephoneEventPayloadType: UInt8?
         public var localSSRC: UInt32
         public var remoteSSRC: UInt32?
+        /// The negotiated video codec, its payload type and our video SSRC, when video was accepted.
+        public var videoCodec: VideoCodec?
+        public var videoPayloadType: UInt8?
+        public var localVideoSSRC: UInt32?
+        /// Video RTP packets sent and received (the other packet counts are audio's).
+        public var videoPacketsSent: UInt64 = 0
+        public var videoPacketsReceived: UInt64 = 0
         public var packetsSent: UInt64 = 0
         public var payloadBytesSent: UInt64 = 0
         public var packetsReceived: UInt64 = 0
@@ -111,8 +124,11 @@ public final class PeerConnection: Sendable {
         public var sendDropped = 0
     }
 
+    /// One received audio packet; the name from before video.
+    public typealias ReceivedAudio = ReceivedRTP
+
     /// One received RTP packet (SRTP removed).
-    public struct ReceivedAudio: Sendable {
+    public struct ReceivedRTP: Sendable {
         public var payload: [UInt8]
         public var payloadType: UInt8
         public var sequenceNumber: UInt16
@@ -123,8 +139,10 @@ public final class PeerConnection: Sendable {
 
     public let configuration: Configuration
     public let loop: EventLoop
-    /// Received RTP payloads, in arrival order; finishes on `close()` or failure.
-    public let audio: AsyncStream<ReceivedAudio>
+    /// Received audio RTP, in arrival order; finishes on `close()` or failure.
+    public let audio: AsyncStream<ReceivedRTP>
+    /// Received video RTP (when video was negotiated), in arrival order; finishes with `audio`.
+    public let video: AsyncStream<ReceivedRTP>
     /// State changes, as they happen; finishes at a terminal state.
     public let states: AsyncStream<State>
     /// Our DTLS certificate's fingerprint, as in our SDP.
@@ -146,15 +164,17 @@ public final class PeerConnection: Sendable {
             throw ParleyError(.mediaClientLocalDescFailed, reason: "event loop: \(error)")
         }
         self.loop = theLoop
-        let (audio, audioSink) = AsyncStream<ReceivedAudio>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        let (audio, audioSink) = AsyncStream<ReceivedRTP>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        let (video, videoSink) = AsyncStream<ReceivedRTP>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let (states, stateSink) = AsyncStream<State>.makeStream(bufferingPolicy: .bufferingNewest(64))
         self.audio = audio
+        self.video = video
         self.states = states
         var sockets: [UDPSocket] = []
         do {
             certificate = try CertificateIdentity(commonName: "parley-client")
             let core = PeerConnectionCore(configuration: configuration, certificate: certificate, loop: theLoop,
-                                          audioSink: audioSink, stateSink: stateSink)
+                                          audioSink: audioSink, videoSink: videoSink, stateSink: stateSink)
             let bound = LoopBound(core, loop: theLoop)
             self.core = bound
             var locals: [ICETransportAddress] = []
@@ -180,7 +200,8 @@ public final class PeerConnection: Sendable {
 
     /// Gathers candidates (waiting for gathering to complete, like aiortc: no trickle needed) and
     /// returns the SDP offer: one sendrecv audio section with Opus 111, PCMU 0, PCMA 8 (and
-    /// telephone-event 110 and 101), BUNDLE, rtcp-mux, `a=setup:actpass`. We are the controlling agent.
+    /// telephone-event 110 and 101), then a video section when `videoCodecs` has any, BUNDLE,
+    /// rtcp-mux, `a=setup:actpass`. We are the controlling agent.
     public func createOffer() async throws(ParleyError) -> String {
         try checkOpen()
         let core = self.core
@@ -194,7 +215,7 @@ public final class PeerConnection: Sendable {
     /// us the DTLS server, `passive` the client), the codec. Connectivity checks start.
     public func setRemoteAnswer(_ sdp: String) async throws(ParleyError) {
         try checkOpen()
-        let answer = try Self.parseRemote(sdp)
+        let answer = try Self.parseRemote(sdp, videoCodecs: configuration.videoCodecs)
         let core = self.core
         let result: Result<Void, ParleyError> = await onLoop { core.value.setRemoteAnswer(answer) }
         try result.get()
@@ -204,7 +225,7 @@ public final class PeerConnection: Sendable {
     /// active: we are then the DTLS client). We are the controlled agent.
     public func createAnswer(toOffer sdp: String) async throws(ParleyError) -> String {
         try checkOpen()
-        let offer = try Self.parseRemote(sdp)
+        let offer = try Self.parseRemote(sdp, videoCodecs: configuration.videoCodecs)
         let core = self.core
         let result: Result<String, ParleyError> = await withCheckedContinuation { done in
             loop.execute { core.value.createAnswer(to: offer) { done.resume(returning: $0) } }
@@ -223,7 +244,8 @@ public final class PeerConnection: Sendable {
     }
 
     /// Sends one RTP packet numbered by the caller (sequence number, timestamp, payload type: an
-    /// audio engine with its own RTP clock) from this connection's SSRC. Dropped until connected.
+    /// audio or video engine with its own RTP clock) from the SSRC of the payload type's section
+    /// (video's for the negotiated video payload type, else audio's). Dropped until connected.
     public func sendRTP(payload: [UInt8], payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32,
                         marker: Bool = false) {
         guard closedStatistics.withLock({ $0 == nil }) else { return }
@@ -281,9 +303,9 @@ public final class PeerConnection: Sendable {
         }
     }
 
-    static func parseRemote(_ sdp: String) throws(ParleyError) -> AudioOffer {
+    static func parseRemote(_ sdp: String, videoCodecs: [VideoCodec]) throws(ParleyError) -> MediaOffer {
         do {
-            return try AudioOffer(offer: sdp)
+            return try MediaOffer(offer: sdp, videoCodecs: videoCodecs)
         } catch {
             let code: ParleyError.Code = error.code == .mediaNoSupportedCodec ? error.code : .mediaClientRemoteDescFailed
             throw ParleyError(code, reason: error.failureReason)

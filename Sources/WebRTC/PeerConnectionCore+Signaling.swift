@@ -2,6 +2,7 @@ import ICE
 import ParleyCore
 import ParleyCrypto
 import ParleyNet
+import ParleyRTP
 
 extension PeerConnectionCore {
     // MARK: - Signaling
@@ -15,7 +16,7 @@ extension PeerConnectionCore {
         startGathering(completion) { [unowned self] in ClientSDP.offer(self) }
     }
 
-    func createAnswer(to offer: AudioOffer, _ completion: @escaping (Result<String, ParleyError>) -> Void) {
+    func createAnswer(to offer: MediaOffer, _ completion: @escaping (Result<String, ParleyError>) -> Void) {
         guard state == .new, localSDP == nil, gatheringWaiter == nil else {
             return completion(.failure(ParleyError(.mediaClientLocalDescFailed, reason: "description already set or closed")))
         }
@@ -27,7 +28,7 @@ extension PeerConnectionCore {
         startGathering(completion) { [unowned self] in ClientSDP.answer(self, to: offer) }
     }
 
-    func setRemoteAnswer(_ answer: AudioOffer) -> Result<Void, ParleyError> {
+    func setRemoteAnswer(_ answer: MediaOffer) -> Result<Void, ParleyError> {
         if iceRestartPending { return applyRestartAnswer(answer) }
         guard localSDP != nil, remote == nil, !state.isTerminal else {
             return .failure(ParleyError(.mediaClientRemoteDescFailed, reason: "no local offer, or answer already set"))
@@ -37,15 +38,26 @@ extension PeerConnectionCore {
         return .success(())
     }
 
-    /// Remote credentials, candidates and DTLS role; the ICE checks start.
-    func applyRemote(_ description: AudioOffer, dtlsRole role: DTLSRole) -> ParleyError? {
+    /// Remote credentials, candidates and DTLS role, and our send streams (one per accepted
+    /// section, audio first); the ICE checks start.
+    func applyRemote(_ description: MediaOffer, dtlsRole role: DTLSRole) -> ParleyError? {
         do {
-            dtls = try DTLSSession(role: role, certificate: certificate, remoteFingerprints: description.remoteFingerprints)
+            dtls = try DTLSSession(role: role, certificate: certificate, remoteFingerprints: description.remoteFingerprints,
+                                   srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles)
         } catch {
             return error
         }
         dtlsRole = role
         remote = description
+        // Our answers take no telephone events; as the offerer we send them if the answer took some.
+        rtp.payloadFormats = RTPPayloadFormats(description.payloadFormats(telephoneEvent: isOfferer))
+        rtp.addSendStream(ssrc: localSSRC, clockRate: description.codec.clockRate, section: description.audioIndex)
+        if let video = description.video, let codec = video.codec {
+            rtp.addSendStream(ssrc: localVideoSSRC, clockRate: codec.clockRate, section: video.index)
+            if case .video(let videoCodec) = codec { stats.videoCodec = videoCodec }
+            stats.videoPayloadType = video.payloadType
+            stats.localVideoSSRC = localVideoSSRC
+        }
         stats.codec = description.codec
         stats.payloadType = description.payloadType
         stats.telephoneEventPayloadType = isOfferer ? description.telephoneEventPayloadType : nil  // our answers take none
@@ -56,7 +68,7 @@ extension PeerConnectionCore {
     }
 
     /// The peer's ICE credentials and candidates (RFC 8839 §5.1); the checks start.
-    func addRemoteCandidates(_ description: AudioOffer) {
+    func addRemoteCandidates(_ description: MediaOffer) {
         ice.setRemoteCredentials(description.remoteCredentials)
         let media = description.description.media[description.audioIndex]
         var ended = false

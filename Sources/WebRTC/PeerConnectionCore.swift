@@ -2,19 +2,21 @@ import ICE
 import ParleyCore
 import ParleyCrypto
 import ParleyNet
+import ParleyRTP
 import ParleySRTP
-import RTCP
 import STUN
 
-/// The loop-confined half of `PeerConnection`: sockets, the full ICE agent, DTLS, SRTP and the
-/// RTP/RTCP state. Only ever used on `loop`'s thread (reached through `LoopBound`).
+/// The loop-confined half of `PeerConnection`: sockets, the full ICE agent, DTLS, and the
+/// `RTPSession` (streams, statistics, RTCP, SRTP). Only ever used on `loop`'s thread (reached
+/// through `LoopBound`).
 final class PeerConnectionCore {
     typealias State = PeerConnection.State
 
     let configuration: PeerConnection.Configuration
     let certificate: CertificateIdentity
     let loop: EventLoop
-    let audioSink: AsyncStream<PeerConnection.ReceivedAudio>.Continuation
+    let audioSink: AsyncStream<PeerConnection.ReceivedRTP>.Continuation
+    let videoSink: AsyncStream<PeerConnection.ReceivedRTP>.Continuation
     let stateSink: AsyncStream<State>.Continuation
     var sockets: [UDPSocket] = []
     var locals: [ICETransportAddress] = []
@@ -28,8 +30,7 @@ final class PeerConnectionCore {
     var dtlsRole: DTLSRole = .client
     /// DTLS records produced before ICE selected a pair.
     var pendingDTLS: [[UInt8]] = []
-    var srtp: SRTPContext?
-    var remote: AudioOffer?
+    var remote: MediaOffer?
     var localSDP: String?
     /// We created the offer (and so may restart ICE with a new one).
     var isOfferer = false
@@ -44,27 +45,32 @@ final class PeerConnectionCore {
     let epoch = ContinuousClock.now
 
     // Media.
+    /// Our SSRCs, drawn up front because the offer announces them; the send streams of `rtp` are
+    /// made with them once the remote description fixes codecs and sections.
     let localSSRC: UInt32
+    let localVideoSSRC: UInt32
     let cname: String
     let streamID: String
     let trackID: String
+    let videoTrackID: String
     /// A simulated network outage (tests): every datagram in and out is dropped.
     var isNetworkBlocked = false
+    /// `sendAudio`'s numbering of the audio stream.
     var sequenceNumber: UInt16
     var nextTimestamp: UInt32
-    var lastSentTimestamp: UInt32?
-    var lastSentAt: Double = 0
-    var reception = ReceptionStatistics()
+    var rtp: RTPSession
     var nextRTCPAt: Double = 0
     var stats: PeerConnection.Statistics
     var scratch = [UInt8](repeating: 0, count: 2048 + SRTPContext.maxRTCPTrailerLength)
 
     init(configuration: PeerConnection.Configuration, certificate: CertificateIdentity, loop: EventLoop,
-         audioSink: AsyncStream<PeerConnection.ReceivedAudio>.Continuation, stateSink: AsyncStream<State>.Continuation) {
+         audioSink: AsyncStream<PeerConnection.ReceivedRTP>.Continuation,
+         videoSink: AsyncStream<PeerConnection.ReceivedRTP>.Continuation, stateSink: AsyncStream<State>.Continuation) {
         self.configuration = configuration
         self.certificate = certificate
         self.loop = loop
         self.audioSink = audioSink
+        self.videoSink = videoSink
         self.stateSink = stateSink
         var iceConfig = ICEAgent.Configuration()
         iceConfig.policy = configuration.transportPolicy
@@ -82,12 +88,17 @@ final class PeerConnectionCore {
         ice = Self.makeAgent(iceConfig, role: .controlling)
         var random = SystemRandomNumberGenerator()
         localSSRC = UInt32.random(in: 1...UInt32.max, using: &random)
+        var video = UInt32.random(in: 1...UInt32.max, using: &random)
+        while video == localSSRC { video = UInt32.random(in: 1...UInt32.max, using: &random) }
+        localVideoSSRC = video
         sequenceNumber = UInt16.random(in: 0...UInt16.max, using: &random)
         nextTimestamp = UInt32.random(in: 0...UInt32.max, using: &random)
         let id = SecureRandom.hex(byteCount: 8)
         cname = "parley-\(id)"
         streamID = "parley-\(id.prefix(6))"
         trackID = "audio-\(id.suffix(6))"
+        videoTrackID = "video-\(id.suffix(6))"
+        rtp = RTPSession(configuration: RTPSession.Configuration(cname: cname))
         stats = PeerConnection.Statistics(state: .new, iceState: .new, timings: PeerConnection.Timings(),
                                           localSSRC: localSSRC)
     }
@@ -159,7 +170,7 @@ final class PeerConnectionCore {
 
     func updateConnected() {
         guard !state.isTerminal, state != .connected, state != .disconnected, timings.iceConnected != nil,
-              srtp != nil else { return }
+              rtp.isReady else { return }
         timings.connected = elapsed(now)
         setState(.connected)
         nextRTCPAt = now + 0.1
@@ -173,6 +184,7 @@ final class PeerConnectionCore {
         if new.isTerminal {
             stateSink.finish()
             audioSink.finish()
+            videoSink.finish()
         }
     }
 
@@ -250,7 +262,7 @@ final class PeerConnectionCore {
             guard let dtls else { return }
             timings.dtlsConnected = elapsed(now)
             do {
-                srtp = try PeerSession.makeSRTP(dtls)
+                rtp.setSRTP(try DTLSSRTPKeying.context(for: dtls))
             } catch {
                 return fail(error)
             }

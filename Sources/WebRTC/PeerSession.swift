@@ -2,14 +2,14 @@ import ICE
 import ParleyCore
 import ParleyCrypto
 import ParleyNet
-import ParleySRTP
-import RTCP
+import ParleyRTP
 import STUN
 
-/// The server side of one WebRTC audio session: an ICE-lite agent answering the peer's checks,
-/// a DTLS session (server for `a=setup:actpass`), SRTP keyed from it, and a media path: an echo
-/// session sends what it receives back; a call session forwards it to its sinks (the sessions
-/// whose `source` it is) and sends what its own source forwards or the server plays
+/// The server side of one WebRTC session: an ICE-lite agent answering the peer's checks, a DTLS
+/// session (server for `a=setup:actpass`), an `RTPSession` keyed from it (every bundled section:
+/// audio, and video for echo sessions whose offer had it), and a media path: an echo session
+/// sends what it receives back on its own tracks; a call session forwards it to its sinks (the
+/// sessions whose `source` it is) and sends what its own source forwards or the server plays
 /// (`PeerSession+Forwarding.swift`).
 ///
 /// Threading: every instance is owned by the `MediaTransportServer`'s event loop and only touched
@@ -28,18 +28,19 @@ final class PeerSession {
 
     let id: String
     let kind: PeerSessionKind
-    let offer: AudioOffer
+    let offer: MediaOffer
     let configuration: Configuration
     /// The current answer, and what it was built from (a restart changes both).
     var answer: String
     var answerParameters: AnswerParameters
-    let localSSRC: UInt32
-    /// Negotiated payload types: the audio codec's, and RFC 4733 telephone-event's (call sessions).
-    var audioPayloadType: UInt8
-    var telephoneEventPayloadType: UInt8?
     var ice: ICELiteAgent
     let dtls: DTLSSession
-    var srtp: SRTPContext?
+    /// SSRCs, streams, reception statistics, RTCP reports and, once DTLS is done, SRTP.
+    var rtp: RTPSession
+    /// What we send, one track per send stream of `rtp` (same index): the audio track first, then
+    /// video (echo sessions whose offer had it). Echoed, forwarded and played packets are numbered
+    /// by these.
+    var tracks: [RTPForwardingTrack]
     private(set) var state: PeerConnectionState = .new
     private(set) var failure: ParleyError?
     /// Session start on the server's clock (seconds since its epoch).
@@ -50,14 +51,6 @@ final class PeerSession {
     /// Socket addresses of peer transport addresses that passed a check, for sending.
     var socketAddresses: [ICETransportAddress: SocketAddress] = [:]
     var counters = PeerSessionCounters()
-    var reception = ReceptionStatistics()
-    /// Echo rewriting: our sequence number and timestamp are the peer's shifted by these.
-    let sequenceShift: UInt16
-    let timestampShift: UInt32
-    var sentPackets: UInt32 = 0
-    var sentOctets: UInt32 = 0
-    var lastSentTimestamp: UInt32?
-    var lastSentAt: Double = 0
     var nextRTCPAt: Double = 0
     /// A DTLS retransmission timer is pending on the loop.
     var dtlsTimerPending = false
@@ -66,8 +59,6 @@ final class PeerSession {
     /// Where events and tapped audio go (off the loop); nil when nobody asked for them.
     var events: OffLoopDelivery<PeerSessionEvent>?
     var tap: OffLoopDelivery<AudioTapPacket>?
-    /// Numbering of what we send when it comes from a source or is played.
-    var stream: OutgoingStream
     /// The session whose media we send (at most one), and the sessions we send ours to.
     var source: PeerSession?
     var sinks: [PeerSession] = []
@@ -78,27 +69,60 @@ final class PeerSession {
     var restartPending = false
     var iceDisconnected = false
 
-    init(id: String, kind: PeerSessionKind, offer: AudioOffer, answer: String, parameters: AnswerParameters,
+    init(id: String, kind: PeerSessionKind, offer: MediaOffer, answer: String, parameters: AnswerParameters,
          certificate: CertificateIdentity, configuration: Configuration, now: Double) throws(ParleyError) {
         self.id = id
         self.kind = kind
         self.offer = offer
         self.answer = answer
         answerParameters = parameters
-        localSSRC = parameters.ssrc
-        audioPayloadType = offer.payloadType
-        telephoneEventPayloadType = parameters.telephoneEvent ? offer.telephoneEventPayloadType : nil
         self.configuration = configuration
         createdAt = now
         ice = ICELiteAgent(localCredentials: parameters.localCredentials, remoteCredentials: offer.remoteCredentials,
                            configuration: configuration.ice, hmac: { HMAC.sha1(key: $0, message: $1) })
         dtls = try DTLSSession(role: offer.localDTLSRole, certificate: certificate,
-                               remoteFingerprints: offer.remoteFingerprints)
+                               remoteFingerprints: offer.remoteFingerprints,
+                               srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles)
+        rtp = RTPSession(configuration: RTPSession.Configuration(cname: parameters.cname),
+                         payloadFormats: RTPPayloadFormats(offer.payloadFormats(telephoneEvent: parameters.telephoneEvent)))
+        tracks = []
         var random = SystemRandomNumberGenerator()
-        sequenceShift = UInt16.random(in: 0...UInt16.max, using: &random)
-        timestampShift = UInt32.random(in: 0...UInt32.max, using: &random)
-        stream = OutgoingStream(clockRate: offer.codec.clockRate, initialSequence: sequenceShift,
-                                initialTimestamp: timestampShift)
+        for section in [offer.audio] + offer.accepted.filter({ $0.index != offer.audioIndex }) {
+            guard let codec = section.codec else { continue }
+            let isAudio = codec.audio != nil
+            guard let ssrc = isAudio ? parameters.ssrc : parameters.videoSSRC else { continue }
+            rtp.addSendStream(ssrc: ssrc, clockRate: codec.clockRate, section: section.index)
+            tracks.append(RTPForwardingTrack(
+                ssrc: ssrc, kind: isAudio ? .audio : .video, clockRate: codec.clockRate,
+                mediaPayloadType: section.payloadType,
+                telephoneEventPayloadType: isAudio && parameters.telephoneEvent ? section.telephoneEventPayloadType : nil,
+                initialSequence: .random(in: 0...UInt16.max, using: &random),
+                initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
+        }
+    }
+
+    /// The audio track's SSRC (the session's first send stream).
+    var localSSRC: UInt32 { tracks[0].ssrc }
+
+    /// The track (and send stream) index of an m-section, if we send in it.
+    func trackIndex(section: Int) -> Int? {
+        var index = 0
+        while index < rtp.sendStreams.count {
+            if rtp.sendStreams[index].section == section { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// A re-offer kept the session (ICE restart, RFC 8839 §4.4.1.1.1): its payload types replace
+    /// ours, section by section; the SSRCs and the numbering carry on.
+    func renegotiate(_ offer: MediaOffer) {
+        rtp.payloadFormats = RTPPayloadFormats(offer.payloadFormats(telephoneEvent: answerParameters.telephoneEvent))
+        for section in offer.accepted {
+            guard let index = trackIndex(section: section.index) else { continue }
+            tracks[index].mediaPayloadType = section.payloadType
+            if answerParameters.telephoneEvent { tracks[index].telephoneEventPayloadType = section.telephoneEventPayloadType }
+        }
     }
 
     var localUfrag: String { ice.localCredentials.ufrag }
@@ -149,11 +173,11 @@ final class PeerSession {
         case .connected:
             dtlsConnectedAt = now
             do {
-                srtp = try Self.makeSRTP(dtls)
+                rtp.setSRTP(try DTLSSRTPKeying.context(for: dtls))
             } catch {
                 return fail(error)
             }
-            Log.debug(.webrtc, "session \(id): DTLS connected, SRTP \(srtp.map { "\($0.profile)" } ?? "-")")
+            Log.debug(.webrtc, "session \(id): DTLS connected, SRTP \(rtp.srtp.map { "\($0.profile)" } ?? "-")")
             updateConnected(now: now)
         case .failed(let error):
             fail(ParleyError(.mediaDtlsTransportFailed, reason: error.failureReason ?? "DTLS failed"))
@@ -162,15 +186,6 @@ final class PeerSession {
         case .new, .handshaking:
             break
         }
-    }
-
-    static func makeSRTP(_ dtls: DTLSSession) throws(ParleyError) -> SRTPContext {
-        guard let m = dtls.srtpKeyingMaterial, let profile = SRTPProfile(protectionProfileID: m.profile.rawValue) else {
-            throw ParleyError(.mediaDtlsTransportFailed, reason: "DTLS negotiated no SRTP profile (use_srtp)")
-        }
-        let keys = SRTPKeyingMaterial(profile: profile, localKey: m.localKey, localSalt: m.localSalt,
-                                      remoteKey: m.remoteKey, remoteSalt: m.remoteSalt)
-        return try SRTPContext(keyingMaterial: keys)
     }
 
     // MARK: - ICE actions and state
@@ -213,7 +228,7 @@ final class PeerSession {
     }
 
     func updateConnected(now: Double) {
-        guard !state.isTerminal, state != .connected, iceConnectedAt != nil, srtp != nil else { return }
+        guard !state.isTerminal, state != .connected, iceConnectedAt != nil, rtp.isReady else { return }
         connectedAt = now
         setState(.connected)
         nextRTCPAt = now
@@ -281,15 +296,19 @@ final class PeerSession {
 
     func snapshot(now: Double) -> PeerSessionSnapshot {
         func after(_ t: Double?) -> Duration? { t.map { .nanoseconds(Int64(($0 - createdAt) * 1e9)) } }
+        let received = rtp.latestReceiveStream(section: offer.audioIndex)
+        let video = offer.video
         return PeerSessionSnapshot(
-            id: id, kind: kind, state: state, failure: failure, codec: offer.codec, payloadType: audioPayloadType,
-            telephoneEventPayloadType: telephoneEventPayloadType,
-            localSSRC: localSSRC, remoteSSRC: reception.packetsReceived > 0 ? reception.ssrc : nil,
+            id: id, kind: kind, state: state, failure: failure, codec: offer.codec, payloadType: tracks[0].mediaPayloadType,
+            telephoneEventPayloadType: tracks[0].telephoneEventPayloadType,
+            localSSRC: localSSRC, remoteSSRC: received?.ssrc,
+            videoCodec: video?.codec.flatMap { if case .video(let c) = $0 { c } else { nil } },
+            localVideoSSRC: video.flatMap { trackIndex(section: $0.index) }.map { tracks[$0].ssrc },
             selectedAddress: ice.selectedAddress, iceConnectedAfter: after(iceConnectedAt),
             dtlsConnectedAfter: after(dtlsConnectedAt), connectedAfter: after(connectedAt),
-            age: .nanoseconds(Int64((now - createdAt) * 1e9)), counters: counters, jitter: reception.jitter,
-            cumulativeLost: reception.cumulativeLost, forwardingSource: source?.id, forwardingSinks: sinks.map(\.id),
-            tapped: tap != nil)
+            age: .nanoseconds(Int64((now - createdAt) * 1e9)), counters: counters,
+            jitter: received?.statistics.jitter ?? 0, cumulativeLost: received?.statistics.cumulativeLost ?? 0,
+            forwardingSource: source?.id, forwardingSinks: sinks.map(\.id), tapped: tap != nil)
     }
 }
 

@@ -37,6 +37,9 @@ public struct PeerSessionSnapshot: Sendable {
     public var telephoneEventPayloadType: UInt8?
     public var localSSRC: UInt32
     public var remoteSSRC: UInt32?
+    /// The accepted video codec and the SSRC we send video from (echo sessions whose offer had video).
+    public var videoCodec: VideoCodec?
+    public var localVideoSSRC: UInt32?
     /// The peer address media goes to (the nominated pair).
     public var selectedAddress: ICETransportAddress?
     /// Time from the offer to ICE `connected`, to DTLS `connected`, and to the session's `connected`.
@@ -82,6 +85,8 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var framesDropped = 0
     /// RFC 4733 keys received (each reported once as `PeerSessionEvent.digit`).
     public var digits = 0
+    /// Key frame requests (PLI, FIR) on our video track passed on to the peer as PLI (echo sessions).
+    public var keyframeRequestsRelayed = 0
 
     public init() {}
 }

@@ -53,6 +53,31 @@ import Testing
         #expect(r["delete_status"] as? Int == 200, "DELETE: \(r["delete_status"] ?? "-")")
     }
 
+    /// The fake camera too: the echo answers audio and video on one bundled transport, and
+    /// Chromium decodes its own video coming back on the server's video track.
+    @Test(.timeLimit(.minutes(1))) func chromiumGetsItsVideoEchoed() async throws {
+        let run = try ChromiumEchoRun(statsMilliseconds: 4000, video: true)
+        defer { run.cleanUp() }
+        let ended = await run.wait(timeout: .seconds(52))
+        #expect(ended, "the Chromium run did not finish within 52 s; it was killed")
+        let report = try run.report()
+        let r = report["result"] as? [String: Any] ?? [:]
+        let diagnostics = "error: \(report["error"] ?? r["error"] ?? "-")\nanswer:\n\(r["answer_sdp"] ?? "-")\n"
+            + "server stderr: \(report["server_stderr"] ?? "-")"
+        print("chromium video echo: codec \(r["codec"] ?? "-"), video \(r["video_codec"] ?? "-"), "
+              + "inbound video \(r["inbound_video"].map { "\($0)" } ?? "-"), outbound video \(r["outbound_video"].map { "\($0)" } ?? "-")")
+        #expect(r["connection_state"] as? String == "connected", "not connected\n\(diagnostics)")
+        let answer = r["answer_sdp"] as? String ?? ""
+        #expect(answer.contains("a=group:BUNDLE 0 1"), "answer:\n\(answer)")
+        #expect(answer.contains("m=video ") && !answer.contains("m=video 0 "), "video rejected:\n\(answer)")
+        let audio = r["inbound"] as? [String: Any] ?? [:]
+        #expect((audio["packetsReceived"] as? Int ?? 0) > 100, "audio: \(audio)\n\(diagnostics)")
+        let video = r["inbound_video"] as? [String: Any] ?? [:]
+        #expect((video["packetsReceived"] as? Int ?? 0) > 50, "video: \(video)\n\(diagnostics)")
+        #expect((video["framesDecoded"] as? Int ?? 0) > 10, "video frames decoded: \(video)")
+        #expect(r["delete_status"] as? Int == 200, "DELETE: \(r["delete_status"] ?? "-")")
+    }
+
     /// A JSON number as a Double (JSONSerialization gives whole numbers as Int).
     static func number(_ value: Any?) -> Double {
         if let d = value as? Double { return d }

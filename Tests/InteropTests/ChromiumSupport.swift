@@ -43,7 +43,8 @@ struct ChromiumEchoRun {
     /// Writes the page and the orchestrator to a fresh temporary directory and starts the run.
     /// Fails (never skips) when Chromium, unshare, ip, python3 or the built executables are missing,
     /// or when the test is not root (a network namespace needs CAP_SYS_ADMIN).
-    init(statsMilliseconds: Int = 4000) throws {
+    /// - Parameter video: the page offers its fake camera too (audio + video, BUNDLE).
+    init(statsMilliseconds: Int = 4000, video: Bool = false) throws {
         let chromium = try Self.chromium()
         let unshare = try Self.system(["/usr/bin/unshare", "/bin/unshare"], install: "util-linux")
         _ = try Self.system(["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"], install: "iproute2")
@@ -64,7 +65,8 @@ struct ChromiumEchoRun {
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: unshare)
         process.arguments = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc",
-                             python, script.path, directory.path, server, cli, chromium, String(statsMilliseconds)]
+                             python, script.path, directory.path, server, cli, chromium, String(statsMilliseconds),
+                             video ? "1" : "0"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
@@ -129,6 +131,7 @@ enum ChromiumScripts {
 "use strict";
 const q = new URLSearchParams(location.search);
 const echoURL = q.get("echo"), token = q.get("token"), statsMs = Number(q.get("stats_ms") || 4000);
+const wantVideo = q.get("video") === "1";
 const r = {states: [], ice_states: [], connection_state: "new"};
 const now = () => performance.now();
 const sleep = ms => new Promise(res => setTimeout(res, ms));
@@ -141,7 +144,7 @@ async function finish() {
   try { await fetch("/result", {method: "POST", body: JSON.stringify(r)}); } catch (e) {}
 }
 async function main() {
-  const stream = await bounded(navigator.mediaDevices.getUserMedia({audio: true}), 5000, "getUserMedia");
+  const stream = await bounded(navigator.mediaDevices.getUserMedia({audio: true, video: wantVideo}), 5000, "getUserMedia");
   r.local_tracks = stream.getTracks().map(t => t.kind + ":" + t.label);
   pc = new RTCPeerConnection({iceServers: []});
   const t0 = now();
@@ -202,7 +205,14 @@ async function main() {
         if (typeof s.audioLevel === "number") r.max_audio_level = Math.max(r.max_audio_level, s.audioLevel);
       }
       if (s.type === "outbound-rtp" && s.kind === "audio") r.outbound = {packetsSent: s.packetsSent, ssrc: s.ssrc};
+      if (s.type === "inbound-rtp" && s.kind === "video") {
+        r.inbound_video = {packetsReceived: s.packetsReceived, framesDecoded: s.framesDecoded, frameWidth: s.frameWidth,
+                           frameHeight: s.frameHeight, keyFramesDecoded: s.keyFramesDecoded, pliCount: s.pliCount,
+                           ssrc: s.ssrc, codecId: s.codecId};
+      }
+      if (s.type === "outbound-rtp" && s.kind === "video") r.outbound_video = {packetsSent: s.packetsSent, ssrc: s.ssrc};
       if (s.type === "codec" && r.inbound && s.id === r.inbound.codecId) r.codec = s.mimeType + "/" + s.payloadType;
+      if (s.type === "codec" && r.inbound_video && s.id === r.inbound_video.codecId) r.video_codec = s.mimeType + "/" + s.payloadType;
       if (s.type === "transport") r.dtls = {dtlsState: s.dtlsState, srtpCipher: s.srtpCipher, tlsVersion: s.tlsVersion};
     });
   }
@@ -229,6 +239,7 @@ main().catch(e => { r.error = String(e && e.message || e); })
 import html, http.server, json, os, re, signal, socket, subprocess, sys, threading, time
 
 work, server_bin, cli_bin, chromium, stats_ms = sys.argv[1:6]
+video = sys.argv[6] if len(sys.argv) > 6 else "0"
 HTTP_PORT, MEDIA_PORT, STATIC_PORT = 18080, 18443, 18000
 HOLD_S, CHROMIUM_S = 30, 38
 out = {"interfaces": [], "started": time.time()}
@@ -318,7 +329,7 @@ def main():
 
     from urllib.parse import urlencode
     echo = "http://127.0.0.1:%d/v1/echo" % HTTP_PORT
-    page = "http://127.0.0.1:%d/page.html?%s" % (STATIC_PORT, urlencode({"echo": echo, "token": token, "stats_ms": stats_ms}))
+    page = "http://127.0.0.1:%d/page.html?%s" % (STATIC_PORT, urlencode({"echo": echo, "token": token, "stats_ms": stats_ms, "video": video}))
     profile = os.path.join(work, "profile")
     args = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
             "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Testing
 import ParleyCrypto
+import ParleySRTP
 
 /// Our client against `openssl s_server -dtls1_2 -use_srtp` over real UDP on 127.0.0.1
 /// (pion/dtls `e2e/e2e_openssl_test.go` style). Bounded: every wait has a deadline, s_server
@@ -55,7 +56,7 @@ struct DTLSOpenSSLInteropTests {
         #expect(try await waitFor("ACCEPT", seconds: 10))
 
         let client = try DTLSSession(role: .client, certificate: CertificateIdentity(),
-                                     remoteFingerprint: serverFingerprint, srtpProfiles: [.aes128CMHMACSHA1_80],
+                                     remoteFingerprint: serverFingerprint, srtpProtectionProfiles: [0x0001],
                                      initialRetransmissionTimeout: .milliseconds(200))
         let socket = try LoopbackUDPSocket(connectingTo: port)
         client.start().forEach(socket.send)
@@ -68,15 +69,15 @@ struct DTLSOpenSSLInteropTests {
             }
         }
         try #require(client.state == .connected, "state \(client.state); s_server said: \(serverLog())")
-        #expect(client.srtpProfile == .aes128CMHMACSHA1_80)
+        #expect(client.srtpProtectionProfile == 0x0001)
 
         #expect(try await waitFor("Keying material: ", seconds: 5))
         let reported = serverLog().split(separator: "\n").first { $0.contains("Keying material: ") }
             .map { String($0.split(separator: ":").last ?? "").trimmingCharacters(in: .whitespaces) }
-        let ours = try client.exportKeyingMaterial(label: DTLSSRTPKeyingMaterial.exporterLabel, length: 60)
+        let ours = try client.exportKeyingMaterial(label: SRTPKeyingMaterial.exporterLabel, length: 60)
         #expect(reported == Hex.encode(ours).uppercased())
         #expect(serverLog().contains("SRTP Extension negotiated, profile=SRTP_AES128_CM_SHA1_80"))
-        let keys = try #require(client.srtpKeyingMaterial)
+        let keys = try SRTPKeyingMaterial(exporter: client, profile: .aes128CMHMACSHA1_80, isClient: true)
         #expect(keys.localKey == Array(ours[0..<16]) && keys.remoteKey == Array(ours[16..<32]))
         #expect(keys.localSalt == Array(ours[32..<46]) && keys.remoteSalt == Array(ours[46..<60]))
         client.close().forEach(socket.send)

@@ -5,9 +5,9 @@ import ParleySRTP
 
 /// Two `DTLSSession`s talking through memory (RFC 6347 handshake, RFC 5764 DTLS-SRTP).
 @Suite struct DTLSSessionTests {
-    @Test(arguments: DTLSSRTPProfile.allCases)
-    func connectsAndExportsMatchingKeys(profile: DTLSSRTPProfile) throws {
-        let (client, server) = try DTLSHarness.pair(profiles: [profile])
+    @Test(arguments: SRTPProfile.allCases)
+    func connectsAndExportsMatchingKeys(profile: SRTPProfile) throws {
+        let (client, server) = try DTLSHarness.pair(profiles: [profile.protectionProfileID])
         #expect(server.start().isEmpty)  // a server waits for the ClientHello
         let hello = client.start()
         #expect(!hello.isEmpty && hello.allSatisfy { $0.count <= DTLSSession.defaultMTU })
@@ -15,12 +15,14 @@ import ParleySRTP
         DTLSHarness.pump(client: client, server: server, toServer: hello)
 
         #expect(client.state == .connected && server.state == .connected)
-        #expect(client.srtpProfile == profile && server.srtpProfile == profile)
-        let c = try #require(client.srtpKeyingMaterial), s = try #require(server.srtpKeyingMaterial)
+        #expect(client.srtpProtectionProfile == profile.protectionProfileID)
+        #expect(server.srtpProtectionProfile == profile.protectionProfileID)
+        let c = try SRTPKeyingMaterial(exporter: client, profile: profile, isClient: true)
+        let s = try SRTPKeyingMaterial(exporter: server, profile: profile, isClient: false)
         #expect(c.localKey == s.remoteKey && c.localSalt == s.remoteSalt)
         #expect(c.remoteKey == s.localKey && c.remoteSalt == s.localSalt)
         #expect(c.localKey.count == 16 && c.localSalt.count == profile.saltLength && c.localKey != c.remoteKey)
-        let label = DTLSSRTPKeyingMaterial.exporterLabel
+        let label = SRTPKeyingMaterial.exporterLabel
         #expect(try client.exportKeyingMaterial(label: label, length: 60)
                 == server.exportKeyingMaterial(label: label, length: 60))
         #expect(client.nextTimeout == nil)
@@ -29,23 +31,18 @@ import ParleySRTP
     @Test func defaultOffersNegotiateGCMFirst() throws {
         let (client, server) = try DTLSHarness.pair()
         DTLSHarness.pump(client: client, server: server, toServer: client.start())
-        #expect(client.srtpProfile == .aeadAES128GCM && server.srtpProfile == .aeadAES128GCM)
+        #expect(client.srtpProtectionProfile == 0x0007 && server.srtpProtectionProfile == 0x0007)
     }
 
     @Test func exportedKeysDriveSRTPBothWays() throws {
-        let (client, server) = try DTLSHarness.pair(profiles: [.aes128CMHMACSHA1_80])
+        let (client, server) = try DTLSHarness.pair(profiles: [SRTPProfile.aes128CMHMACSHA1_80.protectionProfileID])
         DTLSHarness.pump(client: client, server: server, toServer: client.start())
-        // The owner's glue: ParleyCrypto's plain bytes → ParleySRTP's keying material.
+        // The owner's glue: the negotiated profile id names an SRTPProfile, the exporter gives the keys.
         func srtp(_ session: DTLSSession) throws -> SRTPContext {
-            let m = try #require(session.srtpKeyingMaterial)
-            let profile = try #require(SRTPProfile(protectionProfileID: m.profile.rawValue))
-            return try SRTPContext(keyingMaterial: SRTPKeyingMaterial(
-                profile: profile, localKey: m.localKey, localSalt: m.localSalt, remoteKey: m.remoteKey,
-                remoteSalt: m.remoteSalt))
+            let profile = try #require(session.srtpProtectionProfile.flatMap(SRTPProfile.init(protectionProfileID:)))
+            return try SRTPContext(keyingMaterial: SRTPKeyingMaterial(exporter: session, profile: profile,
+                                                                      isClient: session.role == .client))
         }
-        let viaExporter = try SRTPKeyingMaterial(exporter: client, profile: .aes128CMHMACSHA1_80, isClient: true)
-        #expect(viaExporter.localKey == client.srtpKeyingMaterial?.localKey)
-        #expect(viaExporter.remoteSalt == client.srtpKeyingMaterial?.remoteSalt)
 
         let sender = try srtp(client), receiver = try srtp(server)
         let rtp: [UInt8] = [0x80, 0x60, 0x00, 0x01, 0, 0, 0, 1, 0xDE, 0xAD, 0xBE, 0xEF] + Array(1...50)
@@ -66,7 +63,7 @@ import ParleySRTP
         #expect(client.state == .failed(expected))
         #expect(server.state != .connected)
         if case .failed(let error) = server.state { #expect(error.code.rawValue == 53407) }
-        #expect(client.srtpKeyingMaterial == nil && client.nextTimeout == nil)
+        #expect(client.srtpProtectionProfile == nil && client.nextTimeout == nil)
         #expect(throws: ParleyError.self) { try client.exportKeyingMaterial(label: "EXTRACTOR-dtls_srtp", length: 60) }
     }
 
@@ -112,7 +109,8 @@ import ParleySRTP
         #expect(!again.isEmpty)
         DTLSHarness.pump(client: client, server: server, toServer: [], toClient: again)
         #expect(client.state == .connected && server.state == .connected)
-        #expect(client.srtpKeyingMaterial?.localKey == server.srtpKeyingMaterial?.remoteKey)
+        let label = SRTPKeyingMaterial.exporterLabel
+        #expect(try client.exportKeyingMaterial(label: label, length: 60) == server.exportKeyingMaterial(label: label, length: 60))
     }
 
     @Test func earlyTimeoutDoesNothing() throws {
@@ -165,5 +163,6 @@ import ParleySRTP
     }
 }
 
-/// The owner-side glue the brief describes: DTLS offers exactly the exporter SRTP asks for.
+/// The owner-side glue: DTLS offers exactly the exporter SRTP asks for (WebRTC's `DTLSSRTPKeying`
+/// adapts it the same way).
 extension DTLSSession: SRTPKeyingMaterialExporter {}

@@ -39,16 +39,16 @@ enum DTLSHarness {
     }
 
     /// A client and a server that trust each other's certificates.
-    static func pair(profiles: [DTLSSRTPProfile] = [.aeadAES128GCM, .aes128CMHMACSHA1_80],
-                     serverProfiles: [DTLSSRTPProfile]? = nil,
+    static func pair(profiles: [UInt16] = DTLSSession.defaultSRTPProtectionProfiles,
+                     serverProfiles: [UInt16]? = nil,
                      timeout: Duration = .seconds(1)) throws -> (client: DTLSSession, server: DTLSSession) {
         let clientIdentity = try CertificateIdentity(), serverIdentity = try CertificateIdentity()
         let client = try DTLSSession(role: .client, certificate: clientIdentity,
-                                     remoteFingerprint: serverIdentity.fingerprint, srtpProfiles: profiles,
+                                     remoteFingerprint: serverIdentity.fingerprint, srtpProtectionProfiles: profiles,
                                      initialRetransmissionTimeout: timeout)
         let server = try DTLSSession(role: .server, certificate: serverIdentity,
                                      remoteFingerprint: clientIdentity.fingerprint,
-                                     srtpProfiles: serverProfiles ?? profiles, initialRetransmissionTimeout: timeout)
+                                     srtpProtectionProfiles: serverProfiles ?? profiles, initialRetransmissionTimeout: timeout)
         return (client, server)
     }
 }

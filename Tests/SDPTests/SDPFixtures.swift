@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The real-world SDP captures in `shared/fixtures/sdp/`, which sits beside the package root
-/// (`<root>/../shared`) both in the workspace and in CI.
+/// The real-world SDP captures in `Tests/Fixtures/sdp/` (where each came from:
+/// `Tests/Fixtures/README.md`).
 enum SDPFixtures {
     static let names = [
         "chromium-156-audio-offer.sdp",
@@ -15,15 +15,13 @@ enum SDPFixtures {
     static let directory: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // Tests/SDPTests
         .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // package root
-        .deletingLastPathComponent()  // its parent, which holds shared/
-        .appendingPathComponent("shared/fixtures/sdp")
+        .appendingPathComponent("Fixtures/sdp")
 
     /// The fixture's bytes; records a clear failure (not a skip) when the file is missing.
     static func bytes(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> [UInt8] {
         let path = directory.appendingPathComponent(name).path
         guard let data = FileManager.default.contents(atPath: path) else {
-            Issue.record("SDP fixture missing: \(path) (expected shared/fixtures beside the package root)",
+            Issue.record("SDP fixture missing: \(path)",
                          sourceLocation: sourceLocation)
             throw FixtureMissing(path: path)
         }

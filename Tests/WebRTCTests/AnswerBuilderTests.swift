@@ -8,12 +8,12 @@ import Testing
 
 @Suite struct AnswerBuilderTests {
     @Test func chromiumAudioOfferGetsOpus111AndIceLite() throws {
-        let offer = try AudioOffer(offer: try Fixtures.text("chromium-156-audio-offer.sdp"))
+        let offer = try MediaOffer(offer: try Fixtures.text("chromium-156-audio-offer.sdp"))
         #expect(offer.codec == .opus)
         #expect(offer.payloadType == 111)
         #expect(offer.localDTLSRole == .server)
         #expect(offer.remoteCredentials.ufrag == "9C1q")
-        let text = EchoAnswerBuilder.answer(to: offer, parameters: testParameters()).serialized()
+        let text = ServerAnswerBuilder.answer(to: offer, parameters: testParameters()).serialized()
         let answer = try SessionDescription(parsing: text)
         #expect(answer.iceLite)
         #expect(answer.bundleGroups == [["0"]])
@@ -41,11 +41,11 @@ import Testing
     }
 
     @Test func aiortcAVOfferAcceptsAudioAndRejectsTheRest() throws {
-        let offer = try AudioOffer(offer: try Fixtures.text("aiortc-1.16-av-data-offer.sdp"))
+        let offer = try MediaOffer(offer: try Fixtures.text("aiortc-1.16-av-data-offer.sdp"))
         #expect(offer.codec == .opus)
         #expect(offer.payloadType == 96)
         #expect(offer.remoteFingerprints.count == 3)
-        let answer = try SessionDescription(parsing: EchoAnswerBuilder.answer(to: offer, parameters: testParameters()).serialized())
+        let answer = try SessionDescription(parsing: ServerAnswerBuilder.answer(to: offer, parameters: testParameters()).serialized())
         #expect(answer.media.count == 3)  // one answer section per offered section
         #expect(answer.media[0].formats == ["96"])
         #expect(!answer.media[0].isRejected)
@@ -57,18 +57,18 @@ import Testing
     }
 
     @Test func g711FallbackWhenNoOpus() throws {
-        let both = try AudioOffer(offer: makeOffer(codecs: "a=rtpmap:8 PCMA/8000\r\n", formats: "8 0"))
+        let both = try MediaOffer(offer: makeOffer(codecs: "a=rtpmap:8 PCMA/8000\r\n", formats: "8 0"))
         #expect(both.codec == .pcmu)  // Opus, then PCMU, then PCMA, whatever the offer's order
-        let pcma = try AudioOffer(offer: makeOffer(codecs: "a=rtpmap:8 PCMA/8000\r\n", formats: "8"))
+        let pcma = try MediaOffer(offer: makeOffer(codecs: "a=rtpmap:8 PCMA/8000\r\n", formats: "8"))
         #expect(pcma.codec == .pcma && pcma.payloadType == 8)
-        let pcmu = try AudioOffer(offer: makeOffer(codecs: "", formats: "0"))
+        let pcmu = try MediaOffer(offer: makeOffer(codecs: "", formats: "0"))
         #expect(pcmu.codec == .pcmu && pcmu.payloadType == 0)
     }
 
     @Test func passiveOfferMakesUsTheDTLSClient() throws {
-        let offer = try AudioOffer(offer: makeOffer(setup: "passive"))
+        let offer = try MediaOffer(offer: makeOffer(setup: "passive"))
         #expect(offer.localDTLSRole == .client)
-        let answer = EchoAnswerBuilder.answer(to: offer, parameters: testParameters())
+        let answer = ServerAnswerBuilder.answer(to: offer, parameters: testParameters())
         #expect(answer.media[0].setup == .active)
     }
 
@@ -83,7 +83,7 @@ import Testing
     ])
     func unusableOffersMapToMediaCodes(name: String, sdp: String, code: Int) {
         do {
-            _ = try AudioOffer(offer: sdp)
+            _ = try MediaOffer(offer: sdp)
             Issue.record("\(name): accepted")
         } catch {
             #expect(error.code.rawValue == code, "\(name): \(error)")

@@ -82,10 +82,7 @@ final class Inbox: Sendable {
             }
         }
         try #require(dtls.state == .connected, "DTLS did not connect")
-        let m = try #require(dtls.srtpKeyingMaterial)
-        let srtp = try SRTPContext(keyingMaterial: SRTPKeyingMaterial(
-            profile: try #require(SRTPProfile(protectionProfileID: m.profile.rawValue)), localKey: m.localKey,
-            localSalt: m.localSalt, remoteKey: m.remoteKey, remoteSalt: m.remoteSalt))
+        let srtp = try DTLSSRTPKeying.context(for: dtls)
         print("in-process echo: offer → DTLS connected in \(ContinuousClock.now - started)")
 
         // Media: 20 packets, each with a recognisable payload.

@@ -4,11 +4,10 @@ import ParleyCrypto
 import Testing
 @testable import WebRTC
 
-/// The SDP captures in `shared/fixtures/sdp/` beside the package root.
+/// The SDP captures in `Tests/Fixtures/sdp/` (where each came from: `Tests/Fixtures/README.md`).
 enum Fixtures {
     static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures/sdp")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/sdp")
 
     struct Missing: Error { var path: String }
 

@@ -1,11 +1,11 @@
 import Testing
-@testable import WebRTC
+import ParleyRTP
 
 /// The SFU numbering of one outgoing stream, on a virtual clock (seconds).
-@Suite struct OutgoingStreamTests {
+@Suite struct RTPMungerTests {
     /// 20 ms Opus frames of a source starting at `seq`/`ts`, one every 20 ms from `start`.
-    func feed(_ stream: inout OutgoingStream, ssrc: UInt32, seq: UInt16, ts: UInt32, count: Int, start: Double)
-        -> [OutgoingStream.Position] {
+    func feed(_ stream: inout RTPMunger, ssrc: UInt32, seq: UInt16, ts: UInt32, count: Int, start: Double)
+        -> [RTPMunger.Position] {
         (0..<count).map { i in
             stream.forwarded(ssrc: ssrc, sequence: seq &+ UInt16(i), timestamp: ts &+ UInt32(960 * i),
                              now: start + 0.02 * Double(i))
@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func oneSourceIsShiftedByConstantOffsets() {
-        var stream = OutgoingStream(clockRate: 48_000, initialSequence: 100, initialTimestamp: 5_000)
+        var stream = RTPMunger(clockRate: 48_000, initialSequence: 100, initialTimestamp: 5_000)
         let out = feed(&stream, ssrc: 7, seq: 65_530, ts: UInt32.max - 1_000, count: 10, start: 1)
         #expect(out.first == .init(sequenceNumber: 100, timestamp: 5_000, resynchronised: true))
         #expect(out.dropFirst().allSatisfy { !$0.resynchronised })
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func switchingSourcesKeepsSequenceAndAdvancesTimestampByWallTime() {
-        var stream = OutgoingStream(clockRate: 48_000, initialSequence: 1, initialTimestamp: 0)
+        var stream = RTPMunger(clockRate: 48_000, initialSequence: 1, initialTimestamp: 0)
         let a = feed(&stream, ssrc: 0xA, seq: 40_000, ts: 123_456, count: 5, start: 0)
         stream.sourceChanged()
         // B starts 300 ms after A's last packet, with unrelated numbering.
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func playedFramesContinueTheStreamAndPausesStartATalkspurt() {
-        var stream = OutgoingStream(clockRate: 8_000, initialSequence: 65_535, initialTimestamp: 10)
+        var stream = RTPMunger(clockRate: 8_000, initialSequence: 65_535, initialTimestamp: 10)
         let forwarded = stream.forwarded(ssrc: 1, sequence: 9, timestamp: 99, now: 0)
         let first = stream.played(samples: 160, now: 0.1)
         #expect(first.resynchronised && first.sequenceNumber == forwarded.sequenceNumber &+ 1)
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func telephoneEventsKeepTheirSharedTimestampAndDoNotChangeTheFrameStep() {
-        var stream = OutgoingStream(clockRate: 48_000, initialSequence: 0, initialTimestamp: 0)
+        var stream = RTPMunger(clockRate: 48_000, initialSequence: 0, initialTimestamp: 0)
         _ = feed(&stream, ssrc: 5, seq: 0, ts: 0, count: 3, start: 0)
         // An event at ts 2880 in three packets, then audio resumes 200 ms after the event began.
         let events = (3..<6).map { stream.forwarded(ssrc: 5, sequence: UInt16($0), timestamp: 2_880, now: 0.06 + 0.02 * Double($0 - 3)) }

@@ -1,5 +1,5 @@
-/// The RTP numbering of one session's outgoing stream when its media comes from elsewhere: another
-/// session's packets (forwarding) or frames the server plays. A selective forwarding unit's
+/// The RTP numbering of one outgoing stream when its media comes from elsewhere: another
+/// stream's packets (forwarding, echo) or frames the server plays. A selective forwarding unit's
 /// "RTP munger" (RFC 7667 §3.7): the receiver sees one stream, with our SSRC, whose sequence
 /// numbers continue without a jump and whose timestamps keep pace with the wall clock whatever the
 /// origin of the packets and however often it changes.
@@ -8,43 +8,50 @@
 /// (loss), reordering and pacing carry over. When the origin changes — another source, a new SSRC
 /// from the same source, played frames after forwarded ones or the reverse, or played frames
 /// after a pause — the stream resynchronises: the next packet gets the last sequence number + 1
-/// and the last timestamp advanced by the wall time since (at least one frame), and the marker
-/// bit (RFC 3551 §4.1: first packet of a talkspurt).
+/// and the last timestamp advanced by the wall time since (at least one frame), and is marked
+/// `resynchronised` (an audio track then sets the marker bit, RFC 3551 §4.1: first packet of a
+/// talkspurt; `RTPForwardingTrack` decides).
 ///
 /// A value type with no I/O; time (`now`, seconds) is passed in.
-struct OutgoingStream {
+public struct RTPMunger: Sendable {
     /// Played frames after a pause longer than this (beyond the previous frame's duration) start a
     /// new talkspurt: the timestamp jumps by the wall time.
-    static let playPauseTolerance = 0.1
+    public static let playPauseTolerance = 0.1
 
-    let clockRate: UInt32
+    public let clockRate: UInt32
     /// The highest sequence number sent, and the timestamp of that packet.
-    private(set) var lastSequence: UInt16
-    private(set) var lastTimestamp: UInt32
+    public private(set) var lastSequence: UInt16
+    public private(set) var lastTimestamp: UInt32
     /// When the highest packet was sent; nil before the first.
-    private(set) var lastSentAt: Double?
+    public private(set) var lastSentAt: Double?
     /// The timestamp step between consecutive packets lately (one frame), the least a switch advances.
-    private(set) var frameStep: UInt32
+    public private(set) var frameStep: UInt32
     private var mapping: Mapping?
     /// Set while played frames feed the stream: the timestamp of the next one.
     private var nextPlayedTimestamp: UInt32?
 
-    struct Mapping {
+    private struct Mapping: Sendable {
         var ssrc: UInt32
         var sequenceOffset: UInt16
         var timestampOffset: UInt32
     }
 
     /// Where a packet goes in the outgoing stream.
-    struct Position: Equatable {
-        var sequenceNumber: UInt16
-        var timestamp: UInt32
-        /// The stream resynchronised on this packet: set the marker bit.
-        var resynchronised: Bool
+    public struct Position: Sendable, Hashable {
+        public var sequenceNumber: UInt16
+        public var timestamp: UInt32
+        /// The stream resynchronised on this packet: an audio stream sets the marker bit.
+        public var resynchronised: Bool
+
+        public init(sequenceNumber: UInt16, timestamp: UInt32, resynchronised: Bool) {
+            self.sequenceNumber = sequenceNumber
+            self.timestamp = timestamp
+            self.resynchronised = resynchronised
+        }
     }
 
     /// - Parameters: initial values are random in real use (RFC 3550 §5.1).
-    init(clockRate: UInt32, initialSequence: UInt16, initialTimestamp: UInt32) {
+    public init(clockRate: UInt32, initialSequence: UInt16, initialTimestamp: UInt32) {
         self.clockRate = clockRate
         lastSequence = initialSequence &- 1
         lastTimestamp = initialTimestamp
@@ -52,12 +59,12 @@ struct OutgoingStream {
     }
 
     /// The forwarding source changed (or stopped): the next forwarded packet resynchronises.
-    mutating func sourceChanged() {
+    public mutating func sourceChanged() {
         mapping = nil
     }
 
     /// The position of a forwarded packet with the source's `ssrc`, `sequence` and `timestamp`.
-    mutating func forwarded(ssrc: UInt32, sequence: UInt16, timestamp: UInt32, now: Double) -> Position {
+    public mutating func forwarded(ssrc: UInt32, sequence: UInt16, timestamp: UInt32, now: Double) -> Position {
         if let mapping, mapping.ssrc == ssrc, nextPlayedTimestamp == nil {
             let position = Position(sequenceNumber: sequence &+ mapping.sequenceOffset,
                                     timestamp: timestamp &+ mapping.timestampOffset, resynchronised: false)
@@ -73,7 +80,7 @@ struct OutgoingStream {
     }
 
     /// The position of a played frame covering `samples`.
-    mutating func played(samples: UInt32, now: Double) -> Position {
+    public mutating func played(samples: UInt32, now: Double) -> Position {
         let position: Position
         if let next = nextPlayedTimestamp, let last = lastSentAt,
            now - last <= Double(frameStep) / Double(clockRate) + Self.playPauseTolerance {

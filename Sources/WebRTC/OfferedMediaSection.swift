@@ -1,0 +1,98 @@
+import ParleyRTP
+import SDP
+
+/// One m-section of a remote description and what we accept from it; rejected sections have no
+/// `codec` and are answered with port 0 (RFC 8829 §5.3.1).
+public struct OfferedMediaSection: Sendable, Hashable {
+    /// A codec and the payload type the offer gave it.
+    struct Choice: Sendable, Hashable {
+        var codec: MediaCodec
+        var payloadType: UInt8
+    }
+
+    public let index: Int
+    /// `audio`, `video`, `application`, …
+    public let mediaType: String
+    public let mid: String?
+    public let proto: String
+    /// The offer's direction (RFC 8866 §6.7: `sendrecv` when absent).
+    public let direction: SDPDirection
+    /// The codec we accept; nil when the section is rejected.
+    public let codec: MediaCodec?
+    public let payloadType: UInt8
+    /// The offer's fmtp for `payloadType`, echoed in the answer.
+    public let formatParameters: String?
+    /// The offer's RTCP feedback for `payloadType` that we answer: keyframe requests on video
+    /// (`nack pli`, RFC 4585 §6.3.1; `ccm fir`, RFC 5104 §7.1), which a forwarder relays.
+    public let rtcpFeedback: [SDPRTCPFeedback]
+    /// The offered RFC 4733 `telephone-event` at the audio codec's clock rate
+    /// (`telephone-event/48000` beside Opus, `/8000` beside G.711; RFC 4733 §2.1), if any.
+    public let telephoneEventPayloadType: UInt8?
+    /// The offer's fmtp for `telephoneEventPayloadType` (the events it supports, e.g. `0-16`).
+    public let telephoneEventFormatParameters: String?
+    /// The SSRCs the offerer announced in the section.
+    public let remoteSSRCs: [UInt32]
+
+    public var isAccepted: Bool { codec != nil }
+
+    /// Our direction in the answer (RFC 3264 §6.1): the offer's, seen from our side.
+    public var answerDirection: SDPDirection { direction.reversed }
+
+    init(offer: SessionDescription, index: Int, codec choice: Choice) {
+        let media = offer.media[index]
+        self.index = index
+        mediaType = media.mediaType
+        mid = media.mid
+        proto = media.proto
+        direction = offer.direction(for: media)
+        codec = choice.codec
+        payloadType = choice.payloadType
+        formatParameters = media.formatParameters(for: choice.payloadType)?.parameterString
+        if case .video = choice.codec {
+            rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { feedback in
+                (feedback.type == "nack" && feedback.parameter == "pli") || (feedback.type == "ccm" && feedback.parameter == "fir")
+            }
+            telephoneEventPayloadType = nil
+        } else {
+            rtcpFeedback = []
+            telephoneEventPayloadType = Self.pickTelephoneEvent(media, clockRate: choice.codec.clockRate)
+        }
+        telephoneEventFormatParameters = telephoneEventPayloadType.flatMap { media.formatParameters(for: $0)?.parameterString }
+        remoteSSRCs = media.ssrcs
+    }
+
+    init(rejected media: MediaDescription, index: Int, offer: SessionDescription) {
+        self.index = index
+        mediaType = media.mediaType
+        mid = media.mid
+        proto = media.proto
+        direction = offer.direction(for: media)
+        codec = nil
+        payloadType = 0
+        formatParameters = nil
+        rtcpFeedback = []
+        telephoneEventPayloadType = nil
+        telephoneEventFormatParameters = nil
+        remoteSSRCs = media.ssrcs
+    }
+
+    /// The section's payload formats for an RTP session (telephone events only if accepted).
+    public func payloadFormats(telephoneEvent: Bool) -> [RTPPayloadFormat] {
+        guard let codec else { return [] }
+        let kind: RTPPayloadFormat.Kind = codec.audio == nil ? .video : .audio
+        var formats = [RTPPayloadFormat(payloadType: payloadType, kind: kind, clockRate: codec.clockRate, section: index)]
+        if telephoneEvent, let event = telephoneEventPayloadType {
+            formats.append(RTPPayloadFormat(payloadType: event, kind: .telephoneEvent, clockRate: codec.clockRate,
+                                            section: index))
+        }
+        return formats
+    }
+
+    /// The first `telephone-event` payload type at `clockRate`.
+    static func pickTelephoneEvent(_ media: MediaDescription, clockRate: UInt32) -> UInt8? {
+        media.payloadTypes.first { pt in
+            guard let map = media.rtpMap(for: pt) else { return false }
+            return map.encodingName.lowercased() == "telephone-event" && map.clockRate == clockRate
+        }
+    }
+}

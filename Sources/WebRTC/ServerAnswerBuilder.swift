@@ -1,0 +1,91 @@
+import ICE
+import ParleyCrypto
+import SDP
+
+/// What the SDP answer of a server-side session is built from.
+public struct AnswerParameters: Sendable {
+    public var localCredentials: ICECredentials
+    public var fingerprint: DTLSFingerprint
+    /// Where the shared media socket is reachable: one host candidate each (RFC 8445 §5.1.1.1).
+    public var candidates: [ICETransportAddress]
+    /// The SSRC of the audio stream we send back, and of the video stream (when video is accepted).
+    public var ssrc: UInt32
+    public var videoSSRC: UInt32?
+    public var cname: String
+    public var streamID: String
+    public var trackID: String
+    public var videoTrackID: String
+    public var sessionID: UInt64
+    /// The `o=` version: 2 in the first answer, incremented in each later one (RFC 3264 §8).
+    public var sessionVersion: UInt64 = 2
+    /// Accept the offer's `telephone-event` at the codec's clock rate (RFC 4733), for call sessions.
+    public var telephoneEvent = false
+
+    public init(localCredentials: ICECredentials, fingerprint: DTLSFingerprint, candidates: [ICETransportAddress],
+                ssrc: UInt32, videoSSRC: UInt32? = nil, cname: String, streamID: String = "parley-echo",
+                trackID: String = "echo-audio", videoTrackID: String = "echo-video", sessionID: UInt64) {
+        self.localCredentials = localCredentials
+        self.fingerprint = fingerprint
+        self.candidates = candidates
+        self.ssrc = ssrc
+        self.videoSSRC = videoSSRC
+        self.cname = cname
+        self.streamID = streamID
+        self.trackID = trackID
+        self.videoTrackID = videoTrackID
+        self.sessionID = sessionID
+    }
+}
+
+/// Builds the SDP answer of a server-side session (RFC 8829 §5.3, RFC 8839 for ICE-lite): the
+/// accepted sections (audio, and video when the offer was read accepting it), every other section
+/// rejected with port 0, in the offer's order; BUNDLE over the accepted ones (RFC 8843 §7.3).
+public enum ServerAnswerBuilder {
+    /// The answer to `offer`: `a=ice-lite`, our credentials and sha-256 fingerprint,
+    /// `a=setup:passive` (or `active` if the offerer insisted on `passive`), rtcp-mux, each
+    /// section's mid, codec and direction (the offer's reversed), our msid/ssrc, host candidates
+    /// and `a=end-of-candidates` (ICE-lite gathers everything up front). With `p.telephoneEvent`,
+    /// the offered `telephone-event` at the audio codec's rate is accepted too. `dtlsRole` keeps
+    /// an existing session's role in a later answer (RFC 8842 §5.5); by default it follows the offer.
+    public static func answer(to offer: MediaOffer, parameters p: AnswerParameters,
+                              dtlsRole: DTLSRole? = nil) -> SessionDescription {
+        let first = p.candidates.first
+        let transport = LocalMediaSection.Transport(
+            credentials: p.localCredentials, fingerprint: p.fingerprint,
+            setup: (dtlsRole ?? offer.localDTLSRole) == .server ? .passive : .active,
+            candidates: candidates(p.candidates), port: first?.port ?? 9, address: first?.ipString ?? "0.0.0.0",
+            isIPv4: first?.isIPv4 ?? true)
+        var session = SessionDescription(
+            origin: SDPOrigin(sessionID: p.sessionID, sessionVersion: p.sessionVersion,
+                              addressType: transport.isIPv4 ? "IP4" : "IP6", unicastAddress: transport.address))
+        if offer.bundled {
+            session.attributes.append(SDPAttribute(.group(SDPGroup(semantics: "BUNDLE", mids: offer.bundleMids))))
+        }
+        session.attributes.append(SDPAttribute(.iceLite))
+        session.attributes.append(SDPAttribute(.msidSemantic(SDPMSIDSemantic(semantic: "WMS", identifiers: [p.streamID]))))
+        for section in offer.sections {
+            guard let codec = section.codec else {
+                session.media.append(LocalMediaSection.rejected(offer.description.media[section.index]))
+                continue
+            }
+            let isAudio = codec.audio != nil
+            let ssrc = isAudio ? p.ssrc : p.videoSSRC
+            let local = LocalMediaSection(
+                mediaType: section.mediaType, mid: section.mid, proto: section.proto, direction: section.answerDirection,
+                formats: LocalMediaSection.answerFormats(section, telephoneEvent: isAudio && p.telephoneEvent),
+                track: ssrc.flatMap { ssrc in section.answerDirection.sends
+                    ? (SDPMSID(streamID: p.streamID, trackID: isAudio ? p.trackID : p.videoTrackID), ssrc, p.cname) : nil })
+            session.media.append(local.description(transport))
+        }
+        return session
+    }
+
+    /// Host candidates, one per address, preferred in order (RFC 8445 §5.1.2.1).
+    static func candidates(_ addresses: [ICETransportAddress]) -> [SDPAttribute] {
+        addresses.enumerated().map { i, candidate in
+            let priority = ICECandidate.priority(type: .host, localPreference: UInt16(clamping: 65_535 - i))
+            return SDPAttribute(.candidate(SDPCandidate(foundation: String(i + 1), priority: priority,
+                                                        address: candidate.ipString, port: candidate.port, type: .host)))
+        }
+    }
+}

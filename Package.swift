@@ -73,7 +73,7 @@ let package = Package(
         // libvpx's VP8 encoder and decoder (the only importer of libvpx).
         .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore"], swiftSettings: strict),
         // SCTP over a datagram path the owner provides (DTLS for data channels), on usrsctp without threads.
-        .target(name: "SCTP", dependencies: ["CUsrSCTP"], swiftSettings: strict),
+        .target(name: "SCTP", dependencies: ["CUsrSCTP", "ParleyCore"], swiftSettings: strict),
         // Recording containers: Ogg Opus (RFC 7845), IVF for VP8.
         .target(name: "MediaContainers", swiftSettings: strict),
         // The SFU's pure decisions (dominant speaker, network quality, forwarding); no I/O.
@@ -166,6 +166,8 @@ let package = Package(
 
         // Test support as a library, shared by the test targets and parley-bench: an in-process
         // platform with a token, built-product lookup, tone generation and analysis.
+        // A virtual MonotonicClock for tests (no server dependency).
+        .target(name: "ParleyTestClock", dependencies: ["ParleyCore"], swiftSettings: strict),
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
@@ -192,6 +194,7 @@ let package = Package(
                           swiftSettings: strict),
 
         // Tests.
+        .testTarget(name: "ParleyTestClockTests", dependencies: ["ParleyTestClock", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "VP8Tests", dependencies: ["VP8"], swiftSettings: strict),
@@ -245,7 +248,7 @@ let package = Package(
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "PlatformCore", "ServerMedia", "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto",
-                                   "AudioCore", "JSONWire"],
+                                   "AudioCore", "JSONWire", "ParleyTestClock"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

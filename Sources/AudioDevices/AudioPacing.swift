@@ -6,7 +6,8 @@ public enum AudioPacing: Sendable, Hashable {
     case realTime
     /// A device thread runs capture and render back to back, in media-time order (the side that
     /// is behind goes next), as fast as the contexts take them. It stops ticking both sides when
-    /// the input ends; a render-only device runs until stopped.
+    /// the input ends; a render-only device runs until stopped. A side started while the other is
+    /// initialized waits for it, so a short input cannot end before the other side ran.
     case asFastAsPossible
     /// No thread: each `tick()` advances every started side by exactly one buffer, on the
     /// caller's thread. For deterministic tests.

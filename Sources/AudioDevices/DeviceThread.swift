@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import AudioCore
+import ParleyCore
 import Synchronization
 
 /// A joinable POSIX thread for a device's audio work. The body polls `isStopRequested`;
@@ -60,19 +61,12 @@ private final class ThreadStart: Sendable {
     }
 }
 
-/// CLOCK_MONOTONIC in nanoseconds, and sleeping until an absolute time on it (so periodic work
-/// scheduled as `start + n × period` does not drift with the time each iteration takes).
-enum MonotonicClock {
-    static func now() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
+/// The device threads' time: `SystemClock` in nanoseconds, and sleeping until an absolute time on
+/// it (so periodic work scheduled as `start + n × period` does not drift).
+enum DeviceClock {
+    static func now() -> Int64 { SystemClock.now.nanoseconds }
 
-    static func sleep(until deadline: Int64) {
-        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
-    }
+    static func sleep(until deadline: Int64) { SystemClock.blockThread(until: MonotonicInstant(nanoseconds: deadline)) }
 
     /// Nanoseconds `frames` frames last at `sampleRate`, exact and without overflow for any
     /// realistic stream length.

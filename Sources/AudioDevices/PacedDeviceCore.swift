@@ -123,7 +123,7 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
     private func start(_ side: Side, attach: (inout State) -> Void) throws(AudioDeviceError) {
         try state.withLock { s throws(AudioDeviceError) in
             guard let format = s.format(of: side) else { throw AudioDeviceError(.invalidState, "\(name) \(side.missing)") }
-            try s[keyPath: side.lifecycle].start(format: format, now: MonotonicClock.now(), side: side.activity, device: name)
+            try s[keyPath: side.lifecycle].start(format: format, now: DeviceClock.now(), side: side.activity, device: name)
             attach(&s)
             try startThreadIfNeeded(&s)
         }
@@ -153,16 +153,26 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
     /// Returns false when the thread should end (it has already cleared itself from the state).
     private func step(_ thread: DeviceThread) -> Bool {
         let realTime = pacing == .realTime
-        let next = state.withLock { s -> (side: Side, due: Int64)? in
-            let next = s.nextDue(realTime: realTime, now: MonotonicClock.now())
-            if next == nil, s.thread === thread { s.thread = nil }
-            return next
+        let step = state.withLock { s -> ThreadStep in
+            if !realTime, s.isWaitingForPartner { return .waitForPartner }
+            guard let next = s.nextDue(realTime: realTime, now: DeviceClock.now()) else {
+                if s.thread === thread { s.thread = nil }
+                return .end
+            }
+            return .tick(next.side, due: next.due)
         }
-        guard let next else {
+        let next: (side: Side, due: Int64)
+        switch step {
+        case .end:
             thread.stop()      // on its own thread: detaches
             return false
+        case .waitForPartner:      // the other side was initialized and starts next
+            DeviceClock.sleep(until: DeviceClock.now() + 1_000_000)
+            return !thread.isStopRequested
+        case .tick(let side, let due):
+            next = (side, due)
         }
-        if realTime { MonotonicClock.sleep(until: next.due) }
+        if realTime { DeviceClock.sleep(until: next.due) }
         guard !thread.isStopRequested else { return false }
         let ended = state.withLock { s -> [CheckedContinuation<Void, Never>]? in
             guard s.thread === thread else { return nil }
@@ -180,6 +190,9 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
     }
 
     // MARK: State
+
+    /// What the device thread does next.
+    enum ThreadStep { case tick(Side, due: Int64), waitForPartner, end }
 
     enum Side {
         case capture, render
@@ -264,6 +277,13 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
 
         /// The side to tick next and when: real time uses each side's wall-clock schedule; as
         /// fast as possible uses media time, so the side that is behind goes first.
+        /// As fast as possible, a side started while the other is initialized waits for it:
+        /// otherwise a short input could end before the other side ever ran.
+        var isWaitingForPartner: Bool {
+            (capture.phase == .running && render.phase == .initialized)
+                || (render.phase == .running && capture.phase == .initialized)
+        }
+
         mutating func nextDue(realTime: Bool, now: Int64) -> (side: Side, due: Int64)? {
             var best: (side: Side, due: Int64)?
             if capture.phase == .running, !inputEnded, let format = source?.format {
@@ -307,7 +327,7 @@ final class PacedDeviceCore<Source: PacedCaptureSource, Sink: PacedRenderSink>: 
         }
 
         mutating func nextDue(format: AudioFormat, realTime: Bool, now: Int64) -> Int64 {
-            let elapsed = MonotonicClock.nanoseconds(frames: (buffers + 1) * Int64(format.framesPerBuffer),
+            let elapsed = DeviceClock.nanoseconds(frames: (buffers + 1) * Int64(format.framesPerBuffer),
                                                      sampleRate: format.sampleRate)
             guard realTime else { return elapsed }
             let lag = now - (startNanoseconds + elapsed)

@@ -1,3 +1,5 @@
+import ParleyCore
+
 /// The monotonic clock an `AudioEngine` reads when the device pulls playout audio and when a
 /// packet arrives without a time: microseconds, any origin, never going back. Tests give the
 /// engine a virtual clock they advance themselves.
@@ -6,14 +8,13 @@ public protocol AudioEngineClock: Sendable {
     func microseconds() -> Int64
 }
 
-/// The system's monotonic clock (`ContinuousClock`), counted from when this value was made.
+/// The system's monotonic clock (`SystemClock`), counted from when this value was made.
 public struct MonotonicAudioEngineClock: AudioEngineClock {
-    private let origin: ContinuousClock.Instant
+    private let origin: MonotonicInstant
 
-    public init() { origin = .now }
+    public init() { origin = SystemClock.now }
 
     public func microseconds() -> Int64 {
-        let elapsed = origin.duration(to: .now).components
-        return elapsed.seconds * 1_000_000 + elapsed.attoseconds / 1_000_000_000_000
+        (SystemClock.now.nanoseconds - origin.nanoseconds) / 1_000
     }
 }

@@ -131,8 +131,3 @@ final class OneShot: Sendable {
         }
     }
 }
-
-extension Duration {
-    /// In seconds, as a Double.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

@@ -52,8 +52,12 @@ package final class InsightsPublisher: Sendable {
 
     private let state = Mutex(State())
 
+    /// The time source of the flush timer.
+    private let clock: any MonotonicClock
+
     package init(settings: ClientSettings, flushInterval: Duration = .seconds(1), batchSize: Int = 20,
-                 capacity: Int = 1000) {
+                 capacity: Int = 1000, clock: any MonotonicClock = SystemClock()) {
+        self.clock = clock
         self.settings = settings
         self.flushInterval = flushInterval
         self.batchSize = batchSize
@@ -93,8 +97,7 @@ package final class InsightsPublisher: Sendable {
             return true
         }
         if armTimer {
-            Task.detached { [self] in
-                try? await Task.sleep(for: flushInterval)
+            clock.schedule(after: flushInterval) { [self] in
                 state.withLock { s in
                     s.timerArmed = false
                     sendQueued(&s)

@@ -58,7 +58,7 @@ package final class SignalingChannel: Sendable {
     /// Connects to `baseURL` and says hello with `token`, naming the SDK as `client` (`hello.client`,
     /// e.g. `parley-swift/0.6.0`); throws the server's refusal (its token error code) or
     /// 31005/53001 when the server cannot be reached.
-    package static func open(baseURL: String, token: String, client: String,
+    package static func open(baseURL: String, token: String, client: String, clock: any MonotonicClock = SystemClock(),
                              router: @escaping SignalingRouter) async throws(ParleyError) -> SignalingChannel {
         let (webSocket, greeting) = try await connect(baseURL: baseURL, token: token, client: client, resume: nil)
         guard case .welcome(let welcome) = greeting else {
@@ -66,7 +66,7 @@ package final class SignalingChannel: Sendable {
             throw ParleyError(.malformedRequest, reason: "expected welcome, got \(greeting.type.rawValue)")
         }
         return SignalingChannel(webSocket: webSocket, welcome: welcome, baseURL: baseURL, token: token, client: client,
-                                router: router)
+                                clock: clock, router: router)
     }
 
     /// A socket past hello: the server's `welcome` or `resumed`.
@@ -94,8 +94,12 @@ package final class SignalingChannel: Sendable {
         return (webSocket, envelope.message)
     }
 
+    /// The time source of the heartbeat and the resume window.
+    private let clock: any MonotonicClock
+
     private init(webSocket: WebSocket, welcome: Welcome, baseURL: String, token: String, client: String,
-                 router: @escaping SignalingRouter) {
+                 clock: any MonotonicClock, router: @escaping SignalingRouter) {
+        self.clock = clock
         self.webSocket = Mutex(webSocket)
         self.welcome = welcome
         self.baseURL = baseURL
@@ -129,7 +133,7 @@ package final class SignalingChannel: Sendable {
         let heartbeat = Task { [weak self] in
             let interval = Duration.seconds(max(1, welcome.heartbeat))
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await clock.sleep(for: interval)
                 guard let self, !Task.isCancelled else { return }
                 self.send(.ping)
             }
@@ -187,8 +191,8 @@ package final class SignalingChannel: Sendable {
     private func resume() async -> WebSocket? {
         guard !routes.withLock({ $0.closing || $0.closed }) else { return nil }
         broadcast(.interrupted)
-        let deadline = ContinuousClock.now + .seconds(max(1, welcome.resumeWindow))
-        while ContinuousClock.now < deadline, !routes.withLock({ $0.closing }) {
+        let deadline = clock.now.advanced(by: .seconds(max(1, welcome.resumeWindow)))
+        while clock.now < deadline, !routes.withLock({ $0.closing }) {
             do {
                 let (socket, greeting) = try await Self.connect(baseURL: baseURL, token: token, client: client,
                                                                 resume: welcome.session)
@@ -202,7 +206,7 @@ package final class SignalingChannel: Sendable {
                 return socket
             } catch {
                 Log.debug(.signaling, "resume failed: \(error)")
-                try? await Task.sleep(for: .seconds(1))
+                try? await clock.sleep(for: .seconds(1))
             }
         }
         return nil

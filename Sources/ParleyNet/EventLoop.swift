@@ -66,13 +66,23 @@ public final class EventLoop: @unchecked Sendable {
         execute { [self] in _ = scheduleTimer(after: delay, task) }
     }
 
+    /// A timer of this loop, for `cancelTimer`.
+    public typealias TimerID = UInt64
+
     /// Loop thread only: runs `action` after `delay`; returns an id for `cancelTimer`.
-    func scheduleTimer(after delay: Duration, _ action: @escaping () -> Void) -> TimerQueue.ID {
+    public func scheduleTimer(after delay: Duration, _ action: @escaping () -> Void) -> TimerID {
         assertInLoop()
         return timers.schedule(at: monotonicNanos() + delay.nanoseconds, action)
     }
 
-    func cancelTimer(_ id: TimerQueue.ID?) {
+    /// Loop thread only: runs `action` at `deadline` on `SystemClock`; returns an id for `cancelTimer`.
+    public func scheduleTimer(at deadline: MonotonicInstant, _ action: @escaping () -> Void) -> TimerID {
+        assertInLoop()
+        return timers.schedule(at: UInt64(max(0, deadline.nanoseconds)), action)
+    }
+
+    /// Loop thread only: the timer's action will not run (nothing happens if it ran already).
+    public func cancelTimer(_ id: TimerID?) {
         assertInLoop()
         if let id { timers.cancel(id) }
     }

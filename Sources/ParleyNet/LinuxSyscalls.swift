@@ -1,5 +1,6 @@
 import CParleyLinux
 import Glibc
+import ParleyCore
 
 /// epoll(7), eventfd(2) and recvmmsg/sendmmsg(2), which Swift's Glibc module does not import.
 /// They come from the `CParleyLinux` C target, whose functions take and return plain values
@@ -49,12 +50,8 @@ enum LinuxSyscalls {
     }
 }
 
-/// Monotonic nanoseconds (CLOCK_MONOTONIC).
-func monotonicNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
+/// `SystemClock` in nanoseconds, as the timer queue and idle checks count.
+func monotonicNanos() -> UInt64 { UInt64(SystemClock.now.nanoseconds) }
 
 extension Duration {
     var nanoseconds: UInt64 {

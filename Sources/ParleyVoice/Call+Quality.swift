@@ -8,8 +8,9 @@ extension Call {
     func startSampling() {
         Task.detached { [weak self] in
             var monitor = QualityWarningMonitor()
+            let clock = VoiceSettings.clock
             while let call = self, !call.snapshot.withLock({ $0.machine.isEnded }) {
-                try? await Task.sleep(for: .seconds(1))
+                try? await clock.sleep(for: .seconds(1))
                 guard let media = call.snapshot.withLock({ $0.media }),
                       let (_, sample) = await media.takeQualitySample() else { continue }
                 guard let change = monitor.update(with: sample) else { continue }

@@ -173,8 +173,7 @@ extension Call {
                 Log.warning(.webrtc, "call \(sid): ICE restart failed: \(error)")
             }
         case .startReconnectTimer(let generation, let delay):
-            Task.detached { [inputs] in
-                try? await Task.sleep(for: delay)
+            VoiceSettings.clock.schedule(after: delay) { [inputs] in
                 inputs.yield(.reconnectTimeout(generation: generation))
             }
         case .notify(let notification):
@@ -224,8 +223,8 @@ extension Call {
         }
         await media?.close()
         if owns {
-            // Let the hangup or cancel leave before the socket closes.
-            try? await Task.sleep(for: .milliseconds(50))
+            // The hangup or cancel was queued on the socket's loop before the close frame, so it
+            // leaves first (messages keep their order, RFC 6455 §5.4).
             await channel?.close()
         } else {
             channel?.unsubscribe([callId] + (sid.map { [$0] } ?? []))

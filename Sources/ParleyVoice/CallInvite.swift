@@ -75,8 +75,7 @@ public final class CallInvite: Sendable {
                 }
                 let channel = try await VoiceSignaling.open(server: try VoiceSettings.server(for: edge), token: token)
                 channel.send(message)
-                try? await Task.sleep(for: .milliseconds(200))
-                await channel.close()
+                await channel.close()   // the close frame follows the message in order (RFC 6455 §5.4)
             } catch {
                 Log.warning(.signaling, "invite \(callSid): \(message.type.rawValue) not sent: \(error)")
             }

@@ -87,11 +87,12 @@ extension PreflightTest {
     private func sample(_ media: CallMedia, tone: ToneAudioDevice?) async throws(ParleyError) -> PreflightMeasurements {
         guard media.audioEngine != nil else { throw ParleyError(.mediaConnection, reason: "audio did not start") }
         var measurements = PreflightMeasurements()
-        let start = ContinuousClock.now, end = start + options.duration
+        let clock = VoiceSettings.clock
+        let start = clock.now, end = start.advanced(by: options.duration)
         var second = 1
         while true {
-            let next = min(start + .seconds(second), end)
-            try? await Task.sleep(until: next, clock: .continuous)
+            let next = min(start.advanced(by: .seconds(second)), end)
+            try? await clock.sleep(until: next)
             if isStopRequested { break }
             guard let (peer, quality) = await media.takeQualitySample() else {
                 throw ParleyError(.mediaConnection, reason: "audio stopped")

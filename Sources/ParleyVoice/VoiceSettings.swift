@@ -14,8 +14,14 @@ struct VoiceSettings: Sendable {
     var registeredToken: String?
     /// Calls not yet disconnected (the audio device may not change while there is one).
     var liveCalls = 0
+    /// The time source of every SDK timer (reconnect window, quality sampling, preflight,
+    /// signaling heartbeat and resume); tests set a virtual clock.
+    var clock: any MonotonicClock = SystemClock()
 
     static let shared = Mutex(VoiceSettings())
+
+    /// The SDK's clock (`clock`).
+    static var clock: any MonotonicClock { shared.withLock { $0.clock } }
 
     /// The voice SDK's servers, edge, Insights switch and log levels.
     static let core = ClientSettings(entryPoint: "Voice")

@@ -9,7 +9,8 @@ enum VoiceSignaling {
 
     /// Connects to `server` with `token` (see `SignalingChannel.open`).
     static func open(server: String, token: String) async throws(ParleyError) -> SignalingChannel {
-        try await SignalingChannel.open(baseURL: server, token: token, client: client, router: route)
+        try await SignalingChannel.open(baseURL: server, token: token, client: client, clock: VoiceSettings.clock,
+                                        router: route)
     }
 
     /// A call's messages go to its subscriber: by call SID, by the caller's call id until the SID

@@ -41,13 +41,13 @@ package final class CredentialWatcher: Sendable {
     private let task: Task<Void, Never>
 
     /// Starts watching at once; `onChange` runs (one at a time, in order) for each change seen.
-    package init(store: any AccountStore, interval: Duration = .milliseconds(250),
+    package init(store: any AccountStore, interval: Duration = .milliseconds(250), clock: any MonotonicClock = SystemClock(),
          onChange: @escaping @Sendable (Changes) async -> Void) {
         task = Task.detached {
             var version = try? store.credentialsVersion()
             var snapshot = try? Snapshot(store: store)
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await clock.sleep(for: interval)
                 guard !Task.isCancelled else { break }
                 do throws(StoreError) {
                     let current = try store.credentialsVersion()

@@ -37,8 +37,13 @@ package final class StatusCallbackQueue: Sendable {
     private let tails = Mutex<[String: (id: Int, task: Task<Void, Never>)]>([:])
     private let nextID = Atomic<Int>(0)
 
+    /// The time source of the retry delays.
+    private let clock: any MonotonicClock
+
     package init(webhooks: WebhookClient, maxInFlight: Int = 10_000,
-         retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)]) {
+         retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16)],
+         clock: any MonotonicClock = SystemClock()) {
+        self.clock = clock
         self.webhooks = webhooks
         self.maxInFlight = maxInFlight
         self.retryDelays = retryDelays
@@ -92,7 +97,7 @@ package final class StatusCallbackQueue: Sendable {
             }
             guard attempt < retryDelays.count else { break }
             stats.withLock { $0.retried += 1 }
-            try? await Task.sleep(for: retryDelays[attempt])
+            try? await clock.sleep(for: retryDelays[attempt])
             attempt += 1
         }
         Log.warning(.platform, "status callback to \(WebhookClient.redacted(delivery.url)) failed after \(attempt + 1) attempts")

@@ -1,5 +1,6 @@
 import CUsrSCTP
 import Glibc
+import ParleyCore
 import Synchronization
 
 /// One SCTP association (RFC 9260) carried over a datagram path its owner provides — for WebRTC
@@ -193,11 +194,7 @@ enum SCTPLibrary {
         if let elapsed { usrsctp_handle_timers(elapsed) }
     }
 
-    private static func monotonicMilliseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
-    }
+    private static func monotonicMilliseconds() -> UInt64 { UInt64(SystemClock.now.nanoseconds / 1_000_000) }
 }
 
 /// usrsctp's conn output: `addr` is the association's handle.

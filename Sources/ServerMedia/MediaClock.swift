@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import Synchronization
 
 /// Something driven every 20 ms by a `MediaClock` (the call media player).
@@ -90,11 +91,7 @@ public final class MediaClock: Sendable {
         }
     }
 
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    static func monotonicNanoseconds() -> UInt64 { UInt64(SystemClock.now.nanoseconds) }
 
     /// CPU time the calling thread has used, in nanoseconds.
     static func threadCPUNanoseconds() -> UInt64 {
@@ -104,13 +101,6 @@ public final class MediaClock: Sendable {
     }
 
     private static func sleep(until deadline: UInt64) {
-        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        #if os(Linux)
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
-        #else
-        let now = monotonicNanoseconds()
-        if deadline > now { usleep(UInt32((deadline - now) / 1_000)) }
-        _ = ts
-        #endif
+        SystemClock.blockThread(until: MonotonicInstant(nanoseconds: Int64(deadline)))
     }
 }

@@ -19,7 +19,7 @@ final class MediaTransportCore {
     /// Control datagrams (STUN, DTLS, RTCP reports) produced by a session call; moved into the
     /// socket's send batch right after the call, so they keep their order with echoed media.
     var outbox: [Datagram] = []
-    private let epoch = ContinuousClock.now
+    private let epoch = SystemClock.now
     private var housekeeping = true
     static let tickInterval: Duration = .milliseconds(100)
 
@@ -30,7 +30,7 @@ final class MediaTransportCore {
         outbox.reserveCapacity(64)
     }
 
-    var now: Double { (ContinuousClock.now - epoch).seconds }
+    var now: Double { SystemClock.now.seconds(since: epoch) }
 
     // MARK: - Sessions
 

@@ -42,7 +42,10 @@ final class PeerConnectionCore {
     var gatheringWaiter: ((Result<String, ParleyError>) -> Void)?
     var buildLocalSDP: (() -> String)?
     var ticking = false
-    let epoch = ContinuousClock.now
+    /// The one loop timer that wakes the core at its next deadline (ICE, DTLS, connect timeout, RTCP).
+    var tickTimer: EventLoop.TimerID?
+    var tickDeadline: MonotonicInstant?
+    let epoch = SystemClock.now
 
     // Media.
     /// Our SSRCs, drawn up front because the offer announces them; the send streams of `rtp` are
@@ -109,7 +112,7 @@ final class PeerConnectionCore {
         return ICEAgent(configuration: configuration, hmac: { HMAC.sha1(key: $0, message: $1) }, md5: { MD5.hash($0) })
     }
 
-    var now: Double { (ContinuousClock.now - epoch).seconds }
+    var now: Double { SystemClock.now.seconds(since: epoch) }
     var instant: ICEInstant { PeerSession.instant(now) }
     func elapsed(_ t: Double) -> Duration { .nanoseconds(Int64(t * 1e9)) }
 
@@ -313,6 +316,7 @@ final class PeerConnectionCore {
             batch.flush()
             outbox[i].removeAll(keepingCapacity: true)
         }
+        rescheduleTick()
     }
 
     // MARK: - Timers
@@ -320,24 +324,52 @@ final class PeerConnectionCore {
     func startTicking() {
         guard !ticking else { return }
         ticking = true
-        scheduleTick(LoopBound(self, loop: loop))
+        rescheduleTick()
     }
 
-    private func scheduleTick(_ bound: LoopBound<PeerConnectionCore>) {
-        loop.schedule(after: .milliseconds(10)) {
+    /// Arms the loop timer for the earliest deadline (after every event: `flush` calls it), so
+    /// the core sleeps until something is due instead of polling.
+    func rescheduleTick() {
+        guard ticking, !state.isTerminal else {
+            loop.cancelTimer(tickTimer)
+            tickTimer = nil
+            tickDeadline = nil
+            return
+        }
+        let next = nextDeadline()
+        if let armed = tickDeadline, armed <= next { return }
+        loop.cancelTimer(tickTimer)
+        tickDeadline = next
+        let bound = LoopBound(self, loop: loop)
+        tickTimer = loop.scheduleTimer(at: next) {
             let core = bound.value
+            core.tickTimer = nil
+            core.tickDeadline = nil
             guard !core.state.isTerminal else { return }
             core.tick()
             core.flush()
-            core.scheduleTick(bound)
         }
+    }
+
+    /// The earliest of the ICE agent's deadline, DTLS retransmission, the connect timeout and the
+    /// next RTCP report; at most a second away.
+    func nextDeadline() -> MonotonicInstant {
+        let current = SystemClock.now
+        var next = current.advanced(by: .seconds(1))
+        if let ice = ice.nextDeadline { next = min(next, epoch.advanced(by: ice.sinceEpoch)) }
+        if let dtls, dtls.state == .handshaking, let timeout = dtls.nextTimeout { next = min(next, current.advanced(by: timeout)) }
+        if state != .connected, state != .disconnected, let remoteAt = timings.remoteDescription {
+            next = min(next, epoch.advanced(by: remoteAt + configuration.connectTimeout))
+        }
+        if state == .connected { next = min(next, epoch.advanced(by: .nanoseconds(Int64(nextRTCPAt * 1e9)))) }
+        return max(next, current)
     }
 
     /// ICE timers, DTLS retransmission, the connect timeout and RTCP.
     func tick() {
         let t = now
         apply(ice.tick(now: instant))
-        if let dtls, dtls.state == .handshaking, let timeout = dtls.nextTimeout, timeout <= .milliseconds(10) {
+        if let dtls, dtls.state == .handshaking, let timeout = dtls.nextTimeout, timeout <= .milliseconds(1) {
             handleDTLS(dtls.handleTimeout())
         }
         if state != .connected, state != .disconnected, !state.isTerminal, let remoteAt = timings.remoteDescription,

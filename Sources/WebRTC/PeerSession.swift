@@ -311,11 +311,3 @@ final class PeerSession {
             forwardingSource: source?.id, forwardingSinks: sinks.map(\.id), tapped: tap != nil)
     }
 }
-
-extension Duration {
-    /// The duration in seconds as a `Double`.
-    var seconds: Double {
-        let (s, atto) = components
-        return Double(s) + Double(atto) / 1e18
-    }
-}

@@ -7,6 +7,8 @@ import PushNotifications
 import ServerMedia
 import Signaling
 import Synchronization
+import VoiceEngine
+import VoiceREST
 import WebRTC
 
 /// The server's own base URL, for URLs it hands out (recordings, direct-dial documents): the
@@ -105,7 +107,6 @@ public final class PlatformServer: Sendable {
             apns.trustRootsPath = configuration.apnsTrustRoots
             providers["apns"] = try APNsProvider(configuration: apns)
         }
-        let notifier = PushNotifier(providers: providers)
         let quotas = QuotaLedger(limits: configuration.quotas)
         self.quotas = quotas
         var voiceConfig = VoiceService.Configuration()
@@ -114,14 +115,14 @@ public final class PlatformServer: Sendable {
                                  metrics: metrics, player: player, speech: SpeechSynthesizer(),
                                  fetcher: try MediaFetcher(client: webhookHTTP),
                                  webhooks: WebhookClient(http: webhookHTTP),
-                                 notifier: providers.isEmpty ? nil : notifier, quotas: quotas,
+                                 pushProviders: providers, quotas: quotas,
                                  publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
         echo = EchoEndpoint(media: media, quotas: quotas)
         let router = APIRouter(verifier: verifier, metrics: metrics,
-                               endpoints: [echo, rest, PushRegistrationEndpoint(store: store, providers: notifier.kinds),
+                               endpoints: [echo, rest, PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
                                            InsightsEndpoint(store: store)],
                                figures: { [media] in await Self.figures(of: media) })
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in

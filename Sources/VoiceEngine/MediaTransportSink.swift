@@ -2,10 +2,14 @@ import ServerMedia
 import WebRTC
 
 /// The media server as the player's frame sink: frames go out on the session's own stream.
-struct MediaTransportSink: MediaFrameSink {
+package struct MediaTransportSink: MediaFrameSink {
     let media: MediaTransportServer
 
-    func play(_ payload: [UInt8], samples: Int, to session: String) {
+    package init(media: MediaTransportServer) {
+        self.media = media
+    }
+
+    package func play(_ payload: [UInt8], samples: Int, to session: String) {
         media.play(EncodedAudioFrame(payload: payload, samples: samples), to: session)
     }
 }

@@ -1,5 +1,6 @@
 import ParleyCore
 import TwiML
+import VoiceREST
 
 /// What the REST API does to live calls and conferences beyond hang-up and redirect
 /// (`LiveCallControl`, `ConferenceDirectory`).
@@ -7,7 +8,7 @@ extension VoiceService {
     /// `Twiml=` on a live call: its current verb is abandoned (a dial hung up, media stopped, a
     /// recording dropped) and `document` runs from its first verb. Relative URLs in it resolve
     /// against the document it replaces.
-    func replaceTwiML(callSid: String, document: TwiMLResponse) -> Bool {
+    package func replaceTwiML(callSid: String, document: TwiMLResponse) -> Bool {
         guard let call = calls[callSid], call.outbound == nil else { return false }
         if call.interpreter == nil {
             // The first document is still being fetched: this one replaces it.
@@ -19,7 +20,7 @@ extension VoiceService {
         return true
     }
 
-    func endConference(accountSid: String, conferenceSid: String) -> ConferenceSummary? {
+    package func endConference(accountSid: String, conferenceSid: String) -> ConferenceSummary? {
         if let room = liveRoom(accountSid: accountSid, conferenceSid: conferenceSid) {
             closeConference(room, reason: "conference-ended-via-api")
             return room.summary
@@ -27,7 +28,7 @@ extension VoiceService {
         return endedConferences.last { $0.sid == conferenceSid && $0.accountSid == accountSid }
     }
 
-    func updateParticipant(accountSid: String, conferenceSid: String, callSid: String, muted: Bool?,
+    package func updateParticipant(accountSid: String, conferenceSid: String, callSid: String, muted: Bool?,
                            hold: Bool?) -> ConferenceParticipantSummary? {
         guard let room = liveRoom(accountSid: accountSid, conferenceSid: conferenceSid),
               let participant = room.participants.first(where: { $0.callSid == callSid }) else { return nil }
@@ -57,7 +58,7 @@ extension VoiceService {
         }
     }
 
-    func removeParticipant(accountSid: String, conferenceSid: String, callSid: String) -> Bool {
+    package func removeParticipant(accountSid: String, conferenceSid: String, callSid: String) -> Bool {
         guard let room = liveRoom(accountSid: accountSid, conferenceSid: conferenceSid),
               room.participants.contains(where: { $0.callSid == callSid }),
               let call = calls[callSid], call.conference?.room === room else { return false }

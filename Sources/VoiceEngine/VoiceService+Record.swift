@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyStore
 import ServerMedia
 import TwiML
+import VoiceREST
 import WebRTC
 
 /// A `<Record>` in progress.

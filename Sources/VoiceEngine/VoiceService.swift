@@ -4,9 +4,11 @@ import ParleyCore
 import ParleyCrypto
 import ParleyStore
 import PlatformCore
+import PushNotifications
 import ServerMedia
 import Signaling
 import TwiML
+import VoiceREST
 import WebRTC
 
 /// The voice platform's call engine: signaling sessions, who listens for which identity, live
@@ -16,20 +18,22 @@ import WebRTC
 /// An actor: every state change happens on it, and its methods never suspend in the middle of
 /// one. Slow work (webhooks, speech synthesis, fetching audio, media setup) runs in tasks whose
 /// results come back as new calls into the actor, which re-check that the call still exists.
-actor VoiceService {
-    struct Configuration: Sendable {
+package actor VoiceService {
+    package struct Configuration: Sendable {
         /// A dropped signaling socket may resume its session this long.
-        var resumeWindow: Duration = .seconds(30)
+        package var resumeWindow: Duration = .seconds(30)
         /// Clients ping at least this often (seconds; announced in `welcome`).
-        var heartbeat = 20
+        package var heartbeat = 20
         /// `<Dial>` ring time when the document gives none (TwiML default: 30 s).
-        var defaultRingTimeout = 30
+        package var defaultRingTimeout = 30
         /// Caller's media must connect this soon after the invite.
-        var mediaConnectTimeout: Duration = .seconds(15)
+        package var mediaConnectTimeout: Duration = .seconds(15)
         /// Where `<Record>` files go.
-        var recordingsDirectory = "./recordings"
+        package var recordingsDirectory = "./recordings"
         /// What held parties hear: music (true) or silence.
-        var holdMusic = true
+        package var holdMusic = true
+
+        package init() {}
     }
 
     let configuration: Configuration
@@ -70,9 +74,9 @@ actor VoiceService {
     nonisolated let mediaEventSink: AsyncStream<PeerSessionEvent>.Continuation
     private let mediaEvents: AsyncStream<PeerSessionEvent>
 
-    init(configuration: Configuration, store: any PlatformStore, media: MediaTransportServer,
+    package init(configuration: Configuration, store: any PlatformStore, media: MediaTransportServer,
          verifier: AccessTokenVerifier, metrics: ServerMetrics, player: CallMediaPlayer, speech: SpeechSynthesizer,
-         fetcher: MediaFetcher, webhooks: WebhookClient, notifier: (any InviteNotifier)?, quotas: QuotaLedger,
+         fetcher: MediaFetcher, webhooks: WebhookClient, pushProviders: [String: any PushProvider], quotas: QuotaLedger,
          publicBaseURL: @escaping @Sendable () -> String) {
         self.configuration = configuration
         self.store = store
@@ -84,14 +88,14 @@ actor VoiceService {
         self.fetcher = fetcher
         self.webhooks = webhooks
         callbacks = StatusCallbackQueue(webhooks: webhooks)
-        self.notifier = notifier
+        notifier = pushProviders.isEmpty ? nil : PushNotifier(providers: pushProviders)
         self.publicBaseURL = publicBaseURL
         self.quotas = quotas
         (mediaEvents, mediaEventSink) = AsyncStream<PeerSessionEvent>.makeStream()
     }
 
     /// Feeds media-server events to the engine until `shutdown()`.
-    func runMediaEvents() async {
+    package func runMediaEvents() async {
         for await event in mediaEvents { mediaEvent(event) }
     }
 
@@ -253,7 +257,7 @@ actor VoiceService {
 
     // MARK: - Shutdown
 
-    func shutdown() {
+    package func shutdown() {
         for call in Array(calls.values) {
             stopRinging(call, code: .callCancelled, reason: "the server is shutting down")
             endCall(call, status: .completed, error: ParleyError(.serviceUnavailable, reason: "the server is shutting down"))

@@ -90,7 +90,8 @@ public final class PlatformServer: Sendable {
                                  host: configuration.host)
         webhookHTTP = try HTTPClient()
         mediaClock = MediaClock()
-        player = CallMediaPlayer(sink: MediaTransportSink(media: media))
+        let bridge = WebRTCMediaBridge(media: media)
+        player = CallMediaPlayer(sink: bridge)
         mediaClock.add(player)
         // Ringback, hold music and silence are encoded once per codec, shared by every call.
         try player.prepare([.ringback(.us), .holdMusic, .silence], codecs: [.opus, .pcmu, .pcma])
@@ -111,7 +112,7 @@ public final class PlatformServer: Sendable {
         self.quotas = quotas
         var voiceConfig = VoiceService.Configuration()
         voiceConfig.recordingsDirectory = configuration.recordingsDirectory
-        let voice = VoiceService(configuration: voiceConfig, store: store, media: media, verifier: verifier,
+        let voice = VoiceService(configuration: voiceConfig, store: store, media: bridge, verifier: verifier,
                                  metrics: metrics, player: player, speech: SpeechSynthesizer(),
                                  fetcher: try MediaFetcher(client: webhookHTTP),
                                  webhooks: WebhookClient(http: webhookHTTP),

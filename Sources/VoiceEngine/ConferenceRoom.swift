@@ -66,7 +66,7 @@ final class ConferenceParticipant {
     var isOnHold = false
     let joinedAt: Int64
     /// The media session in the mixer, once the caller's media is connected.
-    var mediaSessionID: String?
+    var mediaID: MediaLegID?
     var input: ConferenceInput?
     var limitTask: Task<Void, Never>?
 

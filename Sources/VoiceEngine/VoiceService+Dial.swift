@@ -159,7 +159,7 @@ extension VoiceService {
         dial.invitedSessions[leg.sid]?.remove(session.id)
         cancelInvitations(dial, except: leg, code: .callCancelled, reason: "answered elsewhere")
         cancelInvitations(of: leg, dial: dial, code: .callCancelled, reason: "answered on another device")
-        if call.parent.mediaSessionID != nil { player.stop(session: call.parent.mediaSessionID!) }
+        if let id = call.parent.mediaID { player.stop(session: id.rawValue) }
         setStatus(leg, .inProgress)
         session.send(.connected(CallReference(callSid: leg.sid)), ref: ref)
         if !call.isAnswered { answerParent(call) }
@@ -181,9 +181,9 @@ extension VoiceService {
 
     /// Both legs have media: forward each one's RTP to the other.
     func bridge(_ call: VoiceCall, child: CallLeg) {
-        guard let a = call.parent.mediaSessionID, let b = child.mediaSessionID else { return }
-        player.stop(session: a)
-        player.stop(session: b)
+        guard let a = call.parent.mediaID, let b = child.mediaID else { return }
+        player.stop(session: a.rawValue)
+        player.stop(session: b.rawValue)
         let media = self.media
         let callSid = call.sid
         if let dial = call.dial { startDialRecording(call, dial: dial, caller: a, callee: b) }
@@ -257,8 +257,8 @@ extension VoiceService {
         dial.limitTask?.cancel()
         call.dial = nil
         for leg in dial.children { legIndex[leg.sid] = nil }
-        if let a = call.parent.mediaSessionID {
-            player.stop(session: a)
+        if let a = call.parent.mediaID {
+            player.stop(session: a.rawValue)
             let media = self.media
             enqueueMediaOperation(call) { await media.stopForwarding(to: a) }
         }

@@ -57,8 +57,8 @@ extension VoiceService {
         guard leg.isLive else { return }
         setStatus(leg, status, error: error)
         if let error { metrics.countCallError(code: error.code.rawValue) }
-        if let id = leg.mediaSessionID {
-            leg.mediaSessionID = nil
+        if let id = leg.mediaID {
+            leg.mediaID = nil
             closeMediaSession(id)
         }
         if let id = leg.sessionID { sessions[id]?.callSids.remove(leg.sid) }

@@ -34,7 +34,7 @@ extension VoiceService {
               let participant = room.participants.first(where: { $0.callSid == callSid }) else { return nil }
         if let muted, muted != participant.isMuted {
             participant.isMuted = muted
-            if let session = participant.mediaSessionID { room.mixer.setMuted(session: session, muted) }
+            if let session = participant.mediaID { room.mixer.setMuted(session: session.rawValue, muted) }
         }
         if let hold, hold != participant.isOnHold {
             participant.isOnHold = hold
@@ -47,14 +47,14 @@ extension VoiceService {
     /// On hold: out of the mix, hearing hold music (or silence). Resumed: back in the mix, or
     /// still hearing the waiting music if the conference has not started.
     private func setConferenceHold(_ participant: ConferenceParticipant) {
-        guard let session = participant.mediaSessionID, let call = calls[participant.callSid] else { return }
+        guard let session = participant.mediaID, let call = calls[participant.callSid] else { return }
         let room = participant.room
         if participant.isOnHold {
-            room.mixer.setActive(session: session, false)
+            room.mixer.setActive(session: session.rawValue, false)
             playShared(configuration.holdMusic ? .holdMusic : .silence, to: call.parent)
         } else if room.isStarted {
-            player.stop(session: session)
-            room.mixer.setActive(session: session, true)
+            player.stop(session: session.rawValue)
+            room.mixer.setActive(session: session.rawValue, true)
         }
     }
 

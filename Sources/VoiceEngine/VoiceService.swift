@@ -9,7 +9,6 @@ import ServerMedia
 import Signaling
 import TwiML
 import VoiceREST
-import WebRTC
 
 /// The voice platform's call engine: signaling sessions, who listens for which identity, live
 /// calls with their TwiML, `<Dial>` fan-out to live connections and push bindings, bridging legs
@@ -38,7 +37,8 @@ package actor VoiceService {
 
     let configuration: Configuration
     let store: any PlatformStore
-    let media: MediaTransportServer
+    /// What carries the legs' media (WebRTC sessions for clients).
+    let media: any CallMediaBridge
     let verifier: AccessTokenVerifier
     let metrics: ServerMetrics
     let player: CallMediaPlayer
@@ -57,24 +57,22 @@ package actor VoiceService {
     var calls: [String: VoiceCall] = [:]
     /// Every live leg (parent and child) by call SID → its call's parent SID.
     var legIndex: [String: String] = [:]
-    /// Media session id → leg call SID.
-    var mediaIndex: [String: String] = [:]
-    /// Media session id → its negotiated codec.
-    var mediaCodecs: [String: CallAudioCodec] = [:]
-    /// Media session id → its audio payload type (telephone-event packets are told apart by it).
-    var mediaPayloadTypes: [String: UInt8] = [:]
-    /// Media session id → its media-session quota unit, given back as soon as the engine lets the
-    /// session go (the session's terminal event gives it back too, whichever comes first).
-    var mediaLeases: [String: QuotaLease] = [:]
+    /// A leg's media → the leg's call SID.
+    var mediaIndex: [MediaLegID: String] = [:]
+    /// A leg's media → its negotiated codec.
+    var mediaCodecs: [MediaLegID: CallAudioCodec] = [:]
+    /// A leg's media → its media-session quota unit, given back as soon as the engine lets the
+    /// media go (its `.ended` event gives it back too, whichever comes first).
+    var mediaLeases: [MediaLegID: QuotaLease] = [:]
     /// Live conferences by account and name; ended ones (most recent first kept) for REST.
     var conferences: [ConferenceKey: ConferenceRoom] = [:]
     var endedConferences: [ConferenceSummary] = []
     let epoch = ContinuousClock.now
-    /// Media-server events, consumed in order by `runMediaEvents()`.
-    nonisolated let mediaEventSink: AsyncStream<PeerSessionEvent>.Continuation
-    private let mediaEvents: AsyncStream<PeerSessionEvent>
+    /// Media events, consumed in order by `runMediaEvents()`.
+    nonisolated let mediaEventSink: AsyncStream<CallMediaEvent>.Continuation
+    private let mediaEvents: AsyncStream<CallMediaEvent>
 
-    package init(configuration: Configuration, store: any PlatformStore, media: MediaTransportServer,
+    package init(configuration: Configuration, store: any PlatformStore, media: any CallMediaBridge,
          verifier: AccessTokenVerifier, metrics: ServerMetrics, player: CallMediaPlayer, speech: SpeechSynthesizer,
          fetcher: MediaFetcher, webhooks: WebhookClient, pushProviders: [String: any PushProvider], quotas: QuotaLedger,
          publicBaseURL: @escaping @Sendable () -> String) {
@@ -91,7 +89,7 @@ package actor VoiceService {
         notifier = pushProviders.isEmpty ? nil : PushNotifier(providers: pushProviders)
         self.publicBaseURL = publicBaseURL
         self.quotas = quotas
-        (mediaEvents, mediaEventSink) = AsyncStream<PeerSessionEvent>.makeStream()
+        (mediaEvents, mediaEventSink) = AsyncStream<CallMediaEvent>.makeStream()
     }
 
     /// Feeds media-server events to the engine until `shutdown()`.

@@ -50,6 +50,8 @@ package actor VoiceService {
     let publicBaseURL: @Sendable () -> String
     /// Per-identity and per-key limits on connections, calls and media sessions.
     let quotas: QuotaLedger
+    /// Who carries the leg each `<Dial>` noun asks for, asked in order.
+    let dialRoutes: [any DialRoute] = [ClientDialRoute()]
 
     var sessions: [String: SignalingSession] = [:]
     var listeners: [ListenKey: [String]] = [:]

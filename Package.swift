@@ -7,7 +7,8 @@
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
-//   4 server, client core ParleyServer ParleyClientCore
+//   4 server, client core PlatformCore, ServerMedia, VoiceREST, VoiceEngine (in that order), then
+//                        ParleyServer (the wiring); ParleyClientCore
 //   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
 //   6 executables         parley-server parley parley-bench parley-fuzz
 import PackageDescription
@@ -144,10 +145,24 @@ let package = Package(
                 dependencies: ["PlatformCore", "ParleyCore", "ParleyNet", "HTTPWire", "ParleyAudio", "ParleyOpus", "AudioCore",
                                "ParleyCrypto", "ParleyMP3", "ParleyStore"],
                 swiftSettings: strict),
-        .target(name: "ParleyServer",
-                dependencies: ["PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet", "ParleyStore", "AccessToken",
-                               "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "WebSocketWire",
+        // The Twilio v2010-shaped REST API; it reaches live calls and conferences through the
+        // interfaces it defines (`LiveCallControl`, `ConferenceDirectory`), never the engine itself.
+        .target(name: "VoiceREST",
+                dependencies: ["PlatformCore", "ServerMedia", "ParleyCore", "ParleyStore", "AccessToken", "HTTPWire", "TwiML",
+                               "JSONWire"],
+                swiftSettings: strict),
+        // The call engine: signaling sessions, TwiML, `<Dial>` over leg routes, conferences,
+        // recordings, the Insights and push-registration endpoints; media through `CallMediaBridge`.
+        .target(name: "VoiceEngine",
+                dependencies: ["VoiceREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet", "ParleyStore",
+                               "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "WebSocketWire",
                                "ParleyCrypto", "JSONWire"],
+                swiftSettings: strict),
+        // The wiring: configuration, `PlatformServer` (store, media socket, engine, routers,
+        // listener), the `/v1/echo` endpoint.
+        .target(name: "ParleyServer",
+                dependencies: ["VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
+                               "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
@@ -169,7 +184,7 @@ let package = Package(
         // A virtual MonotonicClock for tests (no server dependency).
         .target(name: "ParleyTestClock", dependencies: ["ParleyCore"], swiftSettings: strict),
         .target(name: "ParleyTestSupport",
-                dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "ParleyAudio",
+                dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "VoiceREST", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
                                "ParleyCore", "TwiML"],
                 swiftSettings: strict),
@@ -189,7 +204,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
-                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "ParleyServer", "VP8", "DataChannel",
+                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "VoiceREST", "VP8", "DataChannel",
                                          "JSONWire"],
                           swiftSettings: strict),
 
@@ -246,7 +261,8 @@ let package = Package(
                                                            "NetworkConditioner", "ParleyTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
-                    dependencies: ["ParleyTestSupport", "ParleyServer", "PlatformCore", "ServerMedia", "ParleyNet", "ParleyStore",
+                    dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
+                                   "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto",
                                    "AudioCore", "JSONWire", "ParleyTestClock"],
                     swiftSettings: strict),
@@ -259,7 +275,7 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
-                    dependencies: ["ParleyTestSupport", "ParleyServer", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
+                    dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling", "TwiML",
                                    "AudioCore", "JSONWire"],
                     swiftSettings: strict),

@@ -1,5 +1,5 @@
 import JSONWire
-import ParleyServer
+import VoiceREST
 
 /// Feeds bytes to the Insights endpoints' decoders (`POST /v1/insights` batches and
 /// `POST /v1/feedback`). Whatever they accept must render back (`GET /v1/insights`) to JSON that

@@ -7,6 +7,8 @@ import PushNotifications
 import ServerMedia
 import Signaling
 import Synchronization
+import VoiceEngine
+import VoiceREST
 import WebRTC
 
 /// The server's own base URL, for URLs it hands out (recordings, direct-dial documents): the
@@ -88,7 +90,8 @@ public final class PlatformServer: Sendable {
                                  host: configuration.host)
         webhookHTTP = try HTTPClient()
         mediaClock = MediaClock()
-        player = CallMediaPlayer(sink: MediaTransportSink(media: media))
+        let bridge = WebRTCMediaBridge(media: media)
+        player = CallMediaPlayer(sink: bridge)
         mediaClock.add(player)
         // Ringback, hold music and silence are encoded once per codec, shared by every call.
         try player.prepare([.ringback(.us), .holdMusic, .silence], codecs: [.opus, .pcmu, .pcma])
@@ -105,23 +108,22 @@ public final class PlatformServer: Sendable {
             apns.trustRootsPath = configuration.apnsTrustRoots
             providers["apns"] = try APNsProvider(configuration: apns)
         }
-        let notifier = PushNotifier(providers: providers)
         let quotas = QuotaLedger(limits: configuration.quotas)
         self.quotas = quotas
         var voiceConfig = VoiceService.Configuration()
         voiceConfig.recordingsDirectory = configuration.recordingsDirectory
-        let voice = VoiceService(configuration: voiceConfig, store: store, media: media, verifier: verifier,
+        let voice = VoiceService(configuration: voiceConfig, store: store, media: bridge, verifier: verifier,
                                  metrics: metrics, player: player, speech: SpeechSynthesizer(),
                                  fetcher: try MediaFetcher(client: webhookHTTP),
                                  webhooks: WebhookClient(http: webhookHTTP),
-                                 notifier: providers.isEmpty ? nil : notifier, quotas: quotas,
+                                 pushProviders: providers, quotas: quotas,
                                  publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
         echo = EchoEndpoint(media: media, quotas: quotas)
         let router = APIRouter(verifier: verifier, metrics: metrics,
-                               endpoints: [echo, rest, PushRegistrationEndpoint(store: store, providers: notifier.kinds),
+                               endpoints: [echo, rest, PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
                                            InsightsEndpoint(store: store)],
                                figures: { [media] in await Self.figures(of: media) })
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in

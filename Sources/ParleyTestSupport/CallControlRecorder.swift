@@ -1,5 +1,5 @@
 import ParleyCore
-import ParleyServer
+import VoiceREST
 import ParleyStore
 import Synchronization
 import TwiML

@@ -7,6 +7,7 @@ import ParleyServer
 import ParleyStore
 import ParleyTestSupport
 import Testing
+import VoiceREST
 
 /// The official `twilio` Python library (9.13.0 in the project venv), with only its base URL
 /// pointed at an in-process server running `TwilioRESTRouter`, manages applications, lists and

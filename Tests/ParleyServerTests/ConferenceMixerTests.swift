@@ -1,5 +1,4 @@
 import Foundation
-@testable import ParleyServer
 @testable import ServerMedia
 import Testing
 

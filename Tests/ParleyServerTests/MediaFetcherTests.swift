@@ -1,7 +1,6 @@
 import AudioCore
 import HTTPWire
 import ParleyNet
-@testable import ParleyServer
 @testable import ServerMedia
 import Synchronization
 import Testing

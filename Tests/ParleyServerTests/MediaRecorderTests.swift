@@ -1,6 +1,5 @@
 import AudioCore
 import Foundation
-@testable import ParleyServer
 @testable import ServerMedia
 import Synchronization
 import Testing

@@ -1,5 +1,5 @@
 import ParleyCore
-@testable import ParleyServer
+import ParleyServer
 @testable import PlatformCore
 import Testing
 

@@ -4,6 +4,7 @@ import ParleyServer
 import ParleyStore
 import Testing
 import TwiML
+import VoiceREST
 
 /// `TwilioRESTRouter`: creating calls, inline TwiML on live calls, deleting calls, and the fields
 /// the vendor fills that Parley can.

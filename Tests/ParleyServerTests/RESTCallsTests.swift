@@ -3,6 +3,7 @@ import HTTPWire
 import ParleyServer
 import ParleyStore
 import Testing
+import VoiceREST
 
 /// `TwilioRESTRouter`: the Calls and Recordings resources.
 @Suite struct RESTCallsTests {

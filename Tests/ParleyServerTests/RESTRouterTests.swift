@@ -3,6 +3,7 @@ import HTTPWire
 import ParleyServer
 import ParleyStore
 import Testing
+import VoiceREST
 
 /// `TwilioRESTRouter`: authentication, errors and the Applications resource.
 @Suite struct RESTRouterTests {

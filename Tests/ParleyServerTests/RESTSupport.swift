@@ -4,6 +4,7 @@ import JSONWire
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
+import VoiceREST
 
 /// A `TwilioRESTRouter` over an in-memory store with a default account and key, driven in-process.
 struct RESTFixture {

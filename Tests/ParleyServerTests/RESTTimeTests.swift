@@ -1,4 +1,3 @@
-@testable import ParleyServer
 @testable import PlatformCore
 import Testing
 

@@ -7,6 +7,7 @@ import ParleyTestSupport
 import Signaling
 import Synchronization
 import Testing
+@testable import VoiceEngine
 import WebRTC
 
 /// `<Dial><Conference>` end to end: clients call in over signaling and WebRTC, send real Opus

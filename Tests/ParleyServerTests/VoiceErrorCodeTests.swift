@@ -104,6 +104,31 @@ import WebRTC
         await h.stop()
     }
 
+    /// `<Sip>` and `<Number>` have no `DialRoute` until the SIP gateway exists: alone in a `<Dial>`
+    /// they fail it with 31404 (the caller unanswered: `answerOnBridge`); beside a `<Client>` they
+    /// are skipped and the client rings.
+    @Test func dialNounsWithoutARouteAre31404() async throws {
+        let h = try await VoiceHarness.start()
+        for noun in ["<Sip>sip:bob@example.com</Sip>", "<Number>+15551234567</Number>"] {
+            let app = try h.makeApplication(path: "/unrouted")
+            h.app.set("/unrouted", "<Response><Dial answerOnBridge=\"true\">\(noun)</Dial></Response>")
+            let (code, sid) = try await failingCall(h, application: app.sid, to: "bob")
+            #expect(code == 31404)
+            #expect(try h.store.call(sid: try #require(sid))?.errorCode == 31404)
+        }
+        let bob = try TestParty(try await h.client("bob", listen: true))
+        let mixed = try h.makeApplication(path: "/mixed")
+        h.app.set("/mixed", "<Response><Dial answerOnBridge=\"true\"><Sip>sip:bob@example.com</Sip><Client>bob</Client></Dial></Response>")
+        let (code, _) = try await failingCall(h, application: mixed.sid, to: "bob") { _ in
+            let incoming = try await bob.expectIncoming()
+            #expect(incoming.to == "client:bob")
+            try await bob.signaling.send(.reject(Reject(callSid: incoming.callSid, reason: .rejected)))
+        }
+        #expect(code == 31603)
+        await bob.close()
+        await h.stop()
+    }
+
     @Test func unreachableWebhookIs31502AndInvalidTwiMLIs31500() async throws {
         let h = try await VoiceHarness.start()
         let dead = try h.store.createApplication(ApplicationDraft(friendlyName: "dead", voiceURL: "http://127.0.0.1:1/voice"),

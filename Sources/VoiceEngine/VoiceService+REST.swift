@@ -1,5 +1,6 @@
 import ParleyCore
 import TwiML
+import VoiceREST
 
 /// What the REST API does to live calls and conferences beyond hang-up and redirect
 /// (`LiveCallControl`, `ConferenceDirectory`).
@@ -7,7 +8,7 @@ extension VoiceService {
     /// `Twiml=` on a live call: its current verb is abandoned (a dial hung up, media stopped, a
     /// recording dropped) and `document` runs from its first verb. Relative URLs in it resolve
     /// against the document it replaces.
-    func replaceTwiML(callSid: String, document: TwiMLResponse) -> Bool {
+    package func replaceTwiML(callSid: String, document: TwiMLResponse) -> Bool {
         guard let call = calls[callSid], call.outbound == nil else { return false }
         if call.interpreter == nil {
             // The first document is still being fetched: this one replaces it.
@@ -19,7 +20,7 @@ extension VoiceService {
         return true
     }
 
-    func endConference(accountSid: String, conferenceSid: String) -> ConferenceSummary? {
+    package func endConference(accountSid: String, conferenceSid: String) -> ConferenceSummary? {
         if let room = liveRoom(accountSid: accountSid, conferenceSid: conferenceSid) {
             closeConference(room, reason: "conference-ended-via-api")
             return room.summary
@@ -27,13 +28,13 @@ extension VoiceService {
         return endedConferences.last { $0.sid == conferenceSid && $0.accountSid == accountSid }
     }
 
-    func updateParticipant(accountSid: String, conferenceSid: String, callSid: String, muted: Bool?,
+    package func updateParticipant(accountSid: String, conferenceSid: String, callSid: String, muted: Bool?,
                            hold: Bool?) -> ConferenceParticipantSummary? {
         guard let room = liveRoom(accountSid: accountSid, conferenceSid: conferenceSid),
               let participant = room.participants.first(where: { $0.callSid == callSid }) else { return nil }
         if let muted, muted != participant.isMuted {
             participant.isMuted = muted
-            if let session = participant.mediaSessionID { room.mixer.setMuted(session: session, muted) }
+            if let session = participant.mediaID { room.mixer.setMuted(session: session.rawValue, muted) }
         }
         if let hold, hold != participant.isOnHold {
             participant.isOnHold = hold
@@ -46,18 +47,18 @@ extension VoiceService {
     /// On hold: out of the mix, hearing hold music (or silence). Resumed: back in the mix, or
     /// still hearing the waiting music if the conference has not started.
     private func setConferenceHold(_ participant: ConferenceParticipant) {
-        guard let session = participant.mediaSessionID, let call = calls[participant.callSid] else { return }
+        guard let session = participant.mediaID, let call = calls[participant.callSid] else { return }
         let room = participant.room
         if participant.isOnHold {
-            room.mixer.setActive(session: session, false)
+            room.mixer.setActive(session: session.rawValue, false)
             playShared(configuration.holdMusic ? .holdMusic : .silence, to: call.parent)
         } else if room.isStarted {
-            player.stop(session: session)
-            room.mixer.setActive(session: session, true)
+            player.stop(session: session.rawValue)
+            room.mixer.setActive(session: session.rawValue, true)
         }
     }
 
-    func removeParticipant(accountSid: String, conferenceSid: String, callSid: String) -> Bool {
+    package func removeParticipant(accountSid: String, conferenceSid: String, callSid: String) -> Bool {
         guard let room = liveRoom(accountSid: accountSid, conferenceSid: conferenceSid),
               room.participants.contains(where: { $0.callSid == callSid }),
               let call = calls[callSid], call.conference?.room === room else { return false }

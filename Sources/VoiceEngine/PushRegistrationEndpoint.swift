@@ -15,15 +15,20 @@ import ParleyStore
 /// - `DELETE /v1/registrations/<device token>`: removes it → 204 (404 when unknown).
 ///
 /// The token needs a voice grant with `incoming.allow` (else 403 with 31403).
-struct PushRegistrationEndpoint: APIEndpoint {
+package struct PushRegistrationEndpoint: APIEndpoint {
     static let collection = "/v1/registrations"
     let store: any PlatformStore
     let providers: Set<String>
 
-    static func matches(_ path: String) -> Bool { path == collection || path.hasPrefix(collection + "/") }
-    func matches(_ path: String) -> Bool { Self.matches(path) }
+    package init(store: any PlatformStore, providers: Set<String>) {
+        self.store = store
+        self.providers = providers
+    }
 
-    func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
+    static func matches(_ path: String) -> Bool { path == collection || path.hasPrefix(collection + "/") }
+    package func matches(_ path: String) -> Bool { Self.matches(path) }
+
+    package func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
         let token: VerifiedToken
         do { token = try router.authenticate(request) } catch {
             return APIErrorResponse.make(error, status: APIErrorResponse.status(forTokenError: error))

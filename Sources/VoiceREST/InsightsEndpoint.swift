@@ -3,8 +3,8 @@ import Foundation
 import HTTPWire
 import JSONWire
 import ParleyCore
-import PlatformCore
 import ParleyStore
+import PlatformCore
 
 /// Insights events and call feedback from the SDKs (issue 6 §5), with `Authorization: Bearer <JWT>`
 /// (a voice grant is needed, else 403 with 31403):
@@ -19,7 +19,7 @@ import ParleyStore
 ///   the stored `feedback`/`received` event; the call must be the account's (404 otherwise).
 ///
 /// The REST API lists the same events at `Accounts/{AC}/Calls/{CA}/Insights.json`.
-struct InsightsEndpoint: APIEndpoint {
+package struct InsightsEndpoint: APIEndpoint {
     static let insightsPath = "/v1/insights"
     static let feedbackPath = "/v1/feedback"
     static let maxPageSize = 1000
@@ -27,10 +27,15 @@ struct InsightsEndpoint: APIEndpoint {
     /// Milliseconds since the epoch.
     var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
-    static func matches(_ path: String) -> Bool { path == insightsPath || path == feedbackPath }
-    func matches(_ path: String) -> Bool { Self.matches(path) }
+    package init(store: any PlatformStore, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
+        self.store = store
+        self.now = now
+    }
 
-    func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
+    static func matches(_ path: String) -> Bool { path == insightsPath || path == feedbackPath }
+    package func matches(_ path: String) -> Bool { Self.matches(path) }
+
+    package func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
         let token: VerifiedToken
         do { token = try router.authenticate(request) } catch {
             return APIErrorResponse.make(error, status: APIErrorResponse.status(forTokenError: error))

@@ -4,7 +4,6 @@ import PlatformCore
 import ServerMedia
 import Signaling
 import TwiML
-import WebRTC
 
 extension VoiceService {
     /// `invite` from a client: a new call from `client:<identity>`. With an outgoing application in
@@ -112,13 +111,11 @@ extension VoiceService {
         let sink = mediaEventSink
         Task { [weak self] in
             do throws(ParleyError) {
-                let answer = try await media.createCallSession(offer: offer) { event in
-                    if case .stateChanged(_, let state, _) = event, state.isTerminal { lease.release() }
+                let answer = try await media.createLegMedia(offer: offer) { event in
+                    if case .ended = event { lease.release() }
                     sink.yield(event)
                 }
-                let snapshot = await media.session(id: answer.id)
-                await self?.mediaReady(callSid: callSid, answer: answer, codec: snapshot.map { CallAudioCodec($0.codec) } ?? .opus,
-                                       payloadType: snapshot?.payloadType, lease: lease)
+                await self?.mediaReady(callSid: callSid, answer: answer, lease: lease)
             } catch {
                 lease.release()
                 await self?.mediaSetupFailed(callSid: callSid, error: error)
@@ -126,17 +123,15 @@ extension VoiceService {
         }
     }
 
-    private func mediaReady(callSid: String, answer: PeerSessionAnswer, codec: CallAudioCodec, payloadType: UInt8?,
-                            lease: QuotaLease) {
+    private func mediaReady(callSid: String, answer: CallMediaAnswer, lease: QuotaLease) {
         mediaLeases[answer.id] = lease
         guard let leg = liveLeg(callSid) else {
             closeMediaSession(answer.id)
             return
         }
-        leg.mediaSessionID = answer.id
+        leg.mediaID = answer.id
         mediaIndex[answer.id] = callSid
-        mediaCodecs[answer.id] = codec
-        mediaPayloadTypes[answer.id] = payloadType
+        mediaCodecs[answer.id] = answer.codec
         if let id = leg.sessionID { sessions[id]?.send(.answer(Answer(callSid: callSid, sdp: answer.sdp))) }
         // Bridge when the second of the two legs has its media session (either may be last).
         if let (call, _) = callAndLeg(callSid), let bridged = call.dial?.bridged,
@@ -160,52 +155,41 @@ extension VoiceService {
         endCall(call, status: .failed, error: ParleyError(.mediaConnection, reason: "the caller's media did not connect"))
     }
 
-    /// Media events from the media server, in order.
-    func mediaEvent(_ event: PeerSessionEvent) {
-        if case .stateChanged(let id, let state, _) = event, state.isTerminal { mediaLeases.removeValue(forKey: id)?.release() }
-        guard let callSid = mediaIndex[event.sessionID], let (call, leg) = callAndLeg(callSid) else { return }
+    /// Media events from the media bridge, in order.
+    func mediaEvent(_ event: CallMediaEvent) {
+        if case .ended(let id, _) = event { mediaLeases.removeValue(forKey: id)?.release() }
+        guard let callSid = mediaIndex[event.id], let (call, leg) = callAndLeg(callSid) else { return }
         switch event {
-        case .stateChanged(_, let state, let error):
-            switch state {
-            case .connected:
-                if call.parent === leg {
-                    call.mediaConnected = true
-                    if let (generation, source) = call.pendingPlayback {
-                        call.pendingPlayback = nil
-                        startPlayback(callSid: call.sid, generation: generation, source: source)
-                    }
-                    if let request = call.pendingRecord {
-                        call.pendingRecord = nil
-                        startRecording(call, request: request)
-                    }
-                    attachConferenceMedia(call)
-                }
-            case .failed, .closed:
-                mediaIndex[event.sessionID] = nil
-                mediaCodecs[event.sessionID] = nil
-                mediaPayloadTypes[event.sessionID] = nil
-                leg.mediaSessionID = nil
-                let reason = error ?? ParleyError(.mediaConnection, reason: "the media session \(state.rawValue)")
-                legGone(callSid: callSid, sessionID: nil, error: state == .failed ? reason : nil)
-            case .new, .checking:
-                break
+        case .connected:
+            guard call.parent === leg else { return }
+            call.mediaConnected = true
+            if let (generation, source) = call.pendingPlayback {
+                call.pendingPlayback = nil
+                startPlayback(callSid: call.sid, generation: generation, source: source)
             }
+            if let request = call.pendingRecord {
+                call.pendingRecord = nil
+                startRecording(call, request: request)
+            }
+            attachConferenceMedia(call)
+        case .ended(let id, let failure):
+            mediaIndex[id] = nil
+            mediaCodecs[id] = nil
+            leg.mediaID = nil
+            legGone(callSid: callSid, sessionID: nil, error: failure)
         case .digit(_, let digit):
             receiveMediaDigit(digit, call: call, leg: leg)
-        case .connectivityLost, .connectivityRestored, .consentLost, .iceRestarted:
-            break
         }
     }
 
-    /// Closes a media session in the background (close_notify to the peer).
-    func closeMediaSession(_ id: String) {
-        player.stop(session: id)
+    /// Closes a leg's media in the background (for WebRTC, close_notify to the peer).
+    func closeMediaSession(_ id: MediaLegID) {
+        player.stop(session: id.rawValue)
         mediaLeases.removeValue(forKey: id)?.release()
         mediaIndex[id] = nil
         mediaCodecs[id] = nil
-        mediaPayloadTypes[id] = nil
         let media = self.media
-        Task { _ = await media.closeSession(id: id) }
+        Task { await media.close(id) }
     }
 
     /// The live call and leg with `callSid` (parent or child).

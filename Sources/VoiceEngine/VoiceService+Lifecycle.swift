@@ -4,6 +4,7 @@ import ParleyStore
 import PlatformCore
 import Signaling
 import TwiML
+import VoiceREST
 
 extension VoiceService {
     /// The caller's leg is answered: in progress, `connected` to its client.
@@ -56,8 +57,8 @@ extension VoiceService {
         guard leg.isLive else { return }
         setStatus(leg, status, error: error)
         if let error { metrics.countCallError(code: error.code.rawValue) }
-        if let id = leg.mediaSessionID {
-            leg.mediaSessionID = nil
+        if let id = leg.mediaID {
+            leg.mediaID = nil
             closeMediaSession(id)
         }
         if let id = leg.sessionID { sessions[id]?.callSids.remove(leg.sid) }
@@ -187,7 +188,7 @@ extension VoiceService {
 }
 
 extension VoiceService: LiveCallControl {
-    func hangUp(callSid: String, status: String) async -> Bool {
+    package func hangUp(callSid: String, status: String) async -> Bool {
         guard let (call, leg) = callAndLeg(callSid) else { return false }
         if call.parent === leg {
             let answered = call.isAnswered
@@ -202,7 +203,7 @@ extension VoiceService: LiveCallControl {
         return true
     }
 
-    func redirect(callSid: String, url: String, method: String) async -> Bool {
+    package func redirect(callSid: String, url: String, method: String) async -> Bool {
         guard let call = calls[callSid], call.outbound == nil else { return false }  // not before a created call is answered
         let verb = TwiMLMethod(rawValue: method.uppercased()) ?? .post
         if call.interpreter == nil {

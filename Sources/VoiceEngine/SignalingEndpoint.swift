@@ -12,7 +12,7 @@ import WebSocketWire
 ///
 /// A connection holds no task while it is idle: the socket receives its messages on the event
 /// loop (`SignalingSocket`), and a task handles them, in order, only while some are waiting.
-final class SignalingEndpoint: Sendable {
+package final class SignalingEndpoint: Sendable {
     static let path = "/v1/signaling"
 
     let service: VoiceService
@@ -21,7 +21,7 @@ final class SignalingEndpoint: Sendable {
     let helloTimeout: Duration
     let heartbeat: Duration
 
-    init(service: VoiceService, verifier: AccessTokenVerifier, metrics: ServerMetrics,
+    package init(service: VoiceService, verifier: AccessTokenVerifier, metrics: ServerMetrics,
          helloTimeout: Duration = .seconds(10), heartbeat: Duration = .seconds(20)) {
         self.service = service
         self.verifier = verifier
@@ -31,7 +31,7 @@ final class SignalingEndpoint: Sendable {
     }
 
     /// Registers the endpoint on `server`.
-    func install(on server: HTTPServer) {
+    package func install(on server: HTTPServer) {
         server.addWebSocketRoute(Self.path) { [self] _, webSocket in accept(webSocket) }
     }
 

@@ -7,8 +7,8 @@ final class CallLeg {
     var record: CallRecord
     /// The signaling session that speaks for this leg's client (nil while an invite rings by push only).
     var sessionID: String?
-    /// The leg's WebRTC session on the media server, once it sent an offer.
-    var mediaSessionID: String?
+    /// The leg's media on the media bridge, once it sent an offer.
+    var mediaID: MediaLegID?
     /// The client's identity (`bob` for `client:bob`).
     var identity: String?
     /// The caller's own id for the call (`invite.callId`), for the parent leg.

@@ -4,6 +4,7 @@ import ParleyStore
 import PlatformCore
 import Signaling
 import TwiML
+import VoiceREST
 
 /// A call created over REST that rings its callee: who was alerted, and what runs on answer.
 /// Owned by `VoiceService` (actor-isolated there); never shared across threads.
@@ -25,7 +26,7 @@ final class OutboundRinging {
 /// `<Dial><Client>` leg (every connection listening for the identity, every push binding; the
 /// first `accept` wins); once answered the call's TwiML runs on it, as on any caller's leg.
 extension VoiceService {
-    func createCall(_ request: OutboundCallRequest) throws(ParleyError) -> CallRecord {
+    package func createCall(_ request: OutboundCallRequest) throws(ParleyError) -> CallRecord {
         guard let account = try? store.account(sid: request.accountSid) else {
             throw ParleyError(.internalServer, reason: "the account \(request.accountSid) is gone")
         }
@@ -205,7 +206,7 @@ extension VoiceService {
         }
     }
 
-    func cancelRinging(callSid: String) -> Bool {
+    package func cancelRinging(callSid: String) -> Bool {
         guard let call = calls[callSid], call.outbound != nil else { return false }
         endOutbound(call, status: .canceled, error: ParleyError(.requestTerminated, reason: "cancelled through the REST API"))
         return true

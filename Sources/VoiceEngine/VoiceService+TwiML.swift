@@ -158,12 +158,12 @@ extension VoiceService {
 
     func startPlayback(callSid: String, generation: Int, source: any AudioSource) {
         guard let call = calls[callSid], call.mediaGeneration == generation else { return }
-        guard call.mediaConnected, let session = call.parent.mediaSessionID else {
+        guard call.mediaConnected, let session = call.parent.mediaID else {
             call.pendingPlayback = (generation, source)
             return
         }
         do {
-            try player.start(source, session: session, codec: codec(of: call.parent)) { [weak self] outcome in
+            try player.start(source, session: session.rawValue, codec: codec(of: call.parent)) { [weak self] outcome in
                 Task { await self?.playbackEnded(callSid: callSid, generation: generation, outcome: outcome) }
             }
         } catch {
@@ -180,23 +180,23 @@ extension VoiceService {
     /// Stops whatever the server plays to the caller (without reporting it finished).
     func stopMedia(_ call: VoiceCall) {
         call.mediaGeneration += 1
-        if let session = call.parent.mediaSessionID { player.stop(session: session) }
+        if let session = call.parent.mediaID { player.stop(session: session.rawValue) }
     }
 
     /// Plays a non-TwiML source (a beep) to a leg.
     func playTone(_ source: some AudioSource, to leg: CallLeg) {
-        guard let session = leg.mediaSessionID else { return }
-        _ = try? player.start(source, session: session, codec: codec(of: leg))
+        guard let session = leg.mediaID else { return }
+        _ = try? player.start(source, session: session.rawValue, codec: codec(of: leg))
     }
 
     /// Plays media every call shares (ringback, hold music, silence), encoded once per codec.
     func playShared(_ media: SharedMedia, to leg: CallLeg) {
-        guard let session = leg.mediaSessionID else { return }
-        _ = try? player.start(media, session: session, codec: codec(of: leg))
+        guard let session = leg.mediaID else { return }
+        _ = try? player.start(media, session: session.rawValue, codec: codec(of: leg))
     }
 
     func codec(of leg: CallLeg) -> CallAudioCodec {
-        guard let id = leg.mediaSessionID, let codec = mediaCodecs[id] else { return .opus }
+        guard let id = leg.mediaID, let codec = mediaCodecs[id] else { return .opus }
         return codec
     }
 

@@ -1,34 +1,24 @@
 import ParleyCore
-import ParleyCrypto
 import ParleyStore
 import PlatformCore
 import Signaling
 import TwiML
 
 extension VoiceService {
-    /// `<Dial>`: a child leg per `<Client>`, each invited on every live connection listening for
-    /// the identity and every push binding of it. All ring; the first to accept wins.
+    /// `<Dial>`: a child leg per noun some `DialRoute` carries (`<Client>`: every live connection
+    /// listening for the identity and every push binding of it). All ring; the first to accept wins.
     func startDial(_ call: VoiceCall, request: DialRequest) {
         for noun in request.nouns {
             if case .conference(let conference) = noun { return joinConference(call, options: conference, request: request) }
         }
-        var children: [CallLeg] = []
+        var children: [(leg: CallLeg, route: any DialRoute)] = []
         let now = wallClock
         for noun in request.nouns {
-            guard case .client(let client) = noun else { continue }
-            let record = CallRecord(sid: SID.make("CA"), accountSid: call.parent.record.accountSid,
-                                    parentCallSid: call.sid, applicationSid: call.parent.record.applicationSid,
-                                    from: request.callerId ?? call.parent.record.from, to: "client:\(client.identity)",
-                                    direction: "outbound-dial", status: .queued, startTime: now,
-                                    statusCallback: client.statusCallback,
-                                    statusCallbackMethod: client.statusCallback == nil ? nil : client.statusCallbackMethod.rawValue,
-                                    createdAt: now, updatedAt: now)
-            let leg = CallLeg(record: record)
-            leg.identity = client.identity
-            leg.authToken = call.authToken
-            leg.customParameters = client.parameters.map { ($0.name, $0.value) }
-            leg.statusCallbackEvents = client.statusCallbackEvents.isEmpty ? ["completed"] : client.statusCallbackEvents.map(\.rawValue)
-            children.append(leg)
+            for route in dialRoutes {
+                guard let leg = route.makeLeg(for: noun, of: call, request: request, now: now) else { continue }
+                children.append((leg, route))
+                break
+            }
         }
         guard !children.isEmpty else {
             let kind = request.nouns.first.map(Self.nounName) ?? "nothing"
@@ -37,14 +27,14 @@ extension VoiceService {
             return deliver(.dialCompleted(DialOutcome(status: .failed)), to: call)
         }
         call.mediaGeneration += 1
-        let dial = DialOperation(request: request, children: children, generation: call.mediaGeneration)
+        let dial = DialOperation(request: request, children: children.map(\.leg), generation: call.mediaGeneration)
         call.dial = dial
-        for leg in children {
+        for (leg, _) in children {
             try? store.insertCall(leg.record)
             legIndex[leg.sid] = call.sid
             setStatus(leg, .initiated)
         }
-        for leg in children { ring(leg, call: call, dial: dial) }
+        for (leg, route) in children { route.ring(leg, of: call, dial: dial, engine: self) }
         guard calls[call.sid] === call, call.dial === dial else { return }
         let callSid = call.sid
         let generation = dial.generation
@@ -65,68 +55,9 @@ extension VoiceService {
         }
     }
 
-    /// Sends the invite for `leg` to its identity's connections and push bindings.
-    private func ring(_ leg: CallLeg, call: VoiceCall, dial: DialOperation) {
-        guard let identity = leg.identity else { return }
-        let key = ListenKey(accountSid: leg.record.accountSid, identity: identity)
-        let sessionIDs = listeners[key] ?? []
-        var params: [String: String] = [:]
-        for (k, v) in leg.customParameters { params[k] = v }
-        let incoming = Incoming(callSid: leg.sid, from: leg.record.from, to: leg.record.to, params: params,
-                                callerInfo: CallerInfo(isVerified: nil))
-        for id in sessionIDs {
-            guard let session = sessions[id] else { continue }
-            session.send(.incoming(incoming))
-            session.callSids.insert(leg.sid)
-            dial.invitedSessions[leg.sid, default: []].insert(id)
-        }
-        let bindings = (try? store.bindings(accountSid: key.accountSid, identity: identity, now: wallClock)) ?? []
-        if let notifier, !bindings.isEmpty {
-            dial.pendingPushes[leg.sid] = bindings.count
-            let notice = IncomingCallNotice(kind: .invite, callSid: leg.sid, accountSid: key.accountSid,
-                                            from: leg.record.from, to: leg.record.to, parameters: leg.customParameters,
-                                            bridgeToken: SecureRandom.hex(byteCount: 16))
-            leg.pushedBindings = bindings
-            for binding in bindings {
-                let callSid = call.sid, legSid = leg.sid
-                Task { [weak self] in
-                    let outcome = await notifier.notify(notice, binding: binding)
-                    await self?.pushFinished(callSid: callSid, legSid: legSid, binding: binding, outcome: outcome)
-                }
-            }
-        }
-        let reached = !sessionIDs.isEmpty || (notifier != nil && !bindings.isEmpty)
-        guard reached else {
-            return childFailed(call, leg, status: .failed,
-                               error: ParleyError(.temporarilyUnavailable, reason: "\(identity) is not connected and has no push binding"))
-        }
-        if !sessionIDs.isEmpty { legRinging(call, leg) }
-    }
-
-    private func pushFinished(callSid: String, legSid: String, binding: PushBinding, outcome: PushOutcome) {
-        switch outcome {
-        case .delivered:
-            try? store.renewBinding(sid: binding.sid, expiresAt: wallClock + PushBinding.timeToLive)
-        case .unregistered:
-            _ = try? store.deleteBinding(accountSid: binding.accountSid, identity: binding.identity,
-                                         deviceToken: binding.deviceToken)
-            Log.info(.platform, "push binding \(binding.sid) removed: the provider says the device is unregistered")
-        case .failed(let reason):
-            Log.warning(.platform, "push to binding \(binding.sid) failed: \(reason)")
-        }
-        guard let call = calls[callSid], let dial = call.dial, let leg = dial.child(legSid), leg.isLive else { return }
-        dial.pendingPushes[legSid, default: 1] -= 1
-        if outcome == .delivered {
-            legRinging(call, leg)
-        } else if dial.pendingPushes[legSid] == 0, dial.invitedSessions[legSid]?.isEmpty ?? true, leg.record.status != .ringing {
-            childFailed(call, leg, status: .failed,
-                        error: ParleyError(.temporarilyUnavailable, reason: "\(leg.identity ?? "the callee") could not be reached"))
-        }
-    }
-
     /// The callee is being alerted: ringing for the leg and (once) for the caller, with ringback
     /// unless answerOnBridge (then the caller's SDK plays its own).
-    private func legRinging(_ call: VoiceCall, _ leg: CallLeg) {
+    func legRinging(_ call: VoiceCall, _ leg: CallLeg) {
         guard leg.record.status == .initiated || leg.record.status == .queued else { return }
         setStatus(leg, .ringing)
         guard let dial = call.dial, !dial.ringingSent else { return }
@@ -159,7 +90,7 @@ extension VoiceService {
         dial.invitedSessions[leg.sid]?.remove(session.id)
         cancelInvitations(dial, except: leg, code: .callCancelled, reason: "answered elsewhere")
         cancelInvitations(of: leg, dial: dial, code: .callCancelled, reason: "answered on another device")
-        if call.parent.mediaSessionID != nil { player.stop(session: call.parent.mediaSessionID!) }
+        if let id = call.parent.mediaID { player.stop(session: id.rawValue) }
         setStatus(leg, .inProgress)
         session.send(.connected(CallReference(callSid: leg.sid)), ref: ref)
         if !call.isAnswered { answerParent(call) }
@@ -181,9 +112,9 @@ extension VoiceService {
 
     /// Both legs have media: forward each one's RTP to the other.
     func bridge(_ call: VoiceCall, child: CallLeg) {
-        guard let a = call.parent.mediaSessionID, let b = child.mediaSessionID else { return }
-        player.stop(session: a)
-        player.stop(session: b)
+        guard let a = call.parent.mediaID, let b = child.mediaID else { return }
+        player.stop(session: a.rawValue)
+        player.stop(session: b.rawValue)
         let media = self.media
         let callSid = call.sid
         if let dial = call.dial { startDialRecording(call, dial: dial, caller: a, callee: b) }
@@ -257,8 +188,8 @@ extension VoiceService {
         dial.limitTask?.cancel()
         call.dial = nil
         for leg in dial.children { legIndex[leg.sid] = nil }
-        if let a = call.parent.mediaSessionID {
-            player.stop(session: a)
+        if let a = call.parent.mediaID {
+            player.stop(session: a.rawValue)
             let media = self.media
             enqueueMediaOperation(call) { await media.stopForwarding(to: a) }
         }

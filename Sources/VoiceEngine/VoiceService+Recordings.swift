@@ -1,16 +1,7 @@
 import ParleyCore
 import ParleyStore
 import ServerMedia
-
-/// What a recording that could not be written leaves behind.
-enum RecordingFailure {
-    /// 31500: the server could not write the file (the `--recordings` directory vanished, became
-    /// unwritable, or the disk is full). On the call's record, the `<Record action>` request and
-    /// the `failed` Recording resource's `error_code`.
-    static let code = ParleyError.Code.internalServer
-    /// The Recording resource's status.
-    static let status = "failed"
-}
+import VoiceREST
 
 extension VoiceService {
     /// The Recording resource's `source` for `<Record>` and for `<Dial record>`.

@@ -8,7 +8,7 @@ extension VoiceService {
     /// with 20103 (records, status callbacks and the other parties as for any error ending), then
     /// its client gets `error` 20103 and the socket closes with 4401. Returns how many ended.
     @discardableResult
-    func apiKeyRevoked(_ apiKeySid: String) -> Int {
+    package func apiKeyRevoked(_ apiKeySid: String) -> Int {
         let error = ParleyError(.accessTokenIssuerInvalid, reason: "API key \(apiKeySid) was revoked")
         let revoked = sessions.values.filter { $0.token.apiKeySid == apiKeySid }
         for session in revoked {
@@ -23,7 +23,7 @@ extension VoiceService {
     /// The account's auth token was rotated. No session authenticated with it (access tokens are
     /// signed with API keys), so nothing ends; live calls sign their later webhooks and status
     /// callbacks with the new token.
-    func authTokenRotated(accountSid: String, authToken: String) {
+    package func authTokenRotated(accountSid: String, authToken: String) {
         for call in calls.values where call.parent.record.accountSid == accountSid {
             call.authToken = authToken
             call.parent.authToken = authToken

@@ -8,9 +8,9 @@ import TwiML
 final class DialRecording {
     let sid: String
     let recorder: CallRecorder
-    let sessions: [String]
+    let sessions: [MediaLegID]
 
-    init(sid: String, recorder: CallRecorder, sessions: [String]) {
+    init(sid: String, recorder: CallRecorder, sessions: [MediaLegID]) {
         self.sid = sid
         self.recorder = recorder
         self.sessions = sessions
@@ -20,7 +20,7 @@ final class DialRecording {
 extension VoiceService {
     /// Starts recording a bridged `<Dial>` (record-from-answer[-dual]; the ringing variants start
     /// at answer too: nothing is heard before it but ringback).
-    func startDialRecording(_ call: VoiceCall, dial: DialOperation, caller: String, callee: String) {
+    func startDialRecording(_ call: VoiceCall, dial: DialOperation, caller: MediaLegID, callee: MediaLegID) {
         guard dial.request.record != .doNotRecord, dial.recording == nil else { return }
         let dual = dial.request.record == .recordFromAnswerDual || dial.request.record == .recordFromRingingDual
         let sid = SID.make("RE")
@@ -41,13 +41,9 @@ extension VoiceService {
         let media = self.media
         let epoch = self.epoch
         for (leg, session) in [caller, callee].enumerated() {
-            let audioPayloadType = mediaPayloadTypes[session]
             enqueueMediaOperation(call) {
-                _ = await media.setAudioTap(session: session) { packet in
-                    guard audioPayloadType == nil || packet.payloadType == audioPayloadType else { return }
-                    recorder.receive(TappedAudioPacket(payload: packet.payload, sequenceNumber: packet.sequenceNumber,
-                                                       timestamp: packet.timestamp, codec: CallAudioCodec(packet.codec)),
-                                     leg: leg, arrivalMicroseconds: Self.microseconds(since: epoch))
+                _ = await media.setAudioTap(session) { packet in
+                    recorder.receive(packet, leg: leg, arrivalMicroseconds: Self.microseconds(since: epoch))
                 }
             }
         }
@@ -59,7 +55,7 @@ extension VoiceService {
         dial.recording = nil
         let media = self.media
         for session in recording.sessions {
-            enqueueMediaOperation(call) { _ = await media.setAudioTap(session: session, nil) }
+            enqueueMediaOperation(call) { _ = await media.setAudioTap(session, nil) }
         }
         guard let row = finishAndStore(call, sid: recording.sid, recorder: recording.recorder, source: Self.dialVerbSource) else {
             return nil

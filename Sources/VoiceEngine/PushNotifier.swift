@@ -9,8 +9,6 @@ import Signaling
 struct PushNotifier: InviteNotifier {
     let providers: [String: any PushProvider]
 
-    var kinds: Set<String> { Set(providers.keys) }
-
     func notify(_ notice: IncomingCallNotice, binding: PushBinding) async -> PushOutcome {
         guard let provider = providers[binding.provider] else {
             return .failed("no \(binding.provider) push provider is configured")

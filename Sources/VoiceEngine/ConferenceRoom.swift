@@ -1,6 +1,7 @@
 import ParleyCore
 import ServerMedia
 import TwiML
+import VoiceREST
 
 /// Rooms are per account and name: two accounts dialing `<Conference>standup</Conference>` never meet.
 struct ConferenceKey: Hashable {
@@ -51,19 +52,6 @@ final class ConferenceRoom {
     }
 }
 
-/// What the Conferences REST API shows of a room, live or ended.
-struct ConferenceSummary: Sendable, Equatable {
-    var sid: String
-    var accountSid: String
-    var friendlyName: String
-    /// `init`, `in-progress` or `completed`.
-    var status: String
-    var createdAt: Int64
-    var updatedAt: Int64
-    var endReason: String?
-    var endingCallSid: String?
-}
-
 /// A call in a conference: what its `<Conference>` asked for and its place in the mixer.
 final class ConferenceParticipant {
     let callSid: String
@@ -78,7 +66,7 @@ final class ConferenceParticipant {
     var isOnHold = false
     let joinedAt: Int64
     /// The media session in the mixer, once the caller's media is connected.
-    var mediaSessionID: String?
+    var mediaID: MediaLegID?
     var input: ConferenceInput?
     var limitTask: Task<Void, Never>?
 
@@ -113,22 +101,6 @@ enum ConferenceBeep {
         SequenceSource([ToneSource(frequencies: [highHertz], seconds: toneSeconds),
                         ToneSource(frequencies: [lowHertz], seconds: toneSeconds)])
     }
-}
-
-/// What the Participants REST API shows of a call in a live conference.
-struct ConferenceParticipantSummary: Sendable, Equatable {
-    var callSid: String
-    var conferenceSid: String
-    var accountSid: String
-    var label: String?
-    var muted: Bool
-    var hold: Bool
-    /// Always `connected`: Twilio's participant status describes the call, which is connected
-    /// both in the mix and while waiting for the conference to start.
-    var status: String
-    var startConferenceOnEnter: Bool
-    var endConferenceOnExit: Bool
-    var createdAt: Int64
 }
 
 extension ConferenceParticipant {

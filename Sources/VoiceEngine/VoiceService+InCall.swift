@@ -18,7 +18,7 @@ extension VoiceService {
         }
         guard leg.isOnHold != hold.hold else { return }
         leg.isOnHold = hold.hold
-        guard let other = counterpart(of: leg, in: call), let a = leg.mediaSessionID, let b = other.mediaSessionID else { return }
+        guard let other = counterpart(of: leg, in: call), let a = leg.mediaID, let b = other.mediaID else { return }
         let media = self.media
         if hold.hold {
             enqueueMediaOperation(call) {
@@ -27,7 +27,7 @@ extension VoiceService {
             }
             playShared(configuration.holdMusic ? .holdMusic : .silence, to: other)
         } else {
-            player.stop(session: b)
+            player.stop(session: b.rawValue)
             enqueueMediaOperation(call) {
                 _ = await media.forward(from: a, to: b)
                 _ = await media.forward(from: b, to: a)
@@ -90,7 +90,7 @@ extension VoiceService {
 
     /// `iceRestart`: new ICE credentials for the leg's media session; the answer comes back as `answer`.
     func restartICE(_ restart: IceRestart, session: SignalingSession, ref: String?) {
-        guard let (_, leg) = leg(restart.callSid, of: session), let mediaID = leg.mediaSessionID else {
+        guard let (_, leg) = leg(restart.callSid, of: session), let mediaID = leg.mediaID else {
             return sendError(ParleyError(.callDoesNotExist, reason: "no call with media \(restart.callSid) on this connection"),
                              to: session, ref: ref)
         }
@@ -99,7 +99,7 @@ extension VoiceService {
         let sessionID = session.id
         Task { [weak self] in
             do throws(ParleyError) {
-                let sdp = try await media.restartSession(id: mediaID, offer: restart.sdp)
+                let sdp = try await media.restart(mediaID, offer: restart.sdp)
                 await self?.sendToSession(sessionID, .answer(Answer(callSid: callSid, sdp: sdp)), ref: ref)
             } catch {
                 await self?.sendErrorToSession(sessionID, error, ref: ref)

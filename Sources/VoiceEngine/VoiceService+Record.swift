@@ -3,21 +3,21 @@ import ParleyCore
 import ParleyStore
 import ServerMedia
 import TwiML
-import WebRTC
+import VoiceREST
 
 /// A `<Record>` in progress.
 final class ActiveRecording {
     let request: RecordRequest
     let sid: String
     let recorder: CallRecorder
-    let mediaSessionID: String
+    let mediaID: MediaLegID
     var watchTask: Task<Void, Never>?
 
-    init(request: RecordRequest, sid: String, recorder: CallRecorder, mediaSessionID: String) {
+    init(request: RecordRequest, sid: String, recorder: CallRecorder, mediaID: MediaLegID) {
         self.request = request
         self.sid = sid
         self.recorder = recorder
-        self.mediaSessionID = mediaSessionID
+        self.mediaID = mediaID
     }
 }
 
@@ -27,7 +27,7 @@ extension VoiceService {
     func startRecording(_ call: VoiceCall, request: RecordRequest) {
         // The caller's media may still be connecting (the document can arrive first): record from
         // the moment it is there.
-        guard call.mediaConnected, let mediaID = call.parent.mediaSessionID else {
+        guard call.mediaConnected, let mediaID = call.parent.mediaID else {
             call.pendingRecord = request
             return
         }
@@ -49,20 +49,14 @@ extension VoiceService {
             return deliver(.recordingFinished(url: "", duration: 0, digits: "", sid: sid,
                                               errorCode: RecordingFailure.code.rawValue), to: call)
         }
-        let active = ActiveRecording(request: request, sid: sid, recorder: recorder, mediaSessionID: mediaID)
+        let active = ActiveRecording(request: request, sid: sid, recorder: recorder, mediaID: mediaID)
         call.recording = active
         if request.playBeep { playTone(ToneSource.beep(), to: call.parent) }
         let media = self.media
         let epoch = self.epoch
-        let audioPayloadType = mediaPayloadTypes[mediaID]
         enqueueMediaOperation(call) {
-            _ = await media.setAudioTap(session: mediaID) { packet in
-                // Keys (RFC 4733 telephone-event) are not audio: the recorder would count them as losses.
-                guard audioPayloadType == nil || packet.payloadType == audioPayloadType else { return }
-                let arrival = Self.microseconds(since: epoch)
-                recorder.receive(TappedAudioPacket(payload: packet.payload, sequenceNumber: packet.sequenceNumber,
-                                                   timestamp: packet.timestamp, codec: CallAudioCodec(packet.codec)),
-                                 arrivalMicroseconds: arrival)
+            _ = await media.setAudioTap(mediaID) { packet in
+                recorder.receive(packet, arrivalMicroseconds: Self.microseconds(since: epoch))
             }
         }
         let silence = Double(max(1, request.timeout))
@@ -115,8 +109,8 @@ extension VoiceService {
         call.recording = nil
         active.watchTask?.cancel()
         let media = self.media
-        let mediaID = active.mediaSessionID
-        enqueueMediaOperation(call) { _ = await media.setAudioTap(session: mediaID, nil) }
+        let mediaID = active.mediaID
+        enqueueMediaOperation(call) { _ = await media.setAudioTap(mediaID, nil) }
         return finishAndStore(call, sid: active.sid, recorder: active.recorder, source: Self.recordVerbSource)
     }
 }

@@ -47,7 +47,7 @@ extension VoiceService {
     }
 
     private func openConference(_ key: ConferenceKey, now: Int64) -> ConferenceRoom {
-        let mixer = ConferenceMixer(sink: MediaTransportSink(media: media), configuration: player.configuration)
+        let mixer = ConferenceMixer(sink: media, configuration: player.configuration)
         let room = ConferenceRoom(sid: SID.make("CF"), accountSid: key.accountSid, friendlyName: key.name, mixer: mixer, now: now)
         conferences[key] = room
         player.attach(mixer)
@@ -59,9 +59,9 @@ extension VoiceService {
         room.status = .inProgress
         room.updatedAt = wallClock
         for participant in room.participants where !participant.isOnHold {
-            guard let session = participant.mediaSessionID else { continue }
-            player.stop(session: session)
-            room.mixer.setActive(session: session, true)
+            guard let session = participant.mediaID else { continue }
+            player.stop(session: session.rawValue)
+            room.mixer.setActive(session: session.rawValue, true)
         }
         Log.info(.platform, "conference \(room.sid) started")
     }
@@ -69,30 +69,27 @@ extension VoiceService {
     /// Puts the participant's media into the mixer once the caller's media is connected (the
     /// document may arrive first): its tap feeds the mixer, and it hears the room or hold music.
     func attachConferenceMedia(_ call: VoiceCall) {
-        guard let participant = call.conference, participant.mediaSessionID == nil, call.mediaConnected,
-              let session = call.parent.mediaSessionID else { return }
+        guard let participant = call.conference, participant.mediaID == nil, call.mediaConnected,
+              let session = call.parent.mediaID else { return }
         let room = participant.room
         let input = ConferenceInput()
         do {
-            try room.mixer.add(session: session, codec: codec(of: call.parent), input: input, muted: participant.isMuted,
+            try room.mixer.add(session: session.rawValue, codec: codec(of: call.parent), input: input, muted: participant.isMuted,
                                active: room.isStarted && !participant.isOnHold)
         } catch {
             Log.warning(.platform, "call \(call.sid): cannot join the conference's mix: \(error)")
             return leaveConference(call, reportToInterpreter: true, status: .failed)
         }
-        participant.mediaSessionID = session
+        participant.mediaID = session
         participant.input = input
         if room.isStarted && !participant.isOnHold {
-            player.stop(session: session)
+            player.stop(session: session.rawValue)
         } else {
             playShared(configuration.holdMusic ? .holdMusic : .silence, to: call.parent)
         }
         let media = self.media
-        let audioPayloadType = mediaPayloadTypes[session]
         enqueueMediaOperation(call) {
-            _ = await media.setAudioTap(session: session) { packet in
-                // Keys (RFC 4733) arrive as digits, not audio.
-                guard audioPayloadType == nil || packet.payloadType == audioPayloadType else { return }
+            _ = await media.setAudioTap(session) { packet in
                 input.receive(packet.payload, sequenceNumber: packet.sequenceNumber)
             }
         }
@@ -109,11 +106,11 @@ extension VoiceService {
         let room = participant.room
         room.participants.removeAll { $0 === participant }
         room.updatedAt = wallClock
-        if let session = participant.mediaSessionID {
-            room.mixer.remove(session: session)
-            player.stop(session: session)
+        if let session = participant.mediaID {
+            room.mixer.remove(session: session.rawValue)
+            player.stop(session: session.rawValue)
             let media = self.media
-            enqueueMediaOperation(call) { _ = await media.setAudioTap(session: session, nil) }
+            enqueueMediaOperation(call) { _ = await media.setAudioTap(session, nil) }
         }
         Log.info(.platform, "call \(call.sid) left conference \(room.sid) (\(room.participants.count) remain)")
         if room.status != .completed {

@@ -4,10 +4,11 @@ import ParleyCore
 import ParleyCrypto
 import ParleyStore
 import PlatformCore
+import PushNotifications
 import ServerMedia
 import Signaling
 import TwiML
-import WebRTC
+import VoiceREST
 
 /// The voice platform's call engine: signaling sessions, who listens for which identity, live
 /// calls with their TwiML, `<Dial>` fan-out to live connections and push bindings, bridging legs
@@ -16,25 +17,28 @@ import WebRTC
 /// An actor: every state change happens on it, and its methods never suspend in the middle of
 /// one. Slow work (webhooks, speech synthesis, fetching audio, media setup) runs in tasks whose
 /// results come back as new calls into the actor, which re-check that the call still exists.
-actor VoiceService {
-    struct Configuration: Sendable {
+package actor VoiceService {
+    package struct Configuration: Sendable {
         /// A dropped signaling socket may resume its session this long.
-        var resumeWindow: Duration = .seconds(30)
+        package var resumeWindow: Duration = .seconds(30)
         /// Clients ping at least this often (seconds; announced in `welcome`).
-        var heartbeat = 20
+        package var heartbeat = 20
         /// `<Dial>` ring time when the document gives none (TwiML default: 30 s).
-        var defaultRingTimeout = 30
+        package var defaultRingTimeout = 30
         /// Caller's media must connect this soon after the invite.
-        var mediaConnectTimeout: Duration = .seconds(15)
+        package var mediaConnectTimeout: Duration = .seconds(15)
         /// Where `<Record>` files go.
-        var recordingsDirectory = "./recordings"
+        package var recordingsDirectory = "./recordings"
         /// What held parties hear: music (true) or silence.
-        var holdMusic = true
+        package var holdMusic = true
+
+        package init() {}
     }
 
     let configuration: Configuration
     let store: any PlatformStore
-    let media: MediaTransportServer
+    /// What carries the legs' media (WebRTC sessions for clients).
+    let media: any CallMediaBridge
     let verifier: AccessTokenVerifier
     let metrics: ServerMetrics
     let player: CallMediaPlayer
@@ -46,6 +50,8 @@ actor VoiceService {
     let publicBaseURL: @Sendable () -> String
     /// Per-identity and per-key limits on connections, calls and media sessions.
     let quotas: QuotaLedger
+    /// Who carries the leg each `<Dial>` noun asks for, asked in order.
+    let dialRoutes: [any DialRoute] = [ClientDialRoute()]
 
     var sessions: [String: SignalingSession] = [:]
     var listeners: [ListenKey: [String]] = [:]
@@ -53,26 +59,24 @@ actor VoiceService {
     var calls: [String: VoiceCall] = [:]
     /// Every live leg (parent and child) by call SID → its call's parent SID.
     var legIndex: [String: String] = [:]
-    /// Media session id → leg call SID.
-    var mediaIndex: [String: String] = [:]
-    /// Media session id → its negotiated codec.
-    var mediaCodecs: [String: CallAudioCodec] = [:]
-    /// Media session id → its audio payload type (telephone-event packets are told apart by it).
-    var mediaPayloadTypes: [String: UInt8] = [:]
-    /// Media session id → its media-session quota unit, given back as soon as the engine lets the
-    /// session go (the session's terminal event gives it back too, whichever comes first).
-    var mediaLeases: [String: QuotaLease] = [:]
+    /// A leg's media → the leg's call SID.
+    var mediaIndex: [MediaLegID: String] = [:]
+    /// A leg's media → its negotiated codec.
+    var mediaCodecs: [MediaLegID: CallAudioCodec] = [:]
+    /// A leg's media → its media-session quota unit, given back as soon as the engine lets the
+    /// media go (its `.ended` event gives it back too, whichever comes first).
+    var mediaLeases: [MediaLegID: QuotaLease] = [:]
     /// Live conferences by account and name; ended ones (most recent first kept) for REST.
     var conferences: [ConferenceKey: ConferenceRoom] = [:]
     var endedConferences: [ConferenceSummary] = []
     let epoch = ContinuousClock.now
-    /// Media-server events, consumed in order by `runMediaEvents()`.
-    nonisolated let mediaEventSink: AsyncStream<PeerSessionEvent>.Continuation
-    private let mediaEvents: AsyncStream<PeerSessionEvent>
+    /// Media events, consumed in order by `runMediaEvents()`.
+    nonisolated let mediaEventSink: AsyncStream<CallMediaEvent>.Continuation
+    private let mediaEvents: AsyncStream<CallMediaEvent>
 
-    init(configuration: Configuration, store: any PlatformStore, media: MediaTransportServer,
+    package init(configuration: Configuration, store: any PlatformStore, media: any CallMediaBridge,
          verifier: AccessTokenVerifier, metrics: ServerMetrics, player: CallMediaPlayer, speech: SpeechSynthesizer,
-         fetcher: MediaFetcher, webhooks: WebhookClient, notifier: (any InviteNotifier)?, quotas: QuotaLedger,
+         fetcher: MediaFetcher, webhooks: WebhookClient, pushProviders: [String: any PushProvider], quotas: QuotaLedger,
          publicBaseURL: @escaping @Sendable () -> String) {
         self.configuration = configuration
         self.store = store
@@ -84,14 +88,14 @@ actor VoiceService {
         self.fetcher = fetcher
         self.webhooks = webhooks
         callbacks = StatusCallbackQueue(webhooks: webhooks)
-        self.notifier = notifier
+        notifier = pushProviders.isEmpty ? nil : PushNotifier(providers: pushProviders)
         self.publicBaseURL = publicBaseURL
         self.quotas = quotas
-        (mediaEvents, mediaEventSink) = AsyncStream<PeerSessionEvent>.makeStream()
+        (mediaEvents, mediaEventSink) = AsyncStream<CallMediaEvent>.makeStream()
     }
 
     /// Feeds media-server events to the engine until `shutdown()`.
-    func runMediaEvents() async {
+    package func runMediaEvents() async {
         for await event in mediaEvents { mediaEvent(event) }
     }
 
@@ -253,7 +257,7 @@ actor VoiceService {
 
     // MARK: - Shutdown
 
-    func shutdown() {
+    package func shutdown() {
         for call in Array(calls.values) {
             stopRinging(call, code: .callCancelled, reason: "the server is shutting down")
             endCall(call, status: .completed, error: ParleyError(.serviceUnavailable, reason: "the server is shutting down"))

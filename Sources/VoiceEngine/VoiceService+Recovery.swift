@@ -20,7 +20,7 @@ extension VoiceService {
     /// `failed`, both with error 31503, the end time the server's last heartbeat (never before the
     /// row's last update, never after now). Runs before the server serves, so no call it touches
     /// is live in this process. Returns how many it settled.
-    nonisolated func settleUnfinishedCalls() -> Int {
+    package nonisolated func settleUnfinishedCalls() -> Int {
         let records: [CallRecord]
         let lastAlive: Int64?
         do {
@@ -76,7 +76,7 @@ extension VoiceService {
     }
 
     /// Records the heartbeat now and every `livenessInterval` until cancelled.
-    nonisolated func recordLiveness() async {
+    package nonisolated func recordLiveness() async {
         while !Task.isCancelled {
             do { try store.recordLiveness(at: wallClock) } catch { Log.warning(.platform, "cannot record liveness: \(error)") }
             try? await Task.sleep(for: Self.livenessInterval)

@@ -60,8 +60,10 @@ public final class PlatformServer: Sendable {
 
     /// Makes the recordings directory ready (created mode 0700, proven writable), opens (or
     /// creates, mode 0600) the store, ensures the default account and key exist, and prepares the
-    /// listener. Nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, store: (any PlatformStore)? = nil) throws {
+    /// listener. Nothing listens until `start()`. `clock` times the call engine's timers (ring
+    /// timeouts, time limits, TwiML pauses, resume windows): tests pass a virtual clock.
+    public init(configuration: ServerConfiguration, store: (any PlatformStore)? = nil,
+                clock: any MonotonicClock = SystemClock()) throws {
         self.configuration = configuration
         try RecordingsDirectory.prepare(configuration.recordingsDirectory)
         let store = try store ?? SQLiteAccountStore(path: configuration.databasePath)
@@ -112,6 +114,7 @@ public final class PlatformServer: Sendable {
         self.quotas = quotas
         var voiceConfig = VoiceService.Configuration()
         voiceConfig.recordingsDirectory = configuration.recordingsDirectory
+        voiceConfig.clock = clock
         let voice = VoiceService(configuration: voiceConfig, store: store, media: bridge, verifier: verifier,
                                  metrics: metrics, player: player, speech: SpeechSynthesizer(),
                                  fetcher: try MediaFetcher(client: webhookHTTP),

@@ -1,4 +1,5 @@
 import AccessToken
+import ParleyCore
 import PlatformCore
 import Signaling
 
@@ -18,7 +19,7 @@ final class SignalingSession {
     var callSids: Set<String> = []
     /// Messages for the client while it has no socket; sent on resume (bounded).
     private var queued: [(SignalingMessage, String?)] = []
-    var detachedAt: ContinuousClock.Instant?
+    var detachedAt: MonotonicInstant?
     var expiryTask: Task<Void, Never>?
     var rateLimiter = MessageRateLimiter()
     static let maxQueued = 256
@@ -47,7 +48,7 @@ final class SignalingSession {
     /// The socket went away: keep the session for the resume window.
     func detach() {
         socket = nil
-        detachedAt = .now
+        detachedAt = SystemClock.now
     }
 
     /// A new socket resumed the session: flush what queued up meanwhile.

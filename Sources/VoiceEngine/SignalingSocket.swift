@@ -36,7 +36,7 @@ final class SignalingSocket: WebSocketDelegate, Sendable {
         var draining = false
         var closed = false
         var closeHandled = false
-        var lastSeen = ContinuousClock.now
+        var lastSeen = SystemClock.now
         var idleLimit: Duration
 
         /// Whether the caller must start the drain task.
@@ -88,7 +88,7 @@ final class SignalingSocket: WebSocketDelegate, Sendable {
         state.withLock {
             $0.phase = .attached(sessionID: sessionID)
             $0.idleLimit = idleLimit
-            $0.lastSeen = .now
+            $0.lastSeen = SystemClock.now
         }
     }
 
@@ -100,15 +100,15 @@ final class SignalingSocket: WebSocketDelegate, Sendable {
     }
 
     /// Whether nothing arrived for longer than the current limit.
-    func isSilent(at now: ContinuousClock.Instant) -> Bool {
-        state.withLock { now - $0.lastSeen > $0.idleLimit }
+    func isSilent(at now: MonotonicInstant) -> Bool {
+        state.withLock { $0.lastSeen.duration(to: now) > $0.idleLimit }
     }
 
     // MARK: Receiving (on the event loop)
 
     func webSocketReceived(_ message: WebSocketMessage) {
         let (accepted, pause, start) = state.withLock { s in
-            s.lastSeen = .now
+            s.lastSeen = SystemClock.now
             guard s.inbox.append(message) else { return (false, false, false) }
             let pause = !s.readingPaused && s.inbox.count >= Self.inboxHighWater
             if pause { s.readingPaused = true }
@@ -193,7 +193,7 @@ final class IdleSweeper: Sendable {
     private func sweep() async {
         while true {
             try? await Task.sleep(for: .seconds(1))
-            let now = ContinuousClock.now
+            let now = SystemClock.now
             let silent = state.withLock { s -> [SignalingSocket] in
                 let gone = s.sockets.values.filter { $0.isSilent(at: now) }
                 for socket in gone { s.sockets[ObjectIdentifier(socket)] = nil }

@@ -38,8 +38,8 @@ extension VoiceService {
         if room.isStarted, participant.beepsOnEnter { room.mixer.play(ConferenceBeep.enter()) }
         if request.timeLimit > 0 {
             let callSid = call.sid, id = participant.id, seconds = request.timeLimit
-            participant.limitTask = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(seconds))
+            participant.limitTask = Task { [weak self, clock] in
+                try? await clock.sleep(for: .seconds(seconds))
                 guard !Task.isCancelled else { return }
                 await self?.conferenceTimeLimitReached(callSid: callSid, participantID: id)
             }

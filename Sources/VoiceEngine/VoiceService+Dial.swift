@@ -39,8 +39,8 @@ extension VoiceService {
         let callSid = call.sid
         let generation = dial.generation
         let timeout = max(1, request.timeout)
-        dial.ringTask = Task { [weak self] in
-            try? await Task.sleep(for: .seconds(timeout))
+        dial.ringTask = Task { [weak self, clock] in
+            try? await clock.sleep(for: .seconds(timeout))
             guard !Task.isCancelled else { return }
             await self?.dialTimedOut(callSid: callSid, generation: generation)
         }
@@ -97,8 +97,8 @@ extension VoiceService {
         setUpMedia(for: leg, offer: accept.sdp, lease: lease)
         if dial.request.timeLimit > 0 {
             let callSid = call.sid, legSid = leg.sid, limit = dial.request.timeLimit
-            dial.limitTask = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(limit))
+            dial.limitTask = Task { [weak self, clock] in
+                try? await clock.sleep(for: .seconds(limit))
                 guard !Task.isCancelled else { return }
                 await self?.timeLimitReached(callSid: callSid, legSid: legSid)
             }

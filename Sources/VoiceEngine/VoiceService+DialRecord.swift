@@ -39,7 +39,7 @@ extension VoiceService {
         }
         dial.recording = DialRecording(sid: sid, recorder: recorder, sessions: [caller, callee])
         let media = self.media
-        let epoch = self.epoch
+        let epoch = mediaEpoch
         for (leg, session) in [caller, callee].enumerated() {
             enqueueMediaOperation(call) {
                 _ = await media.setAudioTap(session) { packet in

@@ -54,8 +54,8 @@ extension VoiceService {
         alert(call, ringing)
         if calls[call.sid] === call, call.outbound === ringing {
             let callSid = call.sid, seconds = max(1, request.timeout), ring = ObjectIdentifier(ringing)
-            ringing.ringTask = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(seconds))
+            ringing.ringTask = Task { [weak self, clock] in
+                try? await clock.sleep(for: .seconds(seconds))
                 guard !Task.isCancelled else { return }
                 await self?.outboundTimedOut(callSid: callSid, ring: ring)
             }
@@ -149,8 +149,8 @@ extension VoiceService {
         session.send(.connected(CallReference(callSid: leg.sid)), ref: ref)
         setUpMedia(for: leg, offer: accept.sdp, lease: lease)
         let callSid = call.sid, timeout = configuration.mediaConnectTimeout
-        Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+        Task { [weak self, clock] in
+            try? await clock.sleep(for: timeout)
             await self?.mediaConnectDeadline(callSid: callSid)
         }
         switch ringing.instructions {

@@ -72,8 +72,8 @@ extension VoiceService {
 
         let callSid = leg.sid
         let timeout = configuration.mediaConnectTimeout
-        Task { [weak self] in
-            try? await Task.sleep(for: timeout)
+        Task { [weak self, clock] in
+            try? await clock.sleep(for: timeout)
             await self?.mediaConnectDeadline(callSid: callSid)
         }
         if let application, let url = application.voiceURL {

@@ -53,7 +53,7 @@ extension VoiceService {
         call.recording = active
         if request.playBeep { playTone(ToneSource.beep(), to: call.parent) }
         let media = self.media
-        let epoch = self.epoch
+        let epoch = mediaEpoch
         enqueueMediaOperation(call) {
             _ = await media.setAudioTap(mediaID) { packet in
                 recorder.receive(packet, arrivalMicroseconds: Self.microseconds(since: epoch))
@@ -72,10 +72,9 @@ extension VoiceService {
         }
     }
 
-    /// Microseconds on the engine's monotonic clock: the recorder's arrival and status time base.
-    nonisolated static func microseconds(since epoch: ContinuousClock.Instant) -> Int64 {
-        let (s, atto) = (ContinuousClock.now - epoch).components
-        return s * 1_000_000 + atto / 1_000_000_000_000
+    /// Microseconds of real time since `epoch`: the recorder's arrival and status time base.
+    nonisolated static func microseconds(since epoch: MonotonicInstant) -> Int64 {
+        epoch.duration(to: SystemClock.now).wholeNanoseconds / 1_000
     }
 
     /// True when `digit` ended the recording in progress.

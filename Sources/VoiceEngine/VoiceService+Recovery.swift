@@ -79,7 +79,7 @@ extension VoiceService {
     package nonisolated func recordLiveness() async {
         while !Task.isCancelled {
             do { try store.recordLiveness(at: wallClock) } catch { Log.warning(.platform, "cannot record liveness: \(error)") }
-            try? await Task.sleep(for: Self.livenessInterval)
+            try? await clock.sleep(for: Self.livenessInterval)
         }
     }
 }

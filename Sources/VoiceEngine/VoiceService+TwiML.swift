@@ -129,8 +129,8 @@ extension VoiceService {
         let generation = call.timerGeneration
         let delay = max(0, deadline - nowMilliseconds)
         let callSid = call.sid
-        call.timerTask = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(delay))
+        call.timerTask = Task { [weak self, clock] in
+            try? await clock.sleep(for: .milliseconds(delay))
             guard !Task.isCancelled else { return }
             await self?.timerFired(callSid: callSid, generation: generation)
         }

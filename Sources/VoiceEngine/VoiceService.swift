@@ -31,6 +31,9 @@ package actor VoiceService {
         package var recordingsDirectory = "./recordings"
         /// What held parties hear: music (true) or silence.
         package var holdMusic = true
+        /// The time source of the engine's timers (ring timeouts, time limits, TwiML pauses, the
+        /// resume window, media connect deadlines); tests give a `VirtualClock`.
+        package var clock: any MonotonicClock = SystemClock()
 
         package init() {}
     }
@@ -69,7 +72,12 @@ package actor VoiceService {
     /// Live conferences by account and name; ended ones (most recent first kept) for REST.
     var conferences: [ConferenceKey: ConferenceRoom] = [:]
     var endedConferences: [ConferenceSummary] = []
-    let epoch = ContinuousClock.now
+    /// The engine's timers run on this clock (`Configuration.clock`).
+    nonisolated let clock: any MonotonicClock
+    /// The origin of the TwiML interpreter's milliseconds, on `clock`.
+    let epoch: MonotonicInstant
+    /// The origin of recording arrival times: media runs in real time, whatever `clock` is.
+    let mediaEpoch = SystemClock.now
     /// Media events, consumed in order by `runMediaEvents()`.
     nonisolated let mediaEventSink: AsyncStream<CallMediaEvent>.Continuation
     private let mediaEvents: AsyncStream<CallMediaEvent>
@@ -79,6 +87,8 @@ package actor VoiceService {
          fetcher: MediaFetcher, webhooks: WebhookClient, pushProviders: [String: any PushProvider], quotas: QuotaLedger,
          publicBaseURL: @escaping @Sendable () -> String) {
         self.configuration = configuration
+        clock = configuration.clock
+        epoch = configuration.clock.now
         self.store = store
         self.media = media
         self.verifier = verifier
@@ -87,7 +97,7 @@ package actor VoiceService {
         self.speech = speech
         self.fetcher = fetcher
         self.webhooks = webhooks
-        callbacks = StatusCallbackQueue(webhooks: webhooks)
+        callbacks = StatusCallbackQueue(webhooks: webhooks, clock: configuration.clock)
         notifier = pushProviders.isEmpty ? nil : PushNotifier(providers: pushProviders)
         self.publicBaseURL = publicBaseURL
         self.quotas = quotas
@@ -100,10 +110,7 @@ package actor VoiceService {
     }
 
     /// Milliseconds on the engine's monotonic clock (the TwiML interpreter's time base).
-    var nowMilliseconds: Int64 {
-        let (s, atto) = (ContinuousClock.now - epoch).components
-        return s * 1000 + atto / 1_000_000_000_000_000
-    }
+    var nowMilliseconds: Int64 { epoch.duration(to: clock.now).wholeNanoseconds / 1_000_000 }
 
     /// Seconds since the epoch (store timestamps).
     nonisolated var wallClock: Int64 { Int64(Date().timeIntervalSince1970) }
@@ -160,8 +167,8 @@ package actor VoiceService {
                                                    reason: "the client closed its signaling connection"))
         }
         let window = configuration.resumeWindow
-        session.expiryTask = Task { [weak self] in
-            try? await Task.sleep(for: window)
+        session.expiryTask = Task { [weak self, clock] in
+            try? await clock.sleep(for: window)
             guard !Task.isCancelled else { return }
             await self?.expire(sessionID: sessionID)
         }

@@ -17,7 +17,7 @@ struct VoiceHarness {
 
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
-    static func start(store: (any PlatformStore)? = nil,
+    static func start(store: (any PlatformStore)? = nil, clock: any MonotonicClock = SystemClock(),
                       configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> VoiceHarness {
         if ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"] != nil { Log.setLevel(.debug) }
         var config = ServerConfiguration()
@@ -26,7 +26,7 @@ struct VoiceHarness {
         config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(UUID().uuidString)"
         configure(&config)
         let store = store ?? InMemoryAccountStore()
-        let server = try PlatformServer(configuration: config, store: store)
+        let server = try PlatformServer(configuration: config, store: store, clock: clock)
         try server.start()
         let credentials = server.defaultCredentials
         let app = try TwiMLTestApp(authToken: credentials.account.authToken)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPWire
+import ParleyCore
 import ParleyNet
 import ParleyServer
 import ParleyStore
@@ -56,9 +57,9 @@ final class OpenParties {
 
 extension VoiceHarness {
     /// Runs `body` on a fresh harness; its parties and the harness are closed however `body` ends.
-    static func run(configure: (inout ServerConfiguration) -> Void = { _ in },
+    static func run(clock: any MonotonicClock = SystemClock(), configure: (inout ServerConfiguration) -> Void = { _ in },
                     _ body: (VoiceHarness, OpenParties) async throws -> Void) async throws {
-        let h = try await start(configure: configure)
+        let h = try await start(clock: clock, configure: configure)
         let parties = OpenParties()
         do {
             try await body(h, parties)

@@ -11,13 +11,14 @@ build: deps
 
 # Every saved fuzz crash and seed replayed through its parser, then the unit, interop and server
 # tests (real peers: curl, openssl, Python twilio/PyJWT/websockets/aiortc, Chromium, coturn).
-# Suites run one at a time: the interop peers are timing-sensitive on a 2-core machine.
+# scripts/test runs the untagged suites in two processes at once, then the suites tagged .interop
+# or .process (they start real programs, timing-sensitive on a 2-core machine) one at a time, alone.
 test: deps
 	$(SWIFT) build --build-tests
 	@for t in $(FUZZ_TARGETS); do \
 	  .build/debug/parley-fuzz replay $$t fuzz/regressions/$$t fuzz/corpus/$$t || exit 1; \
 	done
-	$(SWIFT) test --no-parallel
+	./scripts/test
 
 # A call from alice to bob through parley-server on loopback (`parley demo`): speech, DTMF, mute,
 # hold, the call's figures, bob's recording and its PESQ-WB score.

@@ -19,22 +19,19 @@ enum AddressAttribute {
         }
     }
 
-    /// Parses a value; `xor` carries the transaction ID for the XOR variants, nil for plain ones.
-    static func parse(_ value: UnsafeRawBufferPointer, xor transactionID: STUNTransactionID?) throws(WireError) -> STUNAddress {
-        var r = ByteReader(value)
-        _ = try r.readUInt8()  // reserved; ignored on receipt
-        let family = STUNAddressFamily(rawValue: try r.readUInt8())
-        let port = try r.readUInt16()
-        let ip: STUNAddress.IP
-        switch family {
-        case .ipv4:
-            guard value.count == 8 else { throw .malformed("stun: IPv4 address attribute of \(value.count) bytes") }
-            ip = .v4(try r.readUInt32())
-        case .ipv6:
-            guard value.count == 20 else { throw .malformed("stun: IPv6 address attribute of \(value.count) bytes") }
-            ip = .v6(high: try r.readUInt64(), low: try r.readUInt64())
-        default:
-            throw .malformed("stun: unknown address family \(family.rawValue)")
+    /// Parses the value of a `type` attribute; `xor` carries the transaction ID for the XOR
+    /// variants, nil for plain ones.
+    static func parse(_ value: UnsafeRawBufferPointer, _ type: STUNAttributeType,
+                      xor transactionID: STUNTransactionID?) throws(STUNError) -> STUNAddress {
+        guard value.count >= 4 else { throw .invalidValueLength(type, length: value.count) }
+        let family = STUNAddressFamily(rawValue: value[1])  // value[0] is reserved; ignored on receipt
+        guard family == .ipv4 || family == .ipv6 else { throw .unknownAddressFamily(family.rawValue) }
+        guard value.count == (family == .ipv4 ? 8 : 20) else { throw .invalidValueLength(type, length: value.count) }
+        var r = ByteReader(value, offset: 2)
+        let (port, ip) = try reading(orThrow: .invalidValueLength(type, length: value.count)) {
+            () throws(WireError) -> (UInt16, STUNAddress.IP) in
+            let port = try r.readUInt16()
+            return (port, family == .ipv4 ? .v4(try r.readUInt32()) : .v6(high: try r.readUInt64(), low: try r.readUInt64()))
         }
         let address = STUNAddress(ip: ip, port: port)
         guard let transactionID else { return address }

@@ -27,22 +27,24 @@ public struct ChannelData: Sendable, Hashable {
 
     /// Parses one ChannelData message. Over TCP the message is padded to 4 bytes (§12.5); over UDP
     /// padding is optional, so up to 3 bytes after the data are accepted and ignored.
-    public init(parsing bytes: UnsafeRawBufferPointer) throws(WireError) {
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(STUNError) {
         var r = ByteReader(bytes)
-        let number = try r.readUInt16()
-        let length = Int(try r.readUInt16())
-        guard Self.channelRange.contains(number) else {
-            throw .malformed("channeldata: channel number 0x\(String(number, radix: 16)) outside 0x4000-0x4FFF")
+        let (number, length) = try reading(orThrow: .truncated(needed: 4, available: bytes.count)) {
+            () throws(WireError) in (try r.readUInt16(), Int(try r.readUInt16()))
         }
-        let data = try r.readBytes(length)
-        guard r.remaining < 4 else { throw .malformed("channeldata: \(r.remaining) bytes after the data") }
+        guard Self.channelRange.contains(number) else { throw .channelNumberOutOfRange(number) }
+        let available = r.remaining
+        let data = try reading(orThrow: .truncated(needed: length, available: available)) {
+            () throws(WireError) in try r.readBytes(length)
+        }
+        guard r.remaining < 4 else { throw .trailingBytes(r.remaining) }
         self.init(channelNumber: number, data: data)
     }
 
     /// Parses a message held in an array.
-    public init(parsing bytes: [UInt8]) throws(WireError) {
+    public init(parsing bytes: [UInt8]) throws(STUNError) {
         // `withUnsafeBytes` rethrows untyped errors, so carry the typed one out in a Result.
-        let result = bytes.withUnsafeBytes { raw in Result { () throws(WireError) in try ChannelData(parsing: raw) } }
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(STUNError) in try ChannelData(parsing: raw) } }
         self = try result.get()
     }
 
@@ -62,11 +64,9 @@ public struct ChannelData: Sendable, Hashable {
     /// Appends the message; `padded` rounds it to 4 bytes with zeros, as TCP and TLS require
     /// (§12.5). Throws, writing nothing, for a channel number outside 0x4000–0x4FFF or more than
     /// 65,535 bytes of data.
-    public func serialize(into writer: inout ByteWriter, padded: Bool = false) throws(WireError) {
-        guard Self.channelRange.contains(channelNumber) else {
-            throw .malformed("channeldata: channel number 0x\(String(channelNumber, radix: 16)) outside 0x4000-0x4FFF")
-        }
-        guard data.count <= 0xFFFF else { throw .malformed("channeldata: \(data.count) bytes exceed 65535") }
+    public func serialize(into writer: inout ByteWriter, padded: Bool = false) throws(STUNError) {
+        guard Self.channelRange.contains(channelNumber) else { throw .channelNumberOutOfRange(channelNumber) }
+        guard data.count <= 0xFFFF else { throw .channelDataTooLong(data.count) }
         writer.writeUInt16(channelNumber)
         writer.writeUInt16(UInt16(data.count))
         writer.writeBytes(data)
@@ -74,7 +74,7 @@ public struct ChannelData: Sendable, Hashable {
     }
 
     /// The message as a new array; see `serialize(into:padded:)`.
-    public func serialized(padded: Bool = false) throws(WireError) -> [UInt8] {
+    public func serialized(padded: Bool = false) throws(STUNError) -> [UInt8] {
         var writer = ByteWriter(capacity: serializedSize(padded: padded))
         try serialize(into: &writer, padded: padded)
         return writer.take()

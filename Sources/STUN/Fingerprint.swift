@@ -31,16 +31,14 @@ enum Fingerprint {
 extension STUNMessage {
     /// Checks the FINGERPRINT of a received message (RFC 8489 §14.7). Throws if `bytes` is not a
     /// well-formed message.
-    public static func verifyFingerprint(of bytes: UnsafeRawBufferPointer) throws(WireError) -> STUNVerification {
+    public static func verifyFingerprint(of bytes: UnsafeRawBufferPointer) throws(STUNError) -> STUNVerification {
         var walker = try AttributeWalker(bytes)
         var found: AttributeWalker.Raw?
         while let raw = try walker.next() {
             if raw.type == .fingerprint { found = raw }
         }
         guard let found else { return .absent }
-        guard found.value.count == 4 else { throw .malformed("stun: FINGERPRINT of \(found.value.count) bytes") }
-        var r = ByteReader(found.value)
-        let received = try r.readUInt32()
+        let received = try STUNAttribute.fixed32(found.value, .fingerprint)
         let crc = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<found.offset]))
         return crc ^ Fingerprint.xorValue == received ? .valid : .invalid
     }

@@ -3,27 +3,22 @@ import WireKit
 extension STUNAttribute {
     /// Decodes one attribute value (without padding). XOR-encoded addresses need the message's
     /// transaction ID (RFC 8489 §14.2). Every fixed-size value must have exactly its size.
-    init(type: STUNAttributeType, value v: UnsafeRawBufferPointer, transactionID id: STUNTransactionID) throws(WireError) {
+    init(type: STUNAttributeType, value v: UnsafeRawBufferPointer, transactionID id: STUNTransactionID) throws(STUNError) {
         switch type {
-        case .mappedAddress: self = .mappedAddress(try AddressAttribute.parse(v, xor: nil))
-        case .xorMappedAddress: self = .xorMappedAddress(try AddressAttribute.parse(v, xor: id))
-        case .alternateServer: self = .alternateServer(try AddressAttribute.parse(v, xor: nil))
-        case .xorPeerAddress: self = .xorPeerAddress(try AddressAttribute.parse(v, xor: id))
-        case .xorRelayedAddress: self = .xorRelayedAddress(try AddressAttribute.parse(v, xor: id))
-        case .username:
-            self = .username(try TextAttribute.parse(v, maxBytes: TextAttribute.usernameMaxBytes, name: "USERNAME"))
-        case .realm: self = .realm(try TextAttribute.parse(v, maxBytes: TextAttribute.textMaxBytes, name: "REALM"))
-        case .nonce: self = .nonce(try TextAttribute.parse(v, maxBytes: TextAttribute.textMaxBytes, name: "NONCE"))
-        case .software:
-            self = .software(try TextAttribute.parse(v, maxBytes: TextAttribute.textMaxBytes, name: "SOFTWARE"))
+        case .mappedAddress: self = .mappedAddress(try AddressAttribute.parse(v, type, xor: nil))
+        case .xorMappedAddress: self = .xorMappedAddress(try AddressAttribute.parse(v, type, xor: id))
+        case .alternateServer: self = .alternateServer(try AddressAttribute.parse(v, type, xor: nil))
+        case .xorPeerAddress: self = .xorPeerAddress(try AddressAttribute.parse(v, type, xor: id))
+        case .xorRelayedAddress: self = .xorRelayedAddress(try AddressAttribute.parse(v, type, xor: id))
+        case .username: self = .username(try TextAttribute.parse(v, type, maxBytes: TextAttribute.usernameMaxBytes))
+        case .realm: self = .realm(try TextAttribute.parse(v, type, maxBytes: TextAttribute.textMaxBytes))
+        case .nonce: self = .nonce(try TextAttribute.parse(v, type, maxBytes: TextAttribute.textMaxBytes))
+        case .software: self = .software(try TextAttribute.parse(v, type, maxBytes: TextAttribute.textMaxBytes))
         case .messageIntegrity:
-            guard v.count == 20 else { throw .malformed("stun: MESSAGE-INTEGRITY of \(v.count) bytes") }
+            try STUNIntegrity.Algorithm.sha1.checkReceivedLength(v.count)
             self = .messageIntegrity(Array(v))
         case .messageIntegritySHA256:
-            // §14.6: at least 16 bytes, at most 32, a multiple of 4.
-            guard (16...32).contains(v.count), v.count % 4 == 0 else {
-                throw .malformed("stun: MESSAGE-INTEGRITY-SHA256 of \(v.count) bytes")
-            }
+            try STUNIntegrity.Algorithm.sha256.checkReceivedLength(v.count)
             self = .messageIntegritySHA256(Array(v))
         case .fingerprint: self = .fingerprint(try Self.fixed32(v, type))
         case .errorCode: self = .errorCode(try STUNErrorCode(parsing: v))
@@ -91,19 +86,18 @@ extension STUNAttribute {
         w.writeZeros((4 - length % 4) % 4)
     }
 
-    private static func fixed32(_ v: UnsafeRawBufferPointer, _ type: STUNAttributeType) throws(WireError) -> UInt32 {
-        guard v.count == 4 else { throw .malformed("stun: \(type) of \(v.count) bytes, want 4") }
-        var r = ByteReader(v)
-        return try r.readUInt32()
+    /// A 4-byte value, such as PRIORITY, LIFETIME or FINGERPRINT.
+    static func fixed32(_ v: UnsafeRawBufferPointer, _ type: STUNAttributeType) throws(STUNError) -> UInt32 {
+        guard v.count == 4 else { throw .invalidValueLength(type, length: v.count) }
+        return UInt32(bigEndian: v.loadUnaligned(as: UInt32.self))
     }
 
-    private static func fixed64(_ v: UnsafeRawBufferPointer, _ type: STUNAttributeType) throws(WireError) -> UInt64 {
-        guard v.count == 8 else { throw .malformed("stun: \(type) of \(v.count) bytes, want 8") }
-        var r = ByteReader(v)
-        return try r.readUInt64()
+    private static func fixed64(_ v: UnsafeRawBufferPointer, _ type: STUNAttributeType) throws(STUNError) -> UInt64 {
+        guard v.count == 8 else { throw .invalidValueLength(type, length: v.count) }
+        return UInt64(bigEndian: v.loadUnaligned(as: UInt64.self))
     }
 
-    private static func empty(_ v: UnsafeRawBufferPointer, _ type: STUNAttributeType) throws(WireError) {
-        guard v.isEmpty else { throw .malformed("stun: \(type) of \(v.count) bytes, want 0") }
+    private static func empty(_ v: UnsafeRawBufferPointer, _ type: STUNAttributeType) throws(STUNError) {
+        guard v.isEmpty else { throw .invalidValueLength(type, length: v.count) }
     }
 }

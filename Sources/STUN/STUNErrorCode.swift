@@ -39,17 +39,17 @@ public struct STUNErrorCode: Sendable, Hashable, CustomStringConvertible {
 
     var valueLength: Int { 4 + reason.utf8.count }
 
-    init(parsing value: UnsafeRawBufferPointer) throws(WireError) {
-        var r = ByteReader(value)
-        let word = try r.readUInt32()
-        let errorClass = UInt16(word >> 8 & 0x7)
-        let number = UInt16(word & 0xFF)
+    init(parsing value: UnsafeRawBufferPointer) throws(STUNError) {
+        guard value.count >= 4 else { throw .invalidValueLength(.errorCode, length: value.count) }
+        let errorClass = UInt16(value[2] & 0x7)
+        let number = UInt16(value[3])
         // Class 3–6 and number 0–99, so the code re-encodes to the same bits.
         guard (3...6).contains(errorClass), number < 100 else {
-            throw .malformed("stun: ERROR-CODE class \(errorClass) number \(number)")
+            throw .invalidErrorCode(errorClass: errorClass, number: number)
         }
         code = errorClass * 100 + number
-        reason = try TextAttribute.parse(try r.readSlice(r.remaining), maxBytes: 763, name: "ERROR-CODE reason")
+        reason = try TextAttribute.parse(UnsafeRawBufferPointer(rebasing: value[4...]), .errorCode,
+                                         maxBytes: TextAttribute.textMaxBytes)
     }
 
     func serialize(into w: inout ByteWriter) {

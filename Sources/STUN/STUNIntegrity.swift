@@ -53,9 +53,7 @@ public struct STUNIntegrity: Sendable {
         md5(Array("\(username):\(realm):\(password)".utf8))
     }
 
-    var attributeType: STUNAttributeType {
-        algorithm == .sha1 ? .messageIntegrity : .messageIntegritySHA256
-    }
+    var attributeType: STUNAttributeType { algorithm.attributeType }
 
     var macLength: Int { algorithm == .sha1 ? 20 : 32 }
 
@@ -80,7 +78,7 @@ extension STUNMessage {
     /// (RFC 8489 §14.5, §14.6). The comparison takes constant time. Throws if `bytes` is not a
     /// well-formed message.
     public static func verifyIntegrity(of bytes: UnsafeRawBufferPointer,
-                                       using integrity: STUNIntegrity) throws(WireError) -> STUNVerification {
+                                       using integrity: STUNIntegrity) throws(STUNError) -> STUNVerification {
         var walker = try AttributeWalker(bytes)
         var found: AttributeWalker.Raw?
         while let raw = try walker.next() {
@@ -88,14 +86,7 @@ extension STUNMessage {
         }
         guard let found else { return .absent }
         let received = found.value
-        switch integrity.algorithm {
-        case .sha1:
-            guard received.count == 20 else { throw .malformed("stun: MESSAGE-INTEGRITY of \(received.count) bytes") }
-        case .sha256:
-            guard (16...32).contains(received.count), received.count % 4 == 0 else {
-                throw .malformed("stun: MESSAGE-INTEGRITY-SHA256 of \(received.count) bytes")
-            }
-        }
+        try integrity.algorithm.checkReceivedLength(received.count)
         var covered = Array(bytes[..<found.offset])
         let length = found.offset - STUNMessage.headerSize + 4 + received.count
         covered[2] = UInt8(truncatingIfNeeded: length >> 8)
@@ -105,5 +96,19 @@ extension STUNMessage {
         var difference: UInt8 = 0
         for (a, b) in zip(mac, received) { difference |= a ^ b }
         return difference == 0 ? .valid : .invalid
+    }
+}
+
+extension STUNIntegrity.Algorithm {
+    var attributeType: STUNAttributeType { self == .sha1 ? .messageIntegrity : .messageIntegritySHA256 }
+
+    /// Refuses a received MAC of a length the attribute does not allow: MESSAGE-INTEGRITY is 20
+    /// bytes (RFC 8489 §14.5); MESSAGE-INTEGRITY-SHA256 16 to 32, a multiple of 4 (§14.6).
+    func checkReceivedLength(_ length: Int) throws(STUNError) {
+        let allowed = switch self {
+        case .sha1: length == 20
+        case .sha256: (16...32).contains(length) && length % 4 == 0
+        }
+        guard allowed else { throw .invalidValueLength(attributeType, length: length) }
     }
 }

@@ -7,24 +7,19 @@ extension STUNMessage {
     /// Throws for a short or inconsistent header, a wrong magic cookie, an attribute running past
     /// the end, a known attribute with a malformed value, or attributes after MESSAGE-INTEGRITY
     /// other than MESSAGE-INTEGRITY-SHA256 and FINGERPRINT, or after FINGERPRINT (RFC 8489 §14.5–14.7).
-    public init(parsing bytes: UnsafeRawBufferPointer) throws(WireError) {
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(STUNError) {
         var walker = try AttributeWalker(bytes)
         var attributes: [STUNAttribute] = []
         while let raw = try walker.next() {
-            do {
-                attributes.append(try STUNAttribute(type: raw.type, value: raw.value, transactionID: walker.header.transactionID))
-            } catch .truncated {
-                // The message is whole; it is the attribute's value that is too short.
-                throw .malformed("stun: \(raw.type) value of \(raw.value.count) bytes is too short")
-            }
+            attributes.append(try STUNAttribute(type: raw.type, value: raw.value, transactionID: walker.header.transactionID))
         }
         self.init(type: walker.header.type, transactionID: walker.header.transactionID, attributes: attributes)
     }
 
     /// Parses a message held in an array.
-    public init(parsing bytes: [UInt8]) throws(WireError) {
+    public init(parsing bytes: [UInt8]) throws(STUNError) {
         // `withUnsafeBytes` rethrows untyped errors, so carry the typed one out in a Result.
-        let result = bytes.withUnsafeBytes { raw in Result { () throws(WireError) in try STUNMessage(parsing: raw) } }
+        let result = bytes.withUnsafeBytes { raw in Result { () throws(STUNError) in try STUNMessage(parsing: raw) } }
         self = try result.get()
     }
 
@@ -52,20 +47,20 @@ struct STUNHeader {
     var length: Int
     var transactionID: STUNTransactionID
 
-    init(_ bytes: UnsafeRawBufferPointer) throws(WireError) {
+    init(_ bytes: UnsafeRawBufferPointer) throws(STUNError) {
         var r = ByteReader(bytes)
-        let rawType = try r.readUInt16()
-        let length = Int(try r.readUInt16())
-        let cookie = try r.readUInt32()
-        let high = try r.readUInt32()
-        let low = try r.readUInt64()
+        let (rawType, length, cookie, high, low) = try reading(
+            orThrow: .truncated(needed: STUNMessage.headerSize, available: bytes.count)
+        ) { () throws(WireError) in
+            (try r.readUInt16(), Int(try r.readUInt16()), try r.readUInt32(), try r.readUInt32(), try r.readUInt64())
+        }
         // §5: the most significant two bits of every STUN message are zero.
-        guard rawType & 0xC000 == 0 else { throw .malformed("stun: top bits of message type set") }
-        guard cookie == STUNMessage.magicCookie else { throw .malformed("stun: bad magic cookie") }
+        guard rawType & 0xC000 == 0 else { throw .topBitsSet }
+        guard cookie == STUNMessage.magicCookie else { throw .badMagicCookie(cookie) }
         // §5: the length excludes the header and is a multiple of 4, as all attributes are padded.
-        guard length % 4 == 0 else { throw .malformed("stun: message length \(length) not a multiple of 4") }
+        guard length % 4 == 0 else { throw .unalignedLength(length) }
         guard r.remaining >= length else { throw .truncated(needed: length, available: r.remaining) }
-        guard r.remaining == length else { throw .malformed("stun: \(r.remaining - length) bytes after the message") }
+        guard r.remaining == length else { throw .trailingBytes(r.remaining - length) }
         self.type = STUNMessageType(encoded: rawType)
         self.length = length
         self.transactionID = STUNTransactionID(high: high, low: low)
@@ -90,43 +85,48 @@ struct AttributeWalker {
     private var seenIntegritySHA256 = false
     private var seenFingerprint = false
 
-    init(_ bytes: UnsafeRawBufferPointer) throws(WireError) {
+    init(_ bytes: UnsafeRawBufferPointer) throws(STUNError) {
         header = try STUNHeader(bytes)
         reader = ByteReader(bytes, offset: STUNMessage.headerSize)
     }
 
-    mutating func next() throws(WireError) -> Raw? {
+    mutating func next() throws(STUNError) -> Raw? {
         guard !reader.isAtEnd else { return nil }
         let offset = reader.offset
-        let type = STUNAttributeType(rawValue: try reader.readUInt16())
-        let length = Int(try reader.readUInt16())
-        guard length <= reader.remaining else {
-            throw .malformed("stun: \(type) length \(length) runs past the end (\(reader.remaining) left)")
+        // The Message Length is 4-aligned and so is every padded attribute, so a whole header fits.
+        let (rawType, length) = try reading(orThrow: .truncated(needed: 4, available: reader.bytes.count - offset)) {
+            () throws(WireError) in (try reader.readUInt16(), Int(try reader.readUInt16()))
         }
-        let value = try reader.readSlice(length)
-        // §14: values are padded to 4 bytes; the header length is 4-aligned so padding must fit.
+        let type = STUNAttributeType(rawValue: rawType)
+        // §14: values are padded to 4 bytes; as the Message Length is 4-aligned, a value that fits
+        // leaves room for its padding.
         let padding = (4 - length % 4) % 4
-        guard padding <= reader.remaining else { throw .malformed("stun: \(type) is missing its padding") }
-        try reader.skip(padding)
+        let available = reader.remaining
+        let value = try reading(orThrow: .attributePastEnd(type, length: length, available: available)) {
+            () throws(WireError) in
+            let value = try reader.readSlice(length)
+            try reader.skip(padding)
+            return value
+        }
         try checkOrder(type)
         return Raw(type: type, offset: offset, value: value)
     }
 
-    private mutating func checkOrder(_ type: STUNAttributeType) throws(WireError) {
-        if seenFingerprint { throw .malformed("stun: \(type) after FINGERPRINT") }
+    private mutating func checkOrder(_ type: STUNAttributeType) throws(STUNError) {
+        if seenFingerprint { throw .misplacedAttribute(type, after: .fingerprint) }
+        let lastIntegrity: STUNAttributeType? = seenIntegritySHA256 ? .messageIntegritySHA256
+            : seenIntegrity ? .messageIntegrity : nil
         switch type {
         case .fingerprint:
             seenFingerprint = true
         case .messageIntegritySHA256:
-            if seenIntegritySHA256 { throw .malformed("stun: second MESSAGE-INTEGRITY-SHA256") }
+            if seenIntegritySHA256 { throw .misplacedAttribute(type, after: .messageIntegritySHA256) }
             seenIntegritySHA256 = true
         case .messageIntegrity:
-            if seenIntegrity || seenIntegritySHA256 { throw .malformed("stun: MESSAGE-INTEGRITY out of place") }
+            if let lastIntegrity { throw .misplacedAttribute(type, after: lastIntegrity) }
             seenIntegrity = true
         default:
-            if seenIntegrity || seenIntegritySHA256 {
-                throw .malformed("stun: \(type) after MESSAGE-INTEGRITY; only FINGERPRINT may follow")
-            }
+            if let lastIntegrity { throw .misplacedAttribute(type, after: lastIntegrity) }
         }
     }
 }

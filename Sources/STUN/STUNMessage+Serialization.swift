@@ -15,7 +15,7 @@ extension STUNMessage {
     ///
     /// Throws, writing nothing, if the attributes exceed the 16-bit Message Length (65,535 bytes).
     public func serialize(into writer: inout ByteWriter, integrity: STUNIntegrity? = nil,
-                          fingerprint: Bool = false) throws(WireError) {
+                          fingerprint: Bool = false) throws(STUNError) {
         let stripIntegrity = integrity != nil
         let stripFingerprint = stripIntegrity || fingerprint
         func kept(_ a: STUNAttribute) -> Bool {
@@ -30,7 +30,7 @@ extension STUNMessage {
         let keptLength = length
         if let integrity { length += 4 + integrity.macLength }
         if fingerprint { length += 8 }
-        guard length <= 0xFFFF else { throw .malformed("stun: \(length) attribute bytes exceed 65535") }
+        guard length <= 0xFFFF else { throw .messageTooLong(attributeBytes: length) }
 
         let start = writer.count
         writer.writeUInt16(type.encoded)
@@ -46,7 +46,7 @@ extension STUNMessage {
     }
 
     /// The message as a new array; see `serialize(into:integrity:fingerprint:)`.
-    public func serialized(integrity: STUNIntegrity? = nil, fingerprint: Bool = false) throws(WireError) -> [UInt8] {
+    public func serialized(integrity: STUNIntegrity? = nil, fingerprint: Bool = false) throws(STUNError) -> [UInt8] {
         var writer = ByteWriter(capacity: serializedSize + 64)
         try serialize(into: &writer, integrity: integrity, fingerprint: fingerprint)
         return writer.take()

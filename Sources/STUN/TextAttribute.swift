@@ -11,23 +11,20 @@ enum TextAttribute {
     /// REALM, NONCE, SOFTWARE and reasons: fewer than 128 characters, at most 763 bytes.
     static let textMaxBytes = 763
 
-    static func parse(_ value: UnsafeRawBufferPointer, maxBytes: Int, name: String) throws(WireError) -> String {
-        guard value.count <= maxBytes else { throw .malformed("stun: \(name) of \(value.count) bytes") }
-        guard let text = String(validating: value, as: UTF8.self) else {
-            throw .malformed("stun: \(name) is not UTF-8")
-        }
+    /// The text of a `type` attribute (or of ERROR-CODE's reason, with `type` `.errorCode`).
+    static func parse(_ value: UnsafeRawBufferPointer, _ type: STUNAttributeType, maxBytes: Int) throws(STUNError) -> String {
+        guard value.count <= maxBytes else { throw .textTooLong(type, length: value.count) }
+        guard let text = String(validating: value, as: UTF8.self) else { throw .textNotUTF8(type) }
         return text
     }
 }
 
 /// UNKNOWN-ATTRIBUTES (RFC 8489 §14.13): the 16-bit types a 420 response did not understand.
 enum UnknownAttributesAttribute {
-    static func parse(_ value: UnsafeRawBufferPointer) throws(WireError) -> [STUNAttributeType] {
-        guard value.count % 2 == 0 else { throw .malformed("stun: UNKNOWN-ATTRIBUTES of odd length \(value.count)") }
-        var r = ByteReader(value)
-        var types: [STUNAttributeType] = []
-        types.reserveCapacity(value.count / 2)
-        while !r.isAtEnd { types.append(STUNAttributeType(rawValue: try r.readUInt16())) }
-        return types
+    static func parse(_ value: UnsafeRawBufferPointer) throws(STUNError) -> [STUNAttributeType] {
+        guard value.count % 2 == 0 else { throw .invalidValueLength(.unknownAttributes, length: value.count) }
+        return stride(from: 0, to: value.count, by: 2).map {
+            STUNAttributeType(rawValue: UInt16(value[$0]) << 8 | UInt16(value[$0 + 1]))
+        }
     }
 }

@@ -1,11 +1,12 @@
 import AudioCore
 import Foundation
 import ParleyCore
+import ParleyTestSupport
 import Testing
 
 /// Files written by real tools (`sox`, `espeak-ng`) parse, and what Parley writes, sox reads.
 /// scripts/install-deps installs both; without them these tests fail, they do not skip.
-@Suite struct WAVFileInteropTests {
+@Suite(.tags(.interop)) struct WAVFileInteropTests {
     static func tool(_ name: String) -> String? {
         ["/usr/bin/", "/usr/local/bin/", "/opt/homebrew/bin/"].map { $0 + name }
             .first { FileManager.default.isExecutableFile(atPath: $0) }

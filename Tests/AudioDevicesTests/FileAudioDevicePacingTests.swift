@@ -3,9 +3,10 @@ import Synchronization
 import Testing
 import AudioCore
 import AudioDevices
+import ParleyTestSupport
 
 /// Real threads and the real clock: bounds are generous because CI machines are loaded.
-@Suite(.serialized) struct FileAudioDevicePacingTests {
+@Suite(.serialized, .tags(.realTime)) struct FileAudioDevicePacingTests {
     static let second = AudioTestSupport.sine(frequency: 440, levelDBFS: -6, sampleRate: 48_000, frames: 48_000)
 
     @Test func realTimeDeliversAboutOneHundredBuffersPerSecond() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 import AudioCore
 import AudioDevices
@@ -6,7 +7,7 @@ import AudioDevices
 /// Against a real PulseAudio daemon (Debian package `pulseaudio`), started per test with only a
 /// null sink on a private socket: what the device plays into the sink, it records from the
 /// sink's monitor. scripts/install-deps installs the daemon; without it these tests fail.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.interop))
 struct PulseAudioLoopbackTests {
     /// A daemon in a temporary directory. It exits by itself 3 s after its last client leaves,
     /// so even a crashed test leaves nothing running; normally `deinit` kills it at once.

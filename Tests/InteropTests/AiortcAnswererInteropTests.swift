@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 import WebRTC
 
@@ -7,7 +8,7 @@ import WebRTC
 /// 440 Hz tone from us, 660 Hz from aiortc; each side checks what it heard.
 ///
 /// Needs the project venv (`.venv` with aiortc and numpy); without it the test fails, it does not skip.
-@Suite(.serialized) struct AiortcAnswererInteropTests {
+@Suite(.serialized, .tags(.interop)) struct AiortcAnswererInteropTests {
     @Test(.timeLimit(.minutes(1))) func aiortcAnswersOurOffer() async throws {
         let pc = try PeerConnection()
         let offer = try await pc.createOffer()

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 
 /// Chromium (libwebrtc, the browser's WebRTC) offers its fake microphone to `POST /v1/echo` of a real
@@ -9,7 +10,7 @@ import Testing
 /// Everything runs in a private network + PID namespace with only `lo` (see `ChromiumEchoRun`).
 /// Needs root, `chromium`, `iproute2`, `util-linux` and `python3` (scripts/install-deps); without
 /// them the test fails, it does not skip.
-@Suite(.serialized) struct ChromiumEchoInteropTests {
+@Suite(.serialized, .tags(.interop)) struct ChromiumEchoInteropTests {
     @Test(.timeLimit(.minutes(1))) func chromiumConnectsAndHearsItsEcho() async throws {
         let started = ContinuousClock.now
         let run = try ChromiumEchoRun(statsMilliseconds: 4000)

@@ -4,6 +4,7 @@ import HTTPWire
 import ParleyNet
 import ParleyServer
 import ParleyStore
+import ParleyTestSupport
 import Testing
 import WebRTC
 
@@ -12,7 +13,7 @@ import WebRTC
 /// SSRC, RTCP, then DELETE ends the session.
 ///
 /// Needs the project venv (`.venv` with aiortc and numpy); without it the test fails, it does not skip.
-@Suite(.serialized) struct EchoInteropTests {
+@Suite(.serialized, .tags(.interop)) struct EchoInteropTests {
     static func startServer() throws -> PlatformServer {
         var config = ServerConfiguration()
         config.port = 0

@@ -8,7 +8,7 @@ import Testing
 /// PESQ-WB (the `pesq` package in the project venv) against the original: the quality
 /// targets, checked on every `make test`. Needs espeak-ng and the venv (scripts/install-deps);
 /// without them the test fails, it does not skip.
-@Suite(.serialized) struct SpeechQualityInteropTests {
+@Suite(.serialized, .tags(.interop)) struct SpeechQualityInteropTests {
     static func speech() throws -> [Int16] {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-quality-\(getpid()).wav").path
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -11,7 +11,7 @@ import WebRTC
 /// and the selected local candidate must be the relayed one.
 ///
 /// Needs `turnserver` (apt `coturn`, see scripts/install-deps); without it the test fails, it does not skip.
-@Suite(.serialized) struct TURNRelayInteropTests {
+@Suite(.serialized, .tags(.interop)) struct TURNRelayInteropTests {
     @Test(.timeLimit(.minutes(1))) func relayOnlyCallWithLongTermCredentials() async throws {
         let port = UInt16.random(in: 41_000...44_000)
         let coturn = try await Self.startCoturn(port: port, auth: ["--lt-cred-mech", "--user=parley:secret"])

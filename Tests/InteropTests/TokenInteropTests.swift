@@ -2,6 +2,7 @@ import AccessToken
 import Foundation
 import JSONWire
 import ParleyCore
+import ParleyTestSupport
 import Testing
 
 /// Tokens minted by the Python `twilio` library verify in Parley with identical claims, and tokens
@@ -9,7 +10,7 @@ import Testing
 ///
 /// Needs the project venv (`.venv` at the package root, with `twilio` and `pyjwt`); without it these
 /// tests fail, they do not skip.
-@Suite struct TokenInteropTests {
+@Suite(.tags(.interop)) struct TokenInteropTests {
     static let account = "AC" + String(repeating: "0123456789abcdef", count: 2)
     static let key = "SK" + String(repeating: "fedcba9876543210", count: 2)
     static let secret = "interopSecret0123456789abcdefABCD"

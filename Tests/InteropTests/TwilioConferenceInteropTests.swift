@@ -10,7 +10,7 @@ import Testing
 /// The official `twilio` Python library lists and fetches a live conference and its participants,
 /// then sees it completed once the participant with endConferenceOnExit hangs up. Needs the venv;
 /// without it the test fails, it does not skip.
-@Suite struct TwilioConferenceInteropTests {
+@Suite(.tags(.interop)) struct TwilioConferenceInteropTests {
     static let script = """
         import json, sys
         from twilio.rest import Client

@@ -10,7 +10,7 @@ import Testing
 /// The official `twilio` Python library manages API keys on a running server (`client.new_keys
 /// .create`, `client.keys.list`, `client.keys(sid).fetch/.delete`), and deleting a key through it
 /// ends the signaling session that key's token opened (error 20103, close 4401). Needs the venv.
-@Suite struct TwilioKeysInteropTests {
+@Suite(.tags(.interop)) struct TwilioKeysInteropTests {
     @Test(.timeLimit(.minutes(1))) func twilioLibraryManagesKeysAndDeletingOneBites() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-keys-interop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -15,7 +15,7 @@ import Testing
 /// and participant mute, hold and kick. It also checks which fields the library reads as `None`
 /// against the list docs/voice.md gives as not applicable. Needs the venv; without it the test
 /// fails, it does not skip.
-@Suite(.serialized) struct TwilioLiveRESTInteropTests {
+@Suite(.serialized, .tags(.interop)) struct TwilioLiveRESTInteropTests {
     static let script = TwilioScriptPrelude.source + """
         import io
         import av, numpy, requests

@@ -13,7 +13,7 @@ import VoiceREST
 /// pointed at an in-process server running `TwilioRESTRouter`, manages applications, lists and
 /// fetches calls over several pages with filters, updates a live call, and lists recordings.
 /// Needs the venv; without it the test fails, it does not skip.
-@Suite struct TwilioRESTInteropTests {
+@Suite(.tags(.interop)) struct TwilioRESTInteropTests {
     @Test func twilioLibraryDrivesTheRESTAPI() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-rest-interop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -12,7 +12,7 @@ import Testing
 /// `client.applications.create`, a TwiML app whose every request (Voice URL and status callbacks)
 /// is checked by `twilio.request_validator.RequestValidator`, a real call between two clients, and
 /// the live call listed, fetched and hung up with `client.calls(sid).update(status="completed")`.
-@Suite struct VoicePlatformInteropTests {
+@Suite(.tags(.interop)) struct VoicePlatformInteropTests {
     /// A TwiML application in Python: answers `/voice` with a `<Dial>` to bob, `/status` with 204,
     /// and appends `{"path", "valid", "params"}` to a log file for every request.
     static let appScript = """

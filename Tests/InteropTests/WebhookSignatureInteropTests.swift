@@ -1,11 +1,12 @@
 import JSONWire
 import ParleyCrypto
+import ParleyTestSupport
 import Testing
 
 /// Parley's `X-Twilio-Signature` against the real `twilio` library's `RequestValidator`: for each
 /// case, Python must compute the same signature string, accept Parley's signature, and Parley must
 /// accept Python's. Needs the project venv (see `Python` in TokenInteropTests.swift).
-@Suite struct WebhookSignatureInteropTests {
+@Suite(.tags(.interop)) struct WebhookSignatureInteropTests {
     struct Case {
         let name: String
         let token: String

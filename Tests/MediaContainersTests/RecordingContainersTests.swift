@@ -2,6 +2,7 @@ import Foundation
 import MediaContainers
 import ParleyCore
 import ParleyOpus
+import ParleyTestSupport
 import ParleyVPX
 import Testing
 import VideoCore
@@ -9,7 +10,7 @@ import VideoCore
 /// The containers recordings are written in, read back by FFmpeg's `ffprobe` (Debian's ffmpeg):
 /// an Ogg Opus file of two seconds of tone and an IVF file of thirty VP8 frames, with their
 /// codecs, durations and frame counts as written.
-@Suite struct RecordingContainersTests {
+@Suite(.tags(.interop)) struct RecordingContainersTests {
     static func ffprobe(_ path: String, _ entries: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")

@@ -7,7 +7,7 @@ import Testing
 /// or whose application keeps it from connecting (`<Pause length="60">` first), is canceled when
 /// its time is up and exits 1; `parley listen` with no caller exits 1 when its time is up. Each
 /// process is given a few seconds past its bound to exit; without the bound it would run 30–60 s.
-@Suite(.serialized) struct CallDurationTests {
+@Suite(.serialized, .tags(.process)) struct CallDurationTests {
     static let grace = Duration.seconds(8)
 
     @Test(.timeLimit(.minutes(1))) func listenWithoutACallerEndsAtItsDuration() async throws {

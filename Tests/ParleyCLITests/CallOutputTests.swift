@@ -5,7 +5,7 @@ import Testing
 /// What `parley call` / `parley listen` / `parley demo` print: the call's figures however the call
 /// ends (the far end, the REST API or the application's TwiML ending it, not only a local hangup),
 /// an invite's custom parameters, and the demo's PESQ-WB score.
-@Suite(.serialized) struct CallOutputTests {
+@Suite(.serialized, .tags(.process)) struct CallOutputTests {
     /// The figure lines `CallConsole.printStats` prints, after the call's `disconnected`.
     static func expectFigures(after disconnect: String = "disconnected", in output: String, _ who: String) {
         guard let end = output.range(of: disconnect) else {

@@ -8,7 +8,7 @@ import Testing
 /// `completed`), a ringing one is canceled (the callee's invite is withdrawn, `canceled`), and a
 /// listener stops listening. Without that the server waits out its 30 s resume window and the
 /// ringing call ends `no-answer`. The far end's wait is bounded well below those 30 s.
-@Suite(.serialized) struct CallSignalTests {
+@Suite(.serialized, .tags(.process)) struct CallSignalTests {
     /// Well below the server's 30 s resume and ring windows: what "at once" may take on a busy machine.
     static let promptly = Duration.seconds(8)
 

@@ -6,7 +6,7 @@ import Testing
 /// exists: it appears in that command's synopsis in `parley help` (or in `parley-server --help`).
 /// Command lines are read from fenced code blocks (with their indented continuation lines) and
 /// inline code spans; a line ends at the next command, a shell separator or a comment.
-@Suite struct DocumentedFlagsTests {
+@Suite(.tags(.process)) struct DocumentedFlagsTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

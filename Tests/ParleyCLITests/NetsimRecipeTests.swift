@@ -9,7 +9,7 @@ import Testing
 /// the netsim to `parley listen` (direct). Every media packet of alice's call crosses the netsim,
 /// so the call's own figures show the loss: alice's received stream loses about a tenth of its
 /// packets, the selected pair is the relayed one, and netsim counts the drops in both directions.
-@Suite(.serialized) struct NetsimRecipeTests {
+@Suite(.serialized, .tags(.process)) struct NetsimRecipeTests {
     @Test(.timeLimit(.minutes(2))) func callThroughNetsimInFrontOfTURNShowsTheLoss() async throws {
         let bed = try CLITestBed()
         let turnPort = UInt16.random(in: 47_001...49_000)

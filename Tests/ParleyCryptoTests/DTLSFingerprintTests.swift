@@ -1,9 +1,10 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 import ParleyCrypto
 
 /// `a=fingerprint` formatting and parsing (RFC 8122 §5) and the generated certificate.
-@Suite struct DTLSFingerprintTests {
+@Suite(.tags(.interop)) struct DTLSFingerprintTests {
     @Test func generatedCertificateFingerprintRoundTrips() throws {
         let identity = try CertificateIdentity()
         let value = identity.fingerprint.sdpValue

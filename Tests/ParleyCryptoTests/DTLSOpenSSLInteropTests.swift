@@ -3,6 +3,7 @@ import ParleyCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import ParleyTestSupport
 import Testing
 import ParleyCrypto
 import ParleySRTP
@@ -10,7 +11,7 @@ import ParleySRTP
 /// Our client against `openssl s_server -dtls1_2 -use_srtp` over real UDP on 127.0.0.1
 /// (pion/dtls `e2e/e2e_openssl_test.go` style). Bounded: every wait has a deadline, s_server
 /// serves one connection (`-naccept 1`) and is killed when the test ends.
-@Suite(.enabled(if: CommandLineTool.hasOpenSSL))
+@Suite(.enabled(if: CommandLineTool.hasOpenSSL), .tags(.interop))
 struct DTLSOpenSSLInteropTests {
     @Test func clientConnectsToOpenSSLServerAndExportsTheSameKeys() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-dtls-\(UUID().uuidString)")

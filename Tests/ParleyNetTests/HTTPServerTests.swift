@@ -1,6 +1,7 @@
 import Foundation
 import HTTPWire
 import ParleyNet
+import ParleyTestSupport
 import Testing
 
 /// Echoes method, path and body length; `/slow` waits, `/chunked` answers with a chunked body.
@@ -31,7 +32,7 @@ func withServer(_ configuration: HTTPServer.Configuration = HTTPServer.Configura
     await server.shutdown()
 }
 
-@Suite(.timeLimit(.minutes(1))) struct HTTPServerCurlTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.interop)) struct HTTPServerCurlTests {
     @Test func keepAliveServesSeveralRequestsOnOneConnection() async throws {
         try await withServer { server in
             let base = "http://127.0.0.1:\(server.localPort)"
@@ -71,7 +72,7 @@ func withServer(_ configuration: HTTPServer.Configuration = HTTPServer.Configura
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct HTTPServerRawTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.interop)) struct HTTPServerRawTests {
     @Test func garbageGets400AndServerKeepsServing() async throws {
         try await withServer { server in
             let client = try RawClient(port: server.localPort)

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPWire
 import ParleyNet
+import ParleyTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct TLSTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.interop)) struct TLSTests {
     @Test func opensslSClientAndHTTPClientOverTLS() async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyNet
+import ParleyTestSupport
 import Synchronization
 import Testing
 import WebSocketWire
@@ -90,7 +91,7 @@ private func json(_ text: String) throws -> [String: Any] {
     return dictionary
 }
 
-@Suite(.timeLimit(.minutes(1))) struct WebSocketInteropTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.interop)) struct WebSocketInteropTests {
     @Test func pythonClientAgainstOurServer() async throws {
         let python = try venvPython()
         let directory = try makeTempDirectory()

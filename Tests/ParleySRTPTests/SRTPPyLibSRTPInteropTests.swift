@@ -1,9 +1,10 @@
+import ParleyTestSupport
 import Testing
 import ParleySRTP
 
 /// Interop with aiortc's pylibsrtp (a separately built libsrtp) from `.venv`: packets protected here
 /// unprotect there and vice versa, for both profiles (RFC 3711 AES-CM, RFC 7714 AES-GCM).
-@Suite
+@Suite(.tags(.interop))
 struct SRTPPyLibSRTPInteropTests {
     /// The peer must be there: a missing venv fails the suite instead of skipping it.
     @Test func pylibsrtpIsInstalled() {

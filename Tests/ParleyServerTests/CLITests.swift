@@ -1,8 +1,9 @@
 import Foundation
+import ParleyTestSupport
 import Testing
 
 /// The `parley` command line against a real store file.
-@Suite struct CLITests {
+@Suite(.tags(.process)) struct CLITests {
     @Test func keysAndTokensRoundTrip() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

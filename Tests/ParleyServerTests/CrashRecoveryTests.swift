@@ -7,7 +7,7 @@ import Testing
 /// Issue 13.2: a `parley-server` killed with SIGKILL in the middle of calls leaves rows `ringing`
 /// and `in-progress`; the next process settles them before it serves — final status, end time at
 /// the last heartbeat, error 31503 — and sends the `completed` status callbacks they owed, once.
-@Suite(.serialized) struct CrashRecoveryTests {
+@Suite(.serialized, .tags(.process)) struct CrashRecoveryTests {
     @Test(.timeLimit(.minutes(1))) func aRestartSettlesTheCallsACrashLeftLive() async throws {
         var app: TwiMLTestApp!
         var applicationSid = ""

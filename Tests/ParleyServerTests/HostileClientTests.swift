@@ -12,7 +12,7 @@ import WebRTC
 /// is closed with the documented answer, and a legitimate echo session still works afterwards.
 /// Figures are printed for docs/PERFORMANCE.md; the bounds asserted are generous (the landed code
 /// grew by gigabytes).
-@Suite(.serialized) struct HostileClientTests {
+@Suite(.serialized, .tags(.process)) struct HostileClientTests {
     /// Pipelined `GET /healthz` for 3 s, never reading: reading stops once the unread answers pass
     /// the high-water mark, and the connection is closed after the write timeout.
     @Test(.timeLimit(.minutes(1))) func pipelinedRequestsWithoutReadingStayBounded() async throws {

@@ -2,12 +2,13 @@ import Foundation
 import Glibc
 import ParleyCore
 import ParleyNet
+import ParleyTestSupport
 import Synchronization
 import Testing
 
 /// `parley netsim` as a real process: it relays through its simulated network, reports, and stops
 /// cleanly on SIGTERM.
-@Suite(.timeLimit(.minutes(1))) struct NetsimCommandTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.process)) struct NetsimCommandTests {
     /// Starts `parley netsim args…` and reads its first stdout line (the bound address).
     static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe, port: Int) {
         let process = Process()

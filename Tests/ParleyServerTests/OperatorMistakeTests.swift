@@ -10,7 +10,7 @@ import Testing
 /// Operator mistakes that used to start a server which then failed quietly: `--db` naming another
 /// application's SQLite file, `--recordings` that cannot be written, `--public-url` that is not a
 /// URL, `--media-advertise` that is not an IP. Each is refused at start with a clear message.
-@Suite struct OperatorMistakeTests {
+@Suite(.tags(.process)) struct OperatorMistakeTests {
     /// Runs `program arguments…` and waits up to 20 s for it to exit. A program still running then
     /// (it started when it should have refused) is stopped and reported as a failure.
     static func exitOf(_ program: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {

@@ -45,7 +45,7 @@ func withServerProcess(keyNames: [String], extra: [String] = [],
 /// sessions as fast as it can gets its identity's 10 and then 429/31429, while another identity's
 /// echo session and a real call (signaling, both legs' DTLS, bridged) still go through; the key's
 /// pool (`--max-sessions-per-key`) stops the key's other identities, not other keys.
-@Suite(.serialized) struct QuotaProcessTests {
+@Suite(.serialized, .tags(.process)) struct QuotaProcessTests {
     @Test(.timeLimit(.minutes(2))) func oneTokenCannotFillTheMediaServer() async throws {
         // 10 (hog) + 1 (guest) + 2 (the call's legs) + 1 (hog2) = the key's 14.
         try await withServerProcess(keyNames: ["app", "other app"], extra: ["--max-sessions-per-key", "14"]) { base, _, keys, http in

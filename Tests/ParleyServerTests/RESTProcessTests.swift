@@ -10,7 +10,7 @@ import Testing
 /// The REST additions on `parley-server` as users run it (its own process, SQLite store): a
 /// recording served as MP3 by the binary's LAME and deleted with its files, and a call created
 /// over REST ringing a listening client.
-@Suite(.serialized) struct RESTProcessTests {
+@Suite(.serialized, .tags(.process)) struct RESTProcessTests {
     static func rest(_ server: ServerProcess, _ method: String, _ path: String,
                      _ form: [(String, String)] = []) async throws -> HTTPResponse {
         let http = try HTTPClient()

@@ -11,7 +11,7 @@ import Testing
 /// session gets `hangup` 20103 for its live call, then `error` 20103 and close 4401; the call's
 /// other party hangs up; the call record carries 20103; the key's echo session is closed. Another
 /// key's session stays up.
-@Suite(.serialized) struct RevocationProcessTests {
+@Suite(.serialized, .tags(.process)) struct RevocationProcessTests {
     @Test(.timeLimit(.minutes(2))) func revokingFromTheCLIEndsSessionsCallsAndEchoSessions() async throws {
         try await withServerProcess(keyNames: ["doomed", "kept"]) { base, db, keys, http in
             try await Self.run(base: base, db: db, doomed: keys[0], kept: keys[1], http: http)

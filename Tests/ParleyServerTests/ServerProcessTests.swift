@@ -4,7 +4,7 @@ import ParleyTestSupport
 import Testing
 
 /// `parley-server` as a real process: start, answer, survive garbage, stop gracefully on SIGTERM.
-@Suite struct ServerProcessTests {
+@Suite(.tags(.process)) struct ServerProcessTests {
     /// Opens a TCP connection to the server, writes `bytes`, and reads until the server closes or 5 s pass.
     static func exchange(port: Int, _ bytes: [UInt8]) throws -> String {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

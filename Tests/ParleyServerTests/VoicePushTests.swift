@@ -12,7 +12,7 @@ import Testing
 
 /// Incoming calls through push bindings: the webhook push provider, registration over REST, the
 /// Twilio payload keys, cancel pushes, and bindings surviving a restart.
-@Suite(.serialized) struct VoicePushTests {
+@Suite(.serialized, .tags(.interop)) struct VoicePushTests {
     /// A push relay: records every JSON body POSTed to it.
     final class PushRelay: Sendable {
         let server: HTTPServer

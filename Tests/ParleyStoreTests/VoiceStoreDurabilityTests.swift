@@ -1,10 +1,11 @@
 import Foundation
 import ParleyCore
 import ParleyStore
+import ParleyTestSupport
 import Testing
 
 /// The SQLite store across restarts: reopening, migrating a version-1 file, and `kill -9` of a writer.
-@Suite struct VoiceStoreDurabilityTests {
+@Suite(.tags(.process)) struct VoiceStoreDurabilityTests {
     @Test func everyCommittedCallSurvivesReopen() throws {
         let dir = try TempDir(); defer { dir.cleanup() }
         let path = dir.path("parley.db")

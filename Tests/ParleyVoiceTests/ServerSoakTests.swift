@@ -10,7 +10,7 @@ import Testing
 /// ends cleanly, and the server's resident memory and descriptors, sampled after each round of
 /// 50 calls, level off once warmed up. The per-call figure is printed for docs/PERFORMANCE.md.
 extension VoiceSDKTests {
-@Suite struct ServerSoakTests {
+@Suite(.tags(.process)) struct ServerSoakTests {
     static let lanes = 10
     static let callsPerLane = 50
     static let warmUpRounds = 2

@@ -12,7 +12,7 @@ import Testing
 /// Both exit 0; their live output names every state; bob hears alice's tone and her digits; a
 /// rejecting `parley listen` makes `parley call` exit 1 with 31603.
 extension VoiceSDKTests {
-    @Suite struct SoftphoneProcessTests {
+    @Suite(.tags(.process)) struct SoftphoneProcessTests {
         @Test func callAndListenProcessesTalk() async throws {
             // Three processes: parley-server with its SQLite store, and two `parley` clients minting
             // their tokens from that store (--identity --db).

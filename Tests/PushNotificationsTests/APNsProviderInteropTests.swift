@@ -2,6 +2,7 @@ import AccessToken
 import Foundation
 import JSONWire
 import ParleyCrypto
+import ParleyTestSupport
 import PushNotifications
 import Signaling
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// `APNsProvider` against an APNs emulation on the Python `h2` server: the server checks the
 /// provider JWT with PyJWT and the public key, records every request, and answers 200, 410
 /// Unregistered, 400 BadDeviceToken or 403 InvalidProviderToken.
-@Suite(.serialized) struct APNsProviderInteropTests {
+@Suite(.serialized, .tags(.interop)) struct APNsProviderInteropTests {
     static let keyID = "ABC123DEFG"
     static let teamID = "DEF123GHIJ"
     static let good = String(repeating: "0123456789abcdef", count: 4)

@@ -1,12 +1,13 @@
 import Foundation
 import JSONWire
 import ParleyCrypto
+import ParleyTestSupport
 import PushNotifications
 import Testing
 
 /// ES256 against Python's `cryptography`: it verifies our raw `r || s` signatures and signs with our
 /// PKCS#8 key for us to verify; PyJWT verifies a provider token.
-@Suite struct ES256InteropTests {
+@Suite(.tags(.interop)) struct ES256InteropTests {
     static let script = """
     import json, sys
     from cryptography.hazmat.primitives import hashes, serialization

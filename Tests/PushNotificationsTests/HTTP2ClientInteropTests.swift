@@ -1,12 +1,13 @@
 import Foundation
 import JSONWire
 import ParleyNet
+import ParleyTestSupport
 import Testing
 
 /// `HTTP2Client` against the Python `h2` library's server (h2_test_server.py) over TLS with ALPN:
 /// flow control both ways, the server's stream limit, PING, GOAWAY with reconnection and retry,
 /// timeouts, certificate checks, and cleartext prior knowledge.
-@Suite(.serialized) struct HTTP2ClientInteropTests {
+@Suite(.serialized, .tags(.interop)) struct HTTP2ClientInteropTests {
     struct Fixture {
         let server: H2TestServer
         let client: HTTP2Client

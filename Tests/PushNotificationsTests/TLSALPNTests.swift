@@ -1,9 +1,10 @@
 import Foundation
 import ParleyCrypto
+import ParleyTestSupport
 import Testing
 
 /// ALPN (RFC 7301) on `TLSContext`/`TLSSession`: two in-memory sessions pump records to each other.
-@Suite struct TLSALPNTests {
+@Suite(.tags(.interop)) struct TLSALPNTests {
     static func handshake(client clientALPN: [String], server serverALPN: [String]) async throws
         -> (client: String?, server: String?, ok: Bool) {
         let directory = try makeTempDirectory()

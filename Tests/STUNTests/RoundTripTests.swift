@@ -69,7 +69,7 @@ import WireKit
         let m = STUNMessage(type: STUNMessageType(method: .data, messageClass: .indication), transactionID: rfc5769TransactionID,
                             attributes: [.xorPeerAddress(Self.v4), .data([UInt8](repeating: 0, count: 65_535))])
         var w = ByteWriter()
-        #expect(throws: WireError.self) { try m.serialize(into: &w) }
+        #expect(throws: STUNError.messageTooLong(attributeBytes: 65_552)) { try m.serialize(into: &w) }
         #expect(w.count == 0)
         let fits = STUNMessage(type: m.type, transactionID: m.transactionID, attributes: [.data([UInt8](repeating: 0, count: 65_528))])
         #expect(try fits.serialized().count == 20 + 65_532)
@@ -106,21 +106,25 @@ import WireKit
         #expect(try ChannelData(parsing: c.serialized()) == c)
     }
 
-    static let badChannelData: [[UInt8]] = [
-        [], [0x40], [0x40, 0x01, 0x00],
-        [0x40, 0x01, 0x00, 0x05, 1, 2, 3, 4],  // data past end
-        [0x3F, 0xFF, 0x00, 0x00],  // channel below 0x4000
-        [0x50, 0x00, 0x00, 0x00],  // channel above 0x4FFF
-        [0x40, 0x01, 0x00, 0x00, 0, 0, 0, 0],  // more than padding after the data
+    static let badChannelData: [([UInt8], STUNError)] = [
+        ([], .truncated(needed: 4, available: 0)),
+        ([0x40], .truncated(needed: 4, available: 1)),
+        ([0x40, 0x01, 0x00], .truncated(needed: 4, available: 3)),
+        ([0x40, 0x01, 0x00, 0x05, 1, 2, 3, 4], .truncated(needed: 5, available: 4)),  // data past end
+        ([0x3F, 0xFF, 0x00, 0x00], .channelNumberOutOfRange(0x3FFF)),
+        ([0x50, 0x00, 0x00, 0x00], .channelNumberOutOfRange(0x5000)),
+        ([0x40, 0x01, 0x00, 0x00, 0, 0, 0, 0], .trailingBytes(4)),  // more than padding after the data
     ]
 
     @Test(arguments: badChannelData)
-    func channelDataRefuses(bytes: [UInt8]) {
-        #expect(throws: WireError.self) { try ChannelData(parsing: bytes) }
+    func channelDataRefuses(bytes: [UInt8], expected: STUNError) {
+        #expect(throws: expected) { try ChannelData(parsing: bytes) }
     }
 
     @Test func channelDataSerializeRefusesBadValues() {
-        #expect(throws: WireError.self) { try ChannelData(channelNumber: 0x3FFF, data: []).serialized() }
-        #expect(throws: WireError.self) { try ChannelData(channelNumber: 0x4000, data: [UInt8](repeating: 0, count: 65_536)).serialized() }
+        #expect(throws: STUNError.channelNumberOutOfRange(0x3FFF)) { try ChannelData(channelNumber: 0x3FFF, data: []).serialized() }
+        #expect(throws: STUNError.channelDataTooLong(65_536)) {
+            try ChannelData(channelNumber: 0x4000, data: [UInt8](repeating: 0, count: 65_536)).serialized()
+        }
     }
 }

@@ -11,7 +11,7 @@ func hex(_ text: String) -> [UInt8] {
 let hmacSHA1: HMACFunction = { HMAC.sha1(key: $0, message: $1) }
 let hmacSHA256: HMACFunction = { HMAC.sha256(key: $0, message: $1) }
 
-func parse(_ bytes: [UInt8]) throws(WireError) -> STUNMessage {
+func parse(_ bytes: [UInt8]) throws(STUNError) -> STUNMessage {
     try STUNMessage(parsing: bytes)
 }
 

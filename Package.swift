@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // Parley: a self-hosted voice and video platform and its Swift SDK.
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
-//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame (system libraries),
+//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 (system libraries),
 //                        CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
@@ -53,6 +53,9 @@ let package = Package(
                        providers: [.apt(["libpulse-dev"]), .brew(["pulseaudio"])]),
         .systemLibrary(name: "CLame", pkgConfig: "lame",
                        providers: [.apt(["libmp3lame-dev"]), .brew(["lame"])]),
+        // libnghttp2, measured against HTTP2Wire (parley-bench libraries; docs/ARCHITECTURE.md).
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
         .target(name: "CParleyLinux"),
 
         // Layer 1: core types and pure wire formats (bytes in, values out; no I/O).
@@ -200,7 +203,7 @@ let package = Package(
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "AudioCore", "ParleyAudio", "NetworkConditioner",
-                                         "CallQuality", "ParleyOpus", "Signaling", "JSONWire"],
+                                         "CallQuality", "ParleyOpus", "Signaling", "JSONWire", "HTTP2Wire", "CNGHTTP2"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",

@@ -218,18 +218,22 @@ extension LibraryBench {
                 own = "refused (\(error))"
             }
             let ownTime = ContinuousClock.now - start
-            let client = NGClient()
-            let stream = client.submit()
-            client.drainOutput()
-            var renumbered = bytes
-            renumber(&renumbered, to: UInt32(stream))
-            let libStart = ContinuousClock.now
-            let consumed = client.receive(renumbered)
-            let libTime = ContinuousClock.now - libStart
-            let lib = consumed < 0 ? "refused (\(String(cString: nghttp2_strerror(Int32(consumed)))))"
-                : "consumed \(consumed) B, \(client.headerBytes) B of fields delivered, stream errors \(client.errors), "
-                    + (client.isOpen ? "connection open" : "connection closed")
-            print("\(name) (\(bytes.count) B): own \(own) in \(ownTime); nghttp2 session \(lib) in \(libTime)")
+            var lines: [String] = []
+            for limit in [nil, 64 * 1024] {
+                let client = NGClient(headerListLimit: limit)
+                let stream = client.submit()
+                client.drainOutput()
+                var renumbered = bytes
+                renumber(&renumbered, to: UInt32(stream))
+                let libStart = ContinuousClock.now
+                let consumed = client.receive(renumbered)
+                let libTime = ContinuousClock.now - libStart
+                let lib = consumed < 0 ? "refused (\(String(cString: nghttp2_strerror(Int32(consumed)))))"
+                    : "consumed \(consumed) B, \(client.headerBytes) B of fields delivered, stream errors \(client.errors), "
+                        + (client.isOpen ? "connection open" : "connection closed")
+                lines.append("nghttp2 session\(limit == nil ? "" : " with a 64 KiB on_header limit") \(lib) in \(libTime)")
+            }
+            print("\(name) (\(bytes.count) B): own \(own) in \(ownTime); " + lines.joined(separator: "; "))
         }
     }
 }
@@ -296,13 +300,20 @@ final class NGClient {
     var headerBytes = 0
     var closedStreams = 0
     var errors = 0
+    /// Field octets per block after which on_header resets the stream (nil: no limit).
+    let headerListLimit: Int?
 
-    init() {
+    init(headerListLimit: Int? = nil) {
+        self.headerListLimit = headerListLimit
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, _, name, nameLength, value, valueLength, _, user in
             let client = Unmanaged<NGClient>.fromOpaque(user!).takeUnretainedValue()
             client.headerBytes += nameLength + valueLength
+            // What the move must add: nghttp2 does not enforce SETTINGS_MAX_HEADER_LIST_SIZE on receipt.
+            if let limit = client.headerListLimit, client.headerBytes > limit {
+                return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue   // resets this stream only
+            }
             if client.headerBytes <= 64 * 1024 {
                 client.fields.append(HPACKHeaderField(name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
                                                       value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))

@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // Parley: a self-hosted voice and video platform and its Swift SDK.
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
-//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame (system libraries),
+//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 (system libraries),
 //                        CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
@@ -53,6 +53,9 @@ let package = Package(
                        providers: [.apt(["libpulse-dev"]), .brew(["pulseaudio"])]),
         .systemLibrary(name: "CLame", pkgConfig: "lame",
                        providers: [.apt(["libmp3lame-dev"]), .brew(["lame"])]),
+        // libnghttp2, measured against HTTP2Wire (parley-bench libraries; docs/ARCHITECTURE.md).
+        .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
         .target(name: "CParleyLinux"),
 
         // Layer 1: core types and pure wire formats (bytes in, values out; no I/O).
@@ -82,7 +85,7 @@ let package = Package(
         // WebRTC data channels: the DCEP messages (RFC 8832) and payload protocol identifiers.
         .target(name: "DataChannel", swiftSettings: strict),
         // Pure audio: formats, WAV, G.711, tone and DTMF generation, Goertzel detection, levels.
-        .target(name: "AudioCore", dependencies: ["WireKit"], swiftSettings: strict),
+        .target(name: "AudioCore", swiftSettings: strict),
         // Pure call-quality model: MOS (E-model), Twilio quality warnings, Plivo media metrics.
         .target(name: "CallQuality", swiftSettings: strict),
         // Pure, seeded network model: loss (random, Gilbert-Elliott), delay, jitter, reordering, rate.
@@ -90,7 +93,7 @@ let package = Package(
         // Pure TwiML: an XML reader, the verb model, and the interpreter as a value-type state machine.
         .target(name: "TwiML", swiftSettings: strict),
         // Pure HTTP/2 (RFC 9113) frames and HPACK (RFC 7541), for APNs.
-        .target(name: "HTTP2Wire", dependencies: ["WireKit"], swiftSettings: strict),
+        .target(name: "HTTP2Wire", swiftSettings: strict),
 
         // Layer 2: crypto and media.
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
@@ -103,7 +106,7 @@ let package = Package(
         .target(name: "ParleyMP3", dependencies: ["CLame"], swiftSettings: strict),
         // The audio engine: codecs, resampler, jitter buffer, RED and FEC, RFC 4733 DTMF, send/receive streams.
         .target(name: "ParleyAudio",
-                dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "RTCP", "CallQuality"],
+                dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "RTCP", "CallQuality", "WireKit"],
                 swiftSettings: strict),
         .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto", "JSONWire"], swiftSettings: strict),
         .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),
@@ -118,13 +121,13 @@ let package = Package(
                 swiftSettings: strict),
         // Push notifications for incoming calls: APNs VoIP over HTTP/2 (ES256 tokens), webhook relay.
         .target(name: "PushNotifications",
-                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken", "JSONWire",
+                dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "HTTPWire", "AccessToken", "JSONWire",
                                "Signaling"],
                 swiftSettings: strict),
         // Audio devices (the seed's AudioDevice model): file, tone, null, mixing, PulseAudio.
         .target(name: "AudioDevices", dependencies: ["ParleyCore", "AudioCore", "CPulseAudio"],
                 swiftSettings: strict),
-        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore", "ParleyCrypto"],
+        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCrypto"],
                 swiftSettings: strict),
         // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket.
         .target(name: "WebRTC",
@@ -199,8 +202,7 @@ let package = Package(
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
-                                         "STUN", "SDP", "AudioCore", "ParleyAudio", "NetworkConditioner",
-                                         "CallQuality", "ParleyOpus", "Signaling", "JSONWire"],
+                                         "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire", "HTTP2Wire", "CNGHTTP2"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
@@ -228,7 +230,7 @@ let package = Package(
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
         .testTarget(name: "TwiMLTests", dependencies: ["TwiML"], swiftSettings: strict),
-        .testTarget(name: "HTTP2WireTests", dependencies: ["HTTP2Wire", "WireKit"], swiftSettings: strict),
+        .testTarget(name: "HTTP2WireTests", dependencies: ["HTTP2Wire"], swiftSettings: strict),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ParleyCore", "JSONWire"], swiftSettings: strict),
         .testTarget(name: "PushNotificationsTests",
                     dependencies: ["PushNotifications", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken",
@@ -241,44 +243,44 @@ let package = Package(
                     dependencies: ["ParleyAudio", "AudioCore", "ParleyOpus", "RTP", "NetworkConditioner", "CallQuality",
                                    "ParleyCore", "ParleyTestSupport", "AudioDevices"],
                     swiftSettings: strict),
-        .testTarget(name: "AudioDevicesTests", dependencies: ["AudioDevices", "AudioCore", "ParleyCore", "ParleyTestSupport"],
+        .testTarget(name: "AudioDevicesTests", dependencies: ["AudioDevices", "AudioCore", "ParleyTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto"], swiftSettings: strict),
-        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMP3", "ParleyTestSupport"],
+        .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMP3", "ParleyTestSupport", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyClientCoreTests", dependencies: ["ParleyClientCore", "ParleyCore", "HTTPWire"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyVoiceTests",
                     dependencies: ["ParleyVoice", "ParleyClientCore", "ParleyTestSupport", "ParleyServer", "ParleyStore",
-                                   "AccessToken", "Signaling", "AudioCore", "AudioDevices", "ParleyAudio", "WebRTC", "ParleyNet",
+                                   "AccessToken", "Signaling", "AudioCore", "AudioDevices", "ParleyNet",
                                    "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE"],
                     swiftSettings: strict),
-        .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleySRTP", "RTP", "RTCP"], swiftSettings: strict),
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "ParleyCore", "ParleyCrypto", "JSONWire"],
                     swiftSettings: strict),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "ParleyCrypto", "HTTPWire", "WebSocketWire",
-                                                           "NetworkConditioner", "ParleyTestSupport"],
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestSupport", "ParleyCore"], swiftSettings: strict),
+        .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "HTTPWire", "WebSocketWire",
+                                                           "NetworkConditioner", "ParleyTestSupport", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
                                    "ParleyNet", "ParleyStore",
-                                   "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC", "ParleyCrypto",
-                                   "AudioCore", "JSONWire", "ParleyTestClock"],
+                                   "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
+                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
-                                   "ParleyOpus", "ParleyServer", "ParleyStore", "AccessToken", "HTTPWire"],
+                                   "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore"],
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.
         .testTarget(name: "ParleyCLITests",
-                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyCore"],
+                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
-                                   "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling", "TwiML",
-                                   "AudioCore", "JSONWire"],
+                                   "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling",
+                                   "AudioCore", "JSONWire", "ParleyCore"],
                     swiftSettings: strict),
     ]
 )

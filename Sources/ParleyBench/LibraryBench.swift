@@ -3,7 +3,7 @@ import Foundation
 import FoundationXML
 import TwiML
 
-/// Our own XML and JSON parsers beside the library each could be replaced with (FoundationXML's
+/// Our own XML and JSON parsers (and HTTP/2, LibraryBench+HTTP2.swift) beside the library each could be replaced with (FoundationXML's
 /// `XMLParser` over libxml2; Foundation's `JSONSerialization`), on the inputs the server sees, and
 /// what each does with hostile input. `parley-bench libraries`; figures in docs/ARCHITECTURE.md.
 enum LibraryBench {
@@ -11,6 +11,7 @@ enum LibraryBench {
         print("# libraries: own parsers against the libraries (one core, in-process)")
         xml()
         json()
+        http2()
     }
 
     // MARK: XML (TwiML)

@@ -23,10 +23,10 @@ enum SignalingIdleBench {
     static func run(connections: Int, hold: Double, inProcess: Bool) async throws {
         BenchSystem.lineBufferStandardOutput()
         let limit = BenchSystem.raiseFileLimit(to: max(connections, warmup + 1) + 4096)
-        // Server and bench each need a descriptor per connection. A Swift process that runs out of
-        // descriptors dies (libdispatch's worker monitor cannot open /proc/TID/stat and traps), so
-        // stay 200 below the limit.
-        let total = min(max(connections, warmup + 1), limit - 200)
+        // Server and bench each need a descriptor per connection. The server accepts up to its
+        // ceiling, 5 % (at least 128) below the limit, and keeps the rest for files and UDP; stay
+        // 100 below that.
+        let total = min(max(connections, warmup + 1), limit - max(128, limit / 20) - 100)
         if total < connections {
             print("note: open-file limit \(limit) (raising it needs CAP_SYS_RESOURCE): \(connections) connections capped at \(total)")
         }

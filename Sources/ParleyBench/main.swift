@@ -16,45 +16,55 @@ import ParleyCrypto
 //   parley-bench all                          parsers, SRTP, then HTTP against an in-process server
 OpenSSLRuntime.keepStateUntilExit()
 let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "libraries":
-    LibraryBench.runAll()
-case "parsers":
-    ParserBench.runAll()
-case "http":
-    guard arguments.count >= 2 else { usage() }
-    let options = BenchOptions(arguments.dropFirst(2))
-    HTTPLoad(url: arguments[1], connections: options.int("--connections", 8), seconds: options.double("--seconds", 10)).run()
-case "srtp":
-    try SRTPBench.run()
-case "webrtc-connect":
-    let options = BenchOptions(arguments.dropFirst())
-    try await WebRTCConnectBench.run(sessions: options.int("--sessions", 100))
-case "forward":
-    let options = BenchOptions(arguments.dropFirst())
-    try await ForwardBench.run(seconds: options.double("--seconds", 10), sessions: options.int("--sessions", 1),
-                               window: options.int("--window", 256), pin: options.int("--pin", 1) != 0)
-case "audio-quality":
-    try AudioQualityBench.run(arguments.dropFirst())
-case "opus-encode":
-    try OpusEncodeBench.run()
-case "calls":
-    let options = BenchOptions(arguments.dropFirst())
-    try await CallsBench.run(calls: options.int("--calls", 500), seconds: options.double("--seconds", 60),
-                             pin: options.int("--pin", 1) != 0, viaSignaling: options.int("--via-signaling", 20),
-                             workers: options.int("--client-processes", 0), receiveBuffer: options.int("--server-rcvbuf", 0))
-case "calls-client":   // started by `calls` itself (CallsBenchWorker)
-    try await CallsBenchWorker.run(arguments.dropFirst())
-case "signaling-idle":
-    let options = BenchOptions(arguments.dropFirst())
-    try await SignalingIdleBench.run(connections: options.int("--connections", 50_000), hold: options.double("--hold", 30),
-                                     inProcess: options.int("--in-process", 0) != 0)
-case "all":
-    ParserBench.runAll()
-    try SRTPBench.run()
-    try InProcessHTTPBench.run(seconds: 5)
-default:
-    usage()
+/// A failing bench prints why and exits 1 (never a trap).
+func runBench(_ arguments: [String]) async throws {
+    switch arguments.first {
+    case "libraries":
+        LibraryBench.runAll()
+    case "parsers":
+        ParserBench.runAll()
+    case "http":
+        guard arguments.count >= 2 else { usage() }
+        let options = BenchOptions(arguments.dropFirst(2))
+        HTTPLoad(url: arguments[1], connections: options.int("--connections", 8), seconds: options.double("--seconds", 10)).run()
+    case "srtp":
+        try SRTPBench.run()
+    case "webrtc-connect":
+        let options = BenchOptions(arguments.dropFirst())
+        try await WebRTCConnectBench.run(sessions: options.int("--sessions", 100))
+    case "forward":
+        let options = BenchOptions(arguments.dropFirst())
+        try await ForwardBench.run(seconds: options.double("--seconds", 10), sessions: options.int("--sessions", 1),
+                                   window: options.int("--window", 256), pin: options.int("--pin", 1) != 0)
+    case "audio-quality":
+        try AudioQualityBench.run(arguments.dropFirst())
+    case "opus-encode":
+        try OpusEncodeBench.run()
+    case "calls":
+        let options = BenchOptions(arguments.dropFirst())
+        try await CallsBench.run(calls: options.int("--calls", 500), seconds: options.double("--seconds", 60),
+                                 pin: options.int("--pin", 1) != 0, viaSignaling: options.int("--via-signaling", 20),
+                                 workers: options.int("--client-processes", 0), receiveBuffer: options.int("--server-rcvbuf", 0))
+    case "calls-client":   // started by `calls` itself (CallsBenchWorker)
+        try await CallsBenchWorker.run(arguments.dropFirst())
+    case "signaling-idle":
+        let options = BenchOptions(arguments.dropFirst())
+        try await SignalingIdleBench.run(connections: options.int("--connections", 50_000), hold: options.double("--hold", 30),
+                                         inProcess: options.int("--in-process", 0) != 0)
+    case "all":
+        ParserBench.runAll()
+        try SRTPBench.run()
+        try InProcessHTTPBench.run(seconds: 5)
+    default:
+        usage()
+    }
+}
+
+do {
+    try await runBench(arguments)
+} catch {
+    FileHandle.standardError.write(Data("parley-bench: \(error)\n".utf8))
+    exit(1)
 }
 
 func usage() -> Never {

@@ -16,6 +16,8 @@ import PackageDescription
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    // A file uses members only of modules it imports itself (SE-0444), so imports say what a file needs.
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(
@@ -132,7 +134,7 @@ let package = Package(
         // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket.
         .target(name: "WebRTC",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ParleyRTP", "ICE", "STUN", "RTP",
-                               "SDP"],
+                               "SDP", "RTCP"],
                 swiftSettings: strict),
 
         // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.
@@ -165,14 +167,14 @@ let package = Package(
         // listener), the `/v1/echo` endpoint.
         .target(name: "ParleyServer",
                 dependencies: ["VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
-                               "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications"],
+                               "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
         // resume, settings (servers, edge, Insights, log levels), the Insights publisher, REST
         // requests to the server, the default delegate queue. `package` API: apps never see it.
         .target(name: "ParleyClientCore",
-                dependencies: ["ParleyCore", "ParleyNet", "Signaling", "JSONWire", "HTTPWire"],
+                dependencies: ["ParleyCore", "ParleyNet", "Signaling", "JSONWire", "HTTPWire", "WebSocketWire"],
                 swiftSettings: strict),
 
         // Layer 5: the voice SDK (Voice, Call, CallInvite, …) on the client core, what an app links;
@@ -189,15 +191,15 @@ let package = Package(
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "VoiceREST", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
-                               "ParleyCore", "TwiML"],
+                               "ParleyCore", "TwiML", "WebSocketWire"],
                 swiftSettings: strict),
 
         // Layer 6: executables.
-        .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore"], swiftSettings: strict),
+        .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore", "ParleyStore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "PlatformCore", "ParleyNet",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
-                                         "CallQuality"],
+                                         "CallQuality", "ICE"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
@@ -207,7 +209,7 @@ let package = Package(
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "VoiceREST", "VP8", "DataChannel",
-                                         "JSONWire"],
+                                         "JSONWire", "ParleyStore"],
                           swiftSettings: strict),
 
         // Tests.
@@ -245,7 +247,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "AudioDevicesTests", dependencies: ["AudioDevices", "AudioCore", "ParleyTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto"], swiftSettings: strict),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "ParleyCrypto", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyCryptoTests", dependencies: ["ParleyCrypto", "ParleySRTP", "ParleyOpus", "ParleyMP3", "ParleyTestSupport", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyClientCoreTests", dependencies: ["ParleyClientCore", "ParleyCore", "HTTPWire"],
@@ -253,7 +255,7 @@ let package = Package(
         .testTarget(name: "ParleyVoiceTests",
                     dependencies: ["ParleyVoice", "ParleyClientCore", "ParleyTestSupport", "ParleyServer", "ParleyStore",
                                    "AccessToken", "Signaling", "AudioCore", "AudioDevices", "ParleyNet",
-                                   "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE"],
+                                   "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE", "ParleyAudio", "PlatformCore", "WebRTC"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleySRTP", "RTP", "RTCP"], swiftSettings: strict),
@@ -261,13 +263,13 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestSupport", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyNetTests", dependencies: ["ParleyNet", "HTTPWire", "WebSocketWire",
-                                                           "NetworkConditioner", "ParleyTestSupport", "ParleyCore"],
+                                                           "NetworkConditioner", "ParleyTestSupport", "ParleyCore", "ParleyCrypto"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyServerTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
                                    "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
-                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore"],
+                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
@@ -275,12 +277,12 @@ let package = Package(
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.
         .testTarget(name: "ParleyCLITests",
-                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore"],
+                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling",
-                                   "AudioCore", "JSONWire", "ParleyCore"],
+                                   "AudioCore", "JSONWire", "ParleyCore", "WebSocketWire"],
                     swiftSettings: strict),
     ]
 )

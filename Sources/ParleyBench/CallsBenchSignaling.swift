@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import ParleyCore
 import ParleyCrypto
 import ParleyTestSupport
 import Signaling

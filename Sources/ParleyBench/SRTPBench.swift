@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 import ParleySRTP
 

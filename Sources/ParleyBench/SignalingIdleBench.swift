@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import Glibc
+import ParleyCore
 import ParleyStore
 import ParleyTestSupport
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ParleyCore
 
 /// `/healthz` and `/metrics` of the server under test, for `parley-bench signaling-idle`, over a
 /// plain blocking socket (`Connection: close`), so that the time measured is the server's answer

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPWire
+import ParleyCore
 import ParleyNet
 import ParleyServer
 import ParleyTestSupport

@@ -2,6 +2,7 @@ import AccessToken
 import AudioCore
 import AudioDevices
 import Foundation
+import ParleyCore
 import ParleyVoice
 import Synchronization
 

@@ -1,3 +1,4 @@
+import ICE
 import ParleyVoice
 
 /// The call's ICE options on the command line: `--ice-server URL` (repeatable; `stun:IP:PORT` or

@@ -1,3 +1,4 @@
+import CallQuality
 import Foundation
 import ParleyCore
 import ParleyVoice

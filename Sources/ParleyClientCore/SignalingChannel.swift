@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyNet
 import Signaling
+import WebSocketWire
 import Synchronization
 
 /// What a subscriber (a call, a room) hears from its signaling connection.

@@ -1,3 +1,4 @@
+import Foundation
 /// Twilio's `X-Twilio-Signature` webhook signature, computed exactly as the `twilio` library's
 /// `RequestValidator` does: HMAC-SHA1 keyed with the account auth token over the full URL followed
 /// by each POST parameter's name and value, names sorted, and for a repeated name its distinct

@@ -1,4 +1,5 @@
 import JSONWire
+import ParleyStore
 import VoiceREST
 
 /// Feeds bytes to the Insights endpoints' decoders (`POST /v1/insights` batches and

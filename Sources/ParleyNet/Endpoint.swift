@@ -1,3 +1,4 @@
+import Foundation
 /// The parts of an `http`, `https`, `ws` or `wss` URL a client needs.
 public struct Endpoint: Sendable, Hashable {
     public var host: String

@@ -1,3 +1,4 @@
+import Synchronization
 import WebSocketWire
 
 /// Receives a server-side WebSocket's messages on its event loop, as they arrive, instead of a

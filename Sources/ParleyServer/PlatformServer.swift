@@ -1,5 +1,6 @@
 import AccessToken
 import ParleyCore
+import ParleyCrypto
 import ParleyNet
 import ParleyStore
 import PlatformCore

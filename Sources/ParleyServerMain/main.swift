@@ -4,6 +4,7 @@ import ParleyCore
 import ParleyCrypto
 import ParleyNet
 import ParleyServer
+import ParleyStore
 
 // parley-server: the platform. See `parley-server --help`.
 OpenSSLRuntime.keepStateUntilExit()

@@ -1,3 +1,4 @@
+import Synchronization
 /// The in-memory twin's Insights events: insertion order stands in for SQLite's rowid.
 extension InMemoryAccountStore: InsightsStore {
     public func insertInsightsEvents(_ events: [InsightsEvent]) throws(StoreError) {

@@ -1,3 +1,4 @@
+import Synchronization
 /// Rooms in memory: the twin of `SQLiteAccountStore+Rooms`.
 struct InMemoryRoomState {
     var rooms: [RoomRecord] = []

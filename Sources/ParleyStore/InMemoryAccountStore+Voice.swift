@@ -1,3 +1,4 @@
+import Synchronization
 /// The in-memory twin's voice tables. Rows keep insertion order, standing in for SQLite's rowid.
 struct InMemoryVoiceState {
     var applications: [Application] = []

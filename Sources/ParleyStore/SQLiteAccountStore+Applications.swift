@@ -1,3 +1,4 @@
+import Synchronization
 /// Applications (`AP…`) in the `applications` table.
 extension SQLiteAccountStore: VoiceStore {
     public func createApplication(_ draft: ApplicationDraft, accountSid: String) throws(StoreError) -> Application {

@@ -1,3 +1,4 @@
+import Synchronization
 /// Push bindings and recordings in the `push_bindings` and `recordings` tables.
 extension SQLiteAccountStore {
     public func upsertBinding(_ binding: PushBinding) throws(StoreError) -> PushBinding {

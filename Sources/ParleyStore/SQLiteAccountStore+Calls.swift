@@ -1,3 +1,4 @@
+import Synchronization
 /// Calls (`CA…`) in the `calls` table, listed newest first with Twilio's filters.
 extension SQLiteAccountStore {
     public func insertCall(_ call: CallRecord) throws(StoreError) {

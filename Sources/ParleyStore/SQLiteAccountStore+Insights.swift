@@ -1,3 +1,4 @@
+import Synchronization
 /// Insights events in the `insights_events` table (migration 3).
 extension SQLiteAccountStore: InsightsStore {
     public func insertInsightsEvents(_ events: [InsightsEvent]) throws(StoreError) {

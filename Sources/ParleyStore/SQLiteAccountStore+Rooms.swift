@@ -1,3 +1,4 @@
+import Synchronization
 /// Rooms (`RM…`), participants (`PA…`) and published tracks (`MT…`) in their tables.
 extension SQLiteAccountStore: RoomStore {
     public func insertRoom(_ room: RoomRecord) throws(StoreError) {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPWire
 import ParleyNet
+import ParleyStore
 
 /// The server process's Twilio REST API, as the `twilio` library would use it: Basic auth with
 /// the store's default API key, forms in, JSON out.

@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyNet
 import Signaling
+import WebSocketWire
 import Synchronization
 
 /// A signaling client for tests and benchmarks: connects to `/v1/signaling`, says hello, and reads

@@ -3,6 +3,7 @@ import HTTPWire
 import JSONWire
 import ParleyClientCore
 import ParleyCore
+import Synchronization
 
 /// How the user rated a call (the seed's `TVOCallFeedbackScore`).
 public enum CallFeedbackScore: Int, Sendable, CaseIterable {

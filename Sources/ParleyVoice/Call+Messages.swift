@@ -1,5 +1,7 @@
+import Dispatch
 import ParleyCore
 import Signaling
+import Synchronization
 
 /// Call messages (the seed's `TVOCallMessage` flow) for the call's `CallMessageDelegate`.
 extension Call {

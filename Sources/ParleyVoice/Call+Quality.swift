@@ -1,5 +1,7 @@
 import CallQuality
+import ParleyClientCore
 import ParleyCore
+import Synchronization
 
 /// Once a second while media flows: RTCP figures go to the audio engine (RTT, the far end's loss
 /// for Opus FEC) and a `CallQualitySample` to Twilio's warning rules; changes reach the delegate

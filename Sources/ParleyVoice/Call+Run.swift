@@ -2,6 +2,7 @@ import Foundation
 import ParleyClientCore
 import ParleyCore
 import Signaling
+import Synchronization
 import WebRTC
 
 /// How a call comes to life and is driven: every input (signaling, media, the app) goes through

@@ -1,6 +1,8 @@
 import Foundation
+import ParleyClientCore
 import ParleyCore
 import Signaling
+import Synchronization
 
 /// An incoming call (the seed's `TVOCallInvite`), from a live `listen` connection or a push
 /// payload given to `Voice.handleNotification`. Keep it until you accept or reject it, so that a

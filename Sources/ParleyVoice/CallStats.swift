@@ -1,5 +1,8 @@
 import ICE
 import ParleyAudio
+import ParleyCore
+import Synchronization
+import WebRTC
 
 /// One snapshot of a call's media (the seed's `TVOStatsReport`): what is sent and received on the
 /// audio track, the connection's quality, and the ICE candidates in use.

@@ -1,6 +1,8 @@
 import AudioDevices
+import CallQuality
 import Foundation
 import ParleyCore
+import Synchronization
 import WebRTC
 
 /// How a preflight test runs: offer to the echo service, connect media, send audio and sample

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyClientCore
 import ParleyCore
+import Signaling
 
 extension Voice {
     /// Places an outgoing call with default options. Always returns a `Call`; failures arrive as

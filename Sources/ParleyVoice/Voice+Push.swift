@@ -4,6 +4,7 @@ import JSONWire
 import ParleyClientCore
 import ParleyCore
 import Signaling
+import Synchronization
 
 extension Voice {
     /// The push provider bindings are registered with: `apns` for Apple VoIP pushes, `webhook`

@@ -3,6 +3,7 @@ import AudioDevices
 import Foundation
 import ParleyClientCore
 import ParleyCore
+import Synchronization
 
 /// The entry point of the Parley voice SDK (the seed's `TwilioVoiceSDK`): logging, Insights, the
 /// server to use, the audio device, push registration, incoming-call notifications, outgoing calls,

@@ -1,3 +1,4 @@
+import Foundation
 /// URLs as logs and error reasons may show them: no query, fragment or user info (they can carry
 /// secrets), at most 200 characters.
 package enum URLRedaction {

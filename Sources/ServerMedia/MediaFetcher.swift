@@ -1,3 +1,4 @@
+import Foundation
 import HTTPWire
 import ParleyCore
 import ParleyNet

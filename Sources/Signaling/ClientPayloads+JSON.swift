@@ -1,4 +1,5 @@
 import JSONWire
+import ParleyCore
 
 // JSON fields of the client payloads (docs/signaling.md, "Messages").
 

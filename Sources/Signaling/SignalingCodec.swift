@@ -1,4 +1,5 @@
 import JSONWire
+import ParleyCore
 
 /// Decodes and encodes signaling messages: one JSON object per WebSocket text message
 /// (docs/signaling.md). Pure: text in, value out; never traps on any input.

@@ -1,3 +1,4 @@
+import ParleyCore
 /// A signaling message with its request id (`id`, sent by the requester) and the id it answers
 /// (`ref`, set by the server on a reply or an error).
 public struct SignalingEnvelope: Sendable, Equatable {

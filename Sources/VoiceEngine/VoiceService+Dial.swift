@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import PlatformCore
+import ServerMedia
 import Signaling
 import TwiML
 

@@ -1,4 +1,6 @@
 import ParleyCore
+import ParleyStore
+import ServerMedia
 import Signaling
 import TwiML
 

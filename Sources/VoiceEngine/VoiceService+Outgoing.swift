@@ -1,3 +1,5 @@
+import AccessToken
+import Foundation
 import ParleyCore
 import ParleyStore
 import PlatformCore

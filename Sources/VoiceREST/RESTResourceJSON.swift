@@ -1,4 +1,5 @@
 import JSONWire
+import ParleyCore
 import ParleyStore
 import PlatformCore
 

@@ -1,5 +1,6 @@
 import HTTPWire
 import JSONWire
+import ParleyStore
 import PlatformCore
 
 /// `Conferences.json` (filters `FriendlyName`, `Status`; paging), `Conferences/{CF}.json` (update:

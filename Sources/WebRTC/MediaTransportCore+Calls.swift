@@ -1,5 +1,6 @@
 import ICE
 import ParleyCore
+import ParleyNet
 import SDP
 
 /// Call sessions on the loop: forwarding links, played frames, audio taps and ICE restarts.

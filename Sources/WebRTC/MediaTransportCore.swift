@@ -2,6 +2,7 @@ import ICE
 import ParleyCore
 import ParleyCrypto
 import ParleyNet
+import ParleyRTP
 import SDP
 
 /// The loop-confined half of `MediaTransportServer`: registry, demultiplexer and timers. Only

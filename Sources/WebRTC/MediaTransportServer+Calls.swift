@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyNet
 import SDP
 
 /// Call sessions: the media legs of bridged calls, the two-party case of a selective forwarding

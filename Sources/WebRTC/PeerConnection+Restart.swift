@@ -1,5 +1,6 @@
 import ICE
 import ParleyCore
+import ParleyNet
 import ParleyRTP
 
 extension PeerConnection {

@@ -1,6 +1,7 @@
 import ICE
 import ParleyCore
 import ParleyRTP
+import RTCP
 import RTP
 
 extension PeerConnectionCore {

@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyCrypto
 import ParleyNet
 import ParleyRTP
+import SDP
 
 extension PeerConnectionCore {
     // MARK: - Signaling

@@ -3,6 +3,8 @@ import ParleyCore
 import ParleyCrypto
 import ParleyNet
 import ParleyRTP
+import ParleySRTP
+import RTCP
 import STUN
 
 /// The server side of one WebRTC session: an ICE-lite agent answering the peer's checks, a DTLS

@@ -1,5 +1,6 @@
 import ICE
 import ParleyNet
+import STUN
 
 extension ICETransportAddress {
     /// The address of a received datagram, from the socket address's raw IP bytes (no text, no

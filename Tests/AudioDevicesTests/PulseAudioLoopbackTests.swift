@@ -1,5 +1,6 @@
 import Foundation
 import ParleyTestSupport
+import Synchronization
 import Testing
 import AudioCore
 import AudioDevices

@@ -1,4 +1,5 @@
 import ICE
+import ParleyCore
 import STUN
 import Testing
 

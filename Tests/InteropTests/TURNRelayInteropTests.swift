@@ -1,6 +1,7 @@
 import Foundation
 import ICE
 import ParleyCrypto
+import ParleyServer
 import ParleyTestSupport
 import Testing
 import WebRTC

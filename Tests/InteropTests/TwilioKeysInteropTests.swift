@@ -1,11 +1,13 @@
 import AccessToken
 import Foundation
 import JSONWire
+import ParleyNet
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
 import Signaling
 import Testing
+import WebSocketWire
 
 /// The official `twilio` Python library manages API keys on a running server (`client.new_keys
 /// .create`, `client.keys.list`, `client.keys(sid).fetch/.delete`), and deleting a key through it

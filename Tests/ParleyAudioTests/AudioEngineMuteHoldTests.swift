@@ -1,5 +1,6 @@
 import AudioCore
 import AudioDevices
+import CallQuality
 import Foundation
 import ParleyAudio
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyStore
 import ParleyTestSupport
 import Testing
 

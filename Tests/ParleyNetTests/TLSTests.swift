@@ -1,5 +1,6 @@
 import Foundation
 import HTTPWire
+import ParleyCrypto
 import ParleyNet
 import ParleyTestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCrypto
 import ParleyNet
 import ParleyTestSupport
 import Synchronization

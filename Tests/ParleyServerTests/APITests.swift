@@ -3,7 +3,10 @@ import Foundation
 import HTTPWire
 import JSONWire
 import ParleyCore
+import ParleyNet
 import ParleyServer
+import ParleyStore
+import PlatformCore
 import Testing
 
 @Suite struct APITests {

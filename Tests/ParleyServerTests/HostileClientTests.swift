@@ -6,6 +6,7 @@ import ParleyTestSupport
 import Signaling
 import Testing
 import WebRTC
+import WebSocketWire
 
 /// The attacks of issue 12, each against a real `parley-server` process and bounded in time: the
 /// server's memory stays put, its CPU goes quiet once the attacker leaves, the attacker's socket

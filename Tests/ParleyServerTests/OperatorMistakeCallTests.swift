@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HTTPWire
+import ICE
 import ParleyNet
 import ParleyServer
 import ParleyStore

@@ -1,12 +1,15 @@
 import Foundation
+import HTTPWire
 import ParleyCore
 import ParleyNet
 @testable import ParleyServer
+import ParleyStore
 @testable import PlatformCore
 import ParleyTestSupport
 import Signaling
 import Testing
 import WebRTC
+import WebSocketWire
 
 /// Quotas where clients meet them, on the in-process server: echo sessions over HTTP (429), hellos
 /// over signaling (31429, close 4429), invites (31429) and accepts (31429, the call rings on).

@@ -2,6 +2,7 @@ import Foundation
 import HTTPWire
 import ParleyServer
 import ParleyStore
+import ParleyTestSupport
 import Testing
 import TwiML
 import VoiceREST

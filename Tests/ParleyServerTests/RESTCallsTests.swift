@@ -1,7 +1,9 @@
 import Foundation
 import HTTPWire
+import JSONWire
 import ParleyServer
 import ParleyStore
+import ParleyTestSupport
 import Testing
 import VoiceREST
 

@@ -1,9 +1,11 @@
 import AccessToken
 import Foundation
 import HTTPWire
+import JSONWire
 import ParleyServer
 import ParleyStore
 import Testing
+import VoiceREST
 
 /// `Keys.json` and `Keys/{SK}.json`: the vendor's Keys resource over the store, auth token only.
 @Suite struct RESTKeysTests {

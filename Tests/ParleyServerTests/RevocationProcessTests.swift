@@ -5,6 +5,7 @@ import ParleyStore
 import ParleyTestSupport
 import Signaling
 import Testing
+import WebSocketWire
 
 /// `parley keys revoke SK…`, run as its own process against the store of a running
 /// `parley-server`, ends what that key's tokens opened within about a second: the signaling

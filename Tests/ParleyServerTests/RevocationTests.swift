@@ -9,6 +9,7 @@ import ParleyTestSupport
 import Signaling
 import Testing
 import WebRTC
+import WebSocketWire
 
 /// Revocation bites on the in-process server: revoking a key (through the store or `DELETE
 /// Keys/{SK}.json`) ends the signaling sessions its tokens opened, their calls and their echo

@@ -2,6 +2,7 @@ import Foundation
 import ParleyNet
 import ParleyServer
 import ParleyTestSupport
+import PlatformCore
 import Signaling
 import Testing
 import WebSocketWire

@@ -1,9 +1,11 @@
 import HTTPWire
+import ParleyCore
 import ParleyNet
 import ParleyTestClock
 import PlatformCore
 import Synchronization
 import Testing
+import TwiML
 
 /// The status-callback queue's retries (1, 2, 4, 8, 16 s) in virtual time: a real HTTP server
 /// answers 503 three times, and each retry goes out only when the virtual clock reaches it.

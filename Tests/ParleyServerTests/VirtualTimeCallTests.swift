@@ -1,3 +1,4 @@
+import HTTPWire
 import ParleyCore
 import ParleyStore
 import ParleyTestClock

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPWire
+import JSONWire
 @testable import ParleyServer
 import ParleyStore
 import ParleyTestSupport

@@ -8,6 +8,7 @@ import Signaling
 import Synchronization
 import Testing
 @testable import VoiceEngine
+import VoiceREST
 import WebRTC
 
 /// `<Dial><Conference>` end to end: clients call in over signaling and WebRTC, send real Opus

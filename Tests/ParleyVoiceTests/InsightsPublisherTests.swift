@@ -4,7 +4,9 @@ import JSONWire
 import ParleyClientCore
 import ParleyCore
 import ParleyNet
+import ParleyServer
 import ParleyStore
+import Synchronization
 import Testing
 @testable import ParleyVoice
 

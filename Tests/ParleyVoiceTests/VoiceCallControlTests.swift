@@ -4,6 +4,7 @@ import Foundation
 import HTTPWire
 import ParleyCore
 import ParleyNet
+import ParleyServer
 import Synchronization
 import Testing
 @testable import ParleyVoice

@@ -1,6 +1,7 @@
 import AudioCore
 import AudioDevices
 import Foundation
+import ParleyAudio
 import ParleyCore
 import Synchronization
 import ParleyTestSupport

@@ -1,7 +1,12 @@
 import Foundation
+import ParleyClientCore
+import ParleyServer
+import ParleyStore
+import PlatformCore
 import Synchronization
 import Testing
 @testable import ParleyVoice
+import WebRTC
 
 /// Reconnection (issue 6 §3) end to end: the caller's signaling socket is cut and its session
 /// resumed; its media is blocked until ICE notices, then unblocked and restarted. Each time the

@@ -1,7 +1,9 @@
 import AudioCore
 import AudioDevices
+import CallQuality
 import Foundation
 import ParleyCore
+import ParleyServer
 import ParleyStore
 import ParleyTestSupport
 import Synchronization

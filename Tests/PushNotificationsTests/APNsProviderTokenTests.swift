@@ -1,4 +1,5 @@
 import AccessToken
+import JSONWire
 import ParleyCrypto
 import PushNotifications
 import Testing

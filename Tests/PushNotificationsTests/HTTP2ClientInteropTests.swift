@@ -1,5 +1,6 @@
 import Foundation
 import JSONWire
+import ParleyCrypto
 import ParleyNet
 import ParleyTestSupport
 import Testing

@@ -1,3 +1,4 @@
+import ParleyCore
 import Signaling
 
 /// One envelope of every message type, with optional fields both present and absent.

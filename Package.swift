@@ -3,7 +3,7 @@
 // Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
 //   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 (system libraries),
 //                        CParleyLinux (epoll/mmsg shim)
-//   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP HTTP2Wire TwiML
+//   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP TwiML
 //                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
@@ -55,7 +55,7 @@ let package = Package(
                        providers: [.apt(["libpulse-dev"]), .brew(["pulseaudio"])]),
         .systemLibrary(name: "CLame", pkgConfig: "lame",
                        providers: [.apt(["libmp3lame-dev"]), .brew(["lame"])]),
-        // libnghttp2, measured against HTTP2Wire (parley-bench libraries; docs/ARCHITECTURE.md).
+        // libnghttp2: HTTP/2 framing, HPACK and session state for ParleyNet's HTTP2Client (APNs).
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
         .target(name: "CParleyLinux"),
@@ -94,8 +94,6 @@ let package = Package(
         .target(name: "NetworkConditioner", swiftSettings: strict),
         // Pure TwiML: an XML reader, the verb model, and the interpreter as a value-type state machine.
         .target(name: "TwiML", swiftSettings: strict),
-        // Pure HTTP/2 (RFC 9113) frames and HPACK (RFC 7541), for APNs.
-        .target(name: "HTTP2Wire", swiftSettings: strict),
 
         // Layer 2: crypto and media.
         .target(name: "ParleyCrypto", dependencies: ["COpenSSL", "ParleyCore"], swiftSettings: strict),
@@ -119,7 +117,7 @@ let package = Package(
         // Layer 3: networking and storage.
         .target(name: "ParleyNet",
                 dependencies: ["CParleyLinux", "ParleyCore", "ParleyCrypto", "HTTPWire", "WebSocketWire",
-                               "NetworkConditioner", "HTTP2Wire"],
+                               "NetworkConditioner", "CNGHTTP2"],
                 swiftSettings: strict),
         // Push notifications for incoming calls: APNs VoIP over HTTP/2 (ES256 tokens), webhook relay.
         .target(name: "PushNotifications",
@@ -204,11 +202,11 @@ let package = Package(
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
-                                         "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire", "HTTP2Wire", "CNGHTTP2"],
+                                         "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
-                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "HTTP2Wire", "VoiceREST", "VP8", "DataChannel",
+                                         "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
                                          "JSONWire", "ParleyStore"],
                           swiftSettings: strict),
 
@@ -232,10 +230,9 @@ let package = Package(
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
         .testTarget(name: "TwiMLTests", dependencies: ["TwiML"], swiftSettings: strict),
-        .testTarget(name: "HTTP2WireTests", dependencies: ["HTTP2Wire"], swiftSettings: strict),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ParleyCore", "JSONWire"], swiftSettings: strict),
         .testTarget(name: "PushNotificationsTests",
-                    dependencies: ["PushNotifications", "ParleyNet", "ParleyCrypto", "HTTP2Wire", "HTTPWire", "AccessToken",
+                    dependencies: ["PushNotifications", "ParleyNet", "ParleyCrypto", "CNGHTTP2", "HTTPWire", "AccessToken",
                                    "ParleyCore", "ParleyTestSupport", "JSONWire", "Signaling"],
                     swiftSettings: strict),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "ParleyCore", "ParleyTestSupport"], swiftSettings: strict),

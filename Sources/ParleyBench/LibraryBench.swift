@@ -3,15 +3,15 @@ import Foundation
 import FoundationXML
 import TwiML
 
-/// Our own XML and JSON parsers (and HTTP/2, LibraryBench+HTTP2.swift) beside the library each could be replaced with (FoundationXML's
+/// Our own XML and JSON parsers beside the library each could be replaced with (FoundationXML's
 /// `XMLParser` over libxml2; Foundation's `JSONSerialization`), on the inputs the server sees, and
-/// what each does with hostile input. `parley-bench libraries`; figures in docs/ARCHITECTURE.md.
+/// what each does with hostile input. `parley-bench libraries`; figures in docs/ARCHITECTURE.md
+/// (HTTP/2's comparison, whose own half is gone since HTTP2Client moved onto libnghttp2, is kept there).
 enum LibraryBench {
     static func runAll() {
         print("# libraries: own parsers against the libraries (one core, in-process)")
         xml()
         json()
-        http2()
     }
 
     // MARK: XML (TwiML)

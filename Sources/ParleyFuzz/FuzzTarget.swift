@@ -5,8 +5,7 @@ import WebSocketWire
 /// The pure parsers under fuzzing. Each entry feeds arbitrary bytes to one parser; a parser may
 /// throw its documented error but must never trap, leak or read out of bounds.
 enum FuzzTarget: String, CaseIterable {
-    case http, websocket, jwt, stun, sdp, rtp, rtcp, srtp, red, wav, twiml, form, signaling, hpack, insights, vp8, dcep
-    case http2Frame = "http2-frame"
+    case http, websocket, jwt, stun, sdp, rtp, rtcp, srtp, red, wav, twiml, form, signaling, insights, vp8, dcep
     case telephoneEvent = "telephone-event"
     case audioReceive = "audio-receive"
 
@@ -28,8 +27,6 @@ enum FuzzTarget: String, CaseIterable {
         case .twiml: TwiMLFuzz.run(data)
         case .form: FormFuzz.run(data)
         case .signaling: SignalingFuzz.run(data)
-        case .hpack: HPACKFuzz.run(data)
-        case .http2Frame: HTTP2FrameFuzz.run(data)
         case .vp8: VP8Fuzz.run(data)
         case .dcep: DataChannelFuzz.run(data)
         }

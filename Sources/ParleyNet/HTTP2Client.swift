@@ -1,4 +1,3 @@
-import HTTP2Wire
 import ParleyCrypto
 import Synchronization
 
@@ -60,7 +59,7 @@ public final class HTTP2Client: Sendable {
         loop = try EventLoop(name: "http2-client")
         let options = HTTP2ClientCore.Options(
             scheme: endpoint.useTLS ? "https" : "http", defaultAuthority: endpoint.hostHeader,
-            receiveWindow: max(65_535, min(configuration.receiveWindow, Int(HTTP2Settings.maxWindowSize))),
+            receiveWindow: max(65_535, min(configuration.receiveWindow, HTTP2ClientCore.maxWindowSize)),
             maxHeaderListSize: configuration.maxResponseHeaderListSize,
             maxResponseBodyBytes: configuration.maxResponseBodyBytes,
             maxConcurrentStreams: max(1, configuration.maxConcurrentStreams))

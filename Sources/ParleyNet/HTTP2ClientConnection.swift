@@ -1,5 +1,4 @@
 import Glibc
-import HTTP2Wire
 import ParleyCrypto
 
 /// One HTTP/2 connection on an event loop: a `TCPChannel` (TLS with ALPN `h2`, or cleartext with
@@ -9,7 +8,7 @@ import ParleyCrypto
 final class HTTP2ClientConnection: ChannelDelegate, @unchecked Sendable {
     let loop: EventLoop
     let endpoint: Endpoint
-    private var core: HTTP2ClientCore
+    private let core: HTTP2ClientCore
     private var channel: TCPChannel?
     private var tls: TLSSession?
     private var active = false

@@ -1,4 +1,3 @@
-import HTTP2Wire
 import ParleyCrypto
 
 /// Routes an `HTTP2Client`'s requests to its current connection, opening a new one when there is

@@ -1,4 +1,3 @@
-import HTTP2Wire
 
 /// One HTTP/2 request (RFC 9113 §8.3.1): pseudo-header values plus ordinary fields and a body.
 public struct HTTP2Request: Sendable {

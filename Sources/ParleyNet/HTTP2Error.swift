@@ -1,3 +1,6 @@
+// HTTP/2 error codes and errors, the vocabulary of `HTTP2ClientError` (moved here from HTTP2Wire
+// when the client moved onto libnghttp2).
+
 /// An HTTP/2 error code (RFC 9113 §7), as carried by RST_STREAM and GOAWAY. Unknown codes are kept
 /// (§7: "unknown or unsupported error codes MUST NOT trigger any special behavior").
 public struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

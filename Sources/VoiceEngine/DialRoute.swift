@@ -1,14 +1,19 @@
 import TwiML
 
-/// Who carries the leg a `<Dial>` noun asks for: clients today, SIP endpoints and trunks next.
-/// `startDial` asks the engine's routes in order; the first that makes a leg for a noun rings it.
-/// Nouns no route takes are skipped, and a `<Dial>` none of whose nouns has a route fails with
-/// 31404 (`<Sip>` and `<Number>` until the SIP gateway exists).
+/// Who carries the leg a `<Dial>` noun or a REST-created call asks for: clients today, SIP
+/// endpoints and trunks next. The engine asks its routes in order (`VoiceService.register(_:)`
+/// adds one); the first that makes a leg rings it. Nouns no route takes are skipped, and a `<Dial>`
+/// none of whose nouns has a route fails with 31404 (`<Sip>` and `<Number>` until the SIP gateway
+/// exists). Each route defines its legs' `LegEndpoint`, which the engine talks to from then on.
 protocol DialRoute: Sendable {
     /// A new child leg of `call` for `noun` (not yet stored or indexed), or nil when the noun is
     /// not this route's kind.
     func makeLeg(for noun: TwiMLDialNoun, of call: VoiceCall, request: DialRequest, now: Int64) -> CallLeg?
-    /// Alerts the leg's callee. The route reports back on the engine: `legRinging` once the callee
-    /// is alerted, `childFailed` when it cannot be reached; its answer bridges the leg.
-    func ring(_ leg: CallLeg, of call: VoiceCall, dial: DialOperation, engine: isolated VoiceService)
+    /// The endpoint of a REST-created call to `to` (the call's own leg), or nil when `to` is not
+    /// this route's kind.
+    func outboundEndpoint(to: String) -> (any LegEndpoint)?
+    /// Alerts the leg's callee: a `<Dial>` child, or the leg of a REST-created call. The route
+    /// reports back on the engine: `legAlerted` once the callee is alerted, `legRefused` when it
+    /// cannot be reached or declines, `answerChild` / `answerOutbound` when it answers.
+    func ring(_ leg: CallLeg, of call: VoiceCall, engine: isolated VoiceService)
 }

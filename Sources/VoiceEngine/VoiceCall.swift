@@ -52,10 +52,6 @@ final class VoiceCall {
 final class DialOperation {
     let request: DialRequest
     var children: [CallLeg]
-    /// Signaling sessions an invite was sent to, per child call SID.
-    var invitedSessions: [String: Set<String>] = [:]
-    /// Push bindings still being notified, per child call SID.
-    var pendingPushes: [String: Int] = [:]
     var bridged: CallLeg?
     var ringTask: Task<Void, Never>?
     var limitTask: Task<Void, Never>?

@@ -35,7 +35,7 @@ extension VoiceService {
             legIndex[leg.sid] = call.sid
             setStatus(leg, .initiated)
         }
-        for (leg, route) in children { route.ring(leg, of: call, dial: dial, engine: self) }
+        for (leg, route) in children { route.ring(leg, of: call, engine: self) }
         guard calls[call.sid] === call, call.dial === dial else { return }
         let callSid = call.sid
         let generation = dial.generation
@@ -56,6 +56,26 @@ extension VoiceService {
         }
     }
 
+    /// A route alerted `leg`'s callee: a `<Dial>` child rings (`legRinging`), a REST-created call's
+    /// leg is ringing.
+    func legAlerted(_ call: VoiceCall, _ leg: CallLeg) {
+        if leg === call.parent {
+            if call.outbound != nil { setStatus(leg, .ringing) }
+        } else {
+            legRinging(call, leg)
+        }
+    }
+
+    /// A route's callee cannot be reached or declined: the `<Dial>` child fails (`childFailed`),
+    /// a REST-created call still ringing ends (`endOutbound`).
+    func legRefused(_ call: VoiceCall, _ leg: CallLeg, status: CallStatus, error: ParleyError) {
+        if leg === call.parent {
+            if call.outbound != nil { endOutbound(call, status: status, error: error) }
+        } else {
+            childFailed(call, leg, status: status, error: error)
+        }
+    }
+
     /// The callee is being alerted: ringing for the leg and (once) for the caller, with ringback
     /// unless answerOnBridge (then the caller's SDK plays its own).
     func legRinging(_ call: VoiceCall, _ leg: CallLeg) {
@@ -63,39 +83,24 @@ extension VoiceService {
         setStatus(leg, .ringing)
         guard let dial = call.dial, !dial.ringingSent else { return }
         dial.ringingSent = true
-        if let id = call.parent.sessionID { sessions[id]?.send(.ringing(CallReference(callSid: call.sid))) }
+        call.parent.endpoint.calleeRinging(call.parent, engine: self)
         if !dial.request.answerOnBridge { playShared(.ringback(.us), to: call.parent) }
     }
 
-    /// `accept` from a callee's client: it takes the call if it is still ringing.
-    func acceptIncoming(_ accept: Accept, session: SignalingSession, ref: String?) {
-        guard let parentSid = legIndex[accept.callSid], let call = calls[parentSid], let dial = call.dial,
-              let leg = dial.child(accept.callSid), leg.identity == session.identity,
-              leg.record.accountSid == session.accountSid else {
-            return sendError(ParleyError(.callDoesNotExist, reason: "no ringing call \(accept.callSid) for \(session.identity)"),
-                             to: session, ref: ref)
-        }
-        guard dial.bridged == nil, leg.isLive else {
-            return sendError(ParleyError(.callCancelled, reason: "the call was answered elsewhere or ended"), to: session, ref: ref)
-        }
-        let lease: QuotaLease
-        do throws(ParleyError) {
-            lease = try quotas.acquire(.mediaSession, for: session.quotaOwner)
-        } catch {
-            return sendError(error, to: session, ref: ref)  // the call rings on, for the identity's other devices
-        }
+    /// The callee of a `<Dial>` child still ringing answered (its route checked it may): the other
+    /// children stop ringing, the leg is in progress, `confirm` tells its party so, the caller is
+    /// answered, and the leg's media is set up from `offer` with `lease`.
+    func answerChild(_ call: VoiceCall, _ leg: CallLeg, offer: String, lease: QuotaLease, confirm: () -> Void) {
+        guard let dial = call.dial else { return lease.release() }
         dial.ringTask?.cancel()
         dial.bridged = leg
-        leg.sessionID = session.id
-        session.callSids.insert(leg.sid)
-        dial.invitedSessions[leg.sid]?.remove(session.id)
         cancelInvitations(dial, except: leg, code: .callCancelled, reason: "answered elsewhere")
-        cancelInvitations(of: leg, dial: dial, code: .callCancelled, reason: "answered on another device")
+        leg.endpoint.cancel(leg, code: .callCancelled, reason: "answered on another device", engine: self)
         if let id = call.parent.mediaID { player.stop(session: id.rawValue) }
         setStatus(leg, .inProgress)
-        session.send(.connected(CallReference(callSid: leg.sid)), ref: ref)
+        confirm()
         if !call.isAnswered { answerParent(call) }
-        setUpMedia(for: leg, offer: accept.sdp, lease: lease)
+        setUpMedia(for: leg, offer: offer, lease: lease)
         if dial.request.timeLimit > 0 {
             let callSid = call.sid, legSid = leg.sid, limit = dial.request.timeLimit
             dial.limitTask = Task { [weak self, clock] in
@@ -145,20 +150,6 @@ extension VoiceService {
         }
     }
 
-    /// `reject` from a callee: the leg ends busy (31486) or declined (31603).
-    func rejectIncoming(_ reject: Reject, session: SignalingSession, ref: String?) {
-        guard let parentSid = legIndex[reject.callSid], let call = calls[parentSid], let dial = call.dial,
-              let leg = dial.child(reject.callSid), leg.identity == session.identity, dial.bridged !== leg else {
-            return sendError(ParleyError(.callDoesNotExist, reason: "no ringing call \(reject.callSid)"), to: session, ref: ref)
-        }
-        session.callSids.remove(leg.sid)
-        dial.invitedSessions[leg.sid]?.remove(session.id)
-        let busy = reject.reason == .busy
-        childFailed(call, leg, status: busy ? .busy : .failed,
-                    error: busy ? ParleyError(.busyHere, reason: "\(session.identity) is busy")
-                        : ParleyError(.decline, reason: "\(session.identity) rejected the call"))
-    }
-
     private func dialTimedOut(callSid: String, generation: Int) {
         guard let call = calls[callSid], let dial = call.dial, dial.generation == generation, dial.bridged == nil else { return }
         for leg in dial.children where leg.isLive {
@@ -170,8 +161,8 @@ extension VoiceService {
     /// An unanswered child leg is over; when none is left ringing, the `<Dial>` ends.
     func childFailed(_ call: VoiceCall, _ leg: CallLeg, status: CallStatus, error: ParleyError) {
         guard let dial = call.dial, leg.isLive else { return }
-        cancelInvitations(of: leg, dial: dial, code: error.code == .requestTimeout ? .requestTimeout : .callCancelled,
-                          reason: error.failureReason ?? error.code.text)
+        leg.endpoint.cancel(leg, code: error.code == .requestTimeout ? .requestTimeout : .callCancelled,
+                            reason: error.failureReason ?? error.code.text, engine: self)
         finishLeg(leg, status: status, error: error)
         guard dial.bridged == nil, dial.children.allSatisfy({ !$0.isLive }) else { return }
         let outcome = DialOutcome(status: DialCallStatus(status), callSid: leg.sid, duration: 0)
@@ -206,7 +197,7 @@ extension VoiceService {
             if leg === dial.bridged {
                 endChild(call, leg, status: .completed, error: nil, notifyClient: true, reportToInterpreter: false)
             } else {
-                cancelInvitations(of: leg, dial: dial, code: .callCancelled, reason: "the caller's call was redirected")
+                leg.endpoint.cancel(leg, code: .callCancelled, reason: "the caller's call was redirected", engine: self)
                 finishLeg(leg, status: .canceled, error: nil)
             }
         }
@@ -217,29 +208,12 @@ extension VoiceService {
         call.dial = nil
     }
 
-    /// Cancels the invites of every child except `winner`.
+    /// Stops ringing every child except `winner`.
     private func cancelInvitations(_ dial: DialOperation, except winner: CallLeg, code: ParleyError.Code, reason: String) {
         for leg in dial.children where leg !== winner && leg.isLive {
-            cancelInvitations(of: leg, dial: dial, code: code, reason: reason)
+            leg.endpoint.cancel(leg, code: code, reason: reason, engine: self)
             finishLeg(leg, status: .canceled, error: nil)
         }
-    }
-
-    /// Sends `cancelled` to the sessions still alerted for `leg`, and a cancel push to its bindings.
-    func cancelInvitations(of leg: CallLeg, dial: DialOperation, code: ParleyError.Code, reason: String) {
-        for id in dial.invitedSessions[leg.sid] ?? [] {
-            guard let session = sessions[id] else { continue }
-            session.send(.cancelled(Cancelled(callSid: leg.sid, code: code.rawValue, reason: reason)))
-            session.callSids.remove(leg.sid)
-        }
-        dial.invitedSessions[leg.sid] = nil
-        guard let notifier, !leg.pushedBindings.isEmpty else { return }
-        let notice = IncomingCallNotice(kind: .cancel, callSid: leg.sid, accountSid: leg.record.accountSid,
-                                        from: leg.record.from, to: leg.record.to, parameters: [], bridgeToken: "")
-        for binding in leg.pushedBindings {
-            Task { _ = await notifier.notify(notice, binding: binding) }
-        }
-        leg.pushedBindings = []
     }
 }
 

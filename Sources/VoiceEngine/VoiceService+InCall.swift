@@ -43,9 +43,7 @@ extension VoiceService {
             return sendError(ParleyError(.callDoesNotExist, reason: "no call \(dtmf.callSid) on this connection"),
                              to: session, ref: ref)
         }
-        if let other = counterpart(of: leg, in: call), let id = other.sessionID {
-            sessions[id]?.send(.dtmf(DTMF(callSid: other.sid, digits: dtmf.digits)))
-        }
+        if let other = counterpart(of: leg, in: call) { other.endpoint.relayDigits(dtmf.digits, to: other, engine: self) }
         for digit in dtmf.digits where digit != "w" { digitPressed(digit, call: call, leg: leg) }
     }
 
@@ -81,12 +79,14 @@ extension VoiceService {
         guard session.rateLimiter.allow(callSid: call.sid, now: micros) else {
             return fail(.tooManyRequests, "more than 10 call messages in a minute")
         }
-        guard let other = counterpart(of: leg, in: call), let id = other.sessionID, let peer = sessions[id] else {
+        var relayed = message
+        guard let other = counterpart(of: leg, in: call) else {
             return fail(.notFound, "the call has no connected party to receive the message")
         }
-        var relayed = message
         relayed.callSid = other.sid
-        peer.send(.message(relayed))
+        guard other.endpoint.relay(relayed, to: other, engine: self) else {
+            return fail(.notFound, "the call has no connected party to receive the message")
+        }
         session.send(.messageSent(MessageAck(callSid: message.callSid, messageId: message.messageId)), ref: ref)
     }
 

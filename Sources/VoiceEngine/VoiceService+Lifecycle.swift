@@ -7,11 +7,11 @@ import TwiML
 import VoiceREST
 
 extension VoiceService {
-    /// The caller's leg is answered: in progress, `connected` to its client.
+    /// The caller's leg is answered: in progress, its party told.
     func answerParent(_ call: VoiceCall) {
         guard !call.isAnswered, call.parent.isLive else { return }
         setStatus(call.parent, .inProgress)
-        if let id = call.parent.sessionID { sessions[id]?.send(.connected(CallReference(callSid: call.sid))) }
+        call.parent.endpoint.connected(call.parent, engine: self)
     }
 
     /// Moves a leg to `status`, writes the row, and sends its status callback.
@@ -52,7 +52,7 @@ extension VoiceService {
         callbacks.enqueue(.init(url: url, method: method, parameters: parameters, authToken: leg.authToken), key: leg.sid)
     }
 
-    /// A child leg is over: final status, its client told, its media closed.
+    /// A leg is over: final status, its media closed, its endpoint done with it.
     func finishLeg(_ leg: CallLeg, status: CallStatus, error: ParleyError?) {
         guard leg.isLive else { return }
         setStatus(leg, status, error: error)
@@ -61,19 +61,17 @@ extension VoiceService {
             leg.mediaID = nil
             closeMediaSession(id)
         }
-        if let id = leg.sessionID { sessions[id]?.callSids.remove(leg.sid) }
+        leg.endpoint.released(leg, engine: self)
     }
 
-    /// Ends a child leg that was answered (or failed after accept): its client gets `hangup`, and
+    /// Ends a child leg that was answered (or failed after accept): its party is hung up on, and
     /// the `<Dial>` completes so the caller's TwiML goes on.
     func endChild(_ call: VoiceCall, _ leg: CallLeg, status: CallStatus, error: ParleyError?, notifyClient: Bool,
                   reportToInterpreter: Bool = true) {
         guard leg.isLive else { return }
         // The record is final before the client hears of it (a client that reads the call back sees it ended).
         finishLeg(leg, status: status, error: error)
-        if notifyClient, let id = leg.sessionID {
-            sessions[id]?.send(.hangup(Hangup(callSid: leg.sid, code: error?.code.rawValue, reason: error?.failureReason)))
-        }
+        if notifyClient { leg.endpoint.hangUp(leg, error: error, engine: self) }
         guard reportToInterpreter, let dial = call.dial, dial.bridged === leg else { return }
         let outcome = DialOutcome(status: DialCallStatus(status), callSid: leg.sid,
                                   duration: Int(leg.record.duration ?? 0))
@@ -99,9 +97,9 @@ extension VoiceService {
             for leg in dial.children where leg.isLive {
                 if leg === dial.bridged {
                     finishLeg(leg, status: .completed, error: nil)
-                    if let id = leg.sessionID { sessions[id]?.send(.hangup(Hangup(callSid: leg.sid))) }
+                    leg.endpoint.hangUp(leg, error: nil, engine: self)
                 } else {
-                    cancelInvitations(of: leg, dial: dial, code: cancelCode, reason: error?.failureReason ?? "the caller hung up")
+                    leg.endpoint.cancel(leg, code: cancelCode, reason: error?.failureReason ?? "the caller hung up", engine: self)
                     finishLeg(leg, status: .canceled, error: nil)
                 }
             }
@@ -111,9 +109,7 @@ extension VoiceService {
         }
         stopRecording(call, deliverResult: false)
         finishLeg(call.parent, status: status, error: error)
-        if notifyCaller, let id = call.parent.sessionID {
-            sessions[id]?.send(.hangup(Hangup(callSid: call.sid, code: error?.code.rawValue, reason: error?.failureReason)))
-        }
+        if notifyCaller { call.parent.endpoint.hangUp(call.parent, error: error, engine: self) }
         legIndex[call.sid] = nil
         if case .fetch(let url, let method, let parameters)? = dialAction {
             // With the parent's final status; the answer is not executed (the call is gone).
@@ -136,15 +132,15 @@ extension VoiceService {
         return DialOutcome(status: .canceled, callSid: dial.children.count == 1 ? dial.children[0].sid : nil)
     }
 
-    /// A leg's client is gone (signaling expired, media failed or closed).
+    /// A leg's party is gone (its client's signaling expired, its media failed or closed).
     func legGone(callSid: String, sessionID: String?, error: ParleyError?) {
         guard let (call, leg) = callAndLeg(callSid) else {
             // An invite still ringing on a session that expired.
             return
         }
-        if let sessionID, leg.sessionID != sessionID {
+        if let sessionID, leg.client?.sessionID != sessionID {
             // Only alerted on that session: forget it.
-            call.dial?.invitedSessions[callSid]?.remove(sessionID)
+            if leg !== call.parent { leg.client?.invitedSessions.remove(sessionID) }
             return
         }
         if call.parent === leg {
@@ -175,8 +171,8 @@ extension VoiceService {
     /// `cancel` from the caller before the call connected.
     func cancelOutgoing(_ reference: CallReference, session: SignalingSession, ref: String?) {
         let call = calls.values.first { c in
-            c.parent.sessionID == session.id
-                && (c.sid == reference.callSid || (reference.callId != nil && c.parent.clientCallID == reference.callId))
+            c.parent.client?.sessionID == session.id
+                && (c.sid == reference.callSid || (reference.callId != nil && c.parent.client?.clientCallID == reference.callId))
         }
         guard let call else {
             return sendError(ParleyError(.callDoesNotExist, reason: "no call to cancel"), to: session, ref: ref)

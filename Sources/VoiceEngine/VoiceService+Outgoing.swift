@@ -46,10 +46,8 @@ extension VoiceService {
                                 from: "client:\(session.identity)", to: to, direction: "inbound", status: .queued,
                                 startTime: now, statusCallback: application?.statusCallback,
                                 statusCallbackMethod: application?.statusCallbackMethod, createdAt: now, updatedAt: now)
-        let leg = CallLeg(record: record)
-        leg.sessionID = session.id
-        leg.identity = session.identity
-        leg.clientCallID = invite.callId
+        let leg = CallLeg(record: record, endpoint: ClientLegEndpoint(identity: session.identity, sessionID: session.id,
+                                                                      clientCallID: invite.callId))
         leg.authToken = account.authToken
         var params = grant.outgoingApplicationParams.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         for (k, v) in invite.params.sorted(by: { $0.key < $1.key }) where k != "To" {
@@ -134,7 +132,7 @@ extension VoiceService {
         leg.mediaID = answer.id
         mediaIndex[answer.id] = callSid
         mediaCodecs[answer.id] = answer.codec
-        if let id = leg.sessionID { sessions[id]?.send(.answer(Answer(callSid: callSid, sdp: answer.sdp))) }
+        leg.endpoint.mediaAnswered(leg, sdp: answer.sdp, engine: self)
         // Bridge when the second of the two legs has its media session (either may be last).
         if let (call, _) = callAndLeg(callSid), let bridged = call.dial?.bridged,
            leg === bridged || leg === call.parent {

@@ -67,11 +67,9 @@ extension VoiceService {
     private nonisolated func sendOwedCallback(_ record: CallRecord, wasAnswered: Bool) {
         guard let url = record.statusCallback, !url.isEmpty,
               let account = try? store.account(sid: record.accountSid) else { return }
-        let leg = CallLeg(record: record)
-        leg.authToken = account.authToken
-        leg.callbackSequence = wasAnswered ? 3 : 2
         let method = TwiMLMethod(rawValue: (record.statusCallbackMethod ?? "POST").uppercased()) ?? .post
-        let parameters = CallParameters.statusCallback(leg, timestamp: RESTTime.rfc2822(wallClock))
+        let parameters = CallParameters.statusCallback(record, customParameters: [], sequence: wasAnswered ? 3 : 2,
+                                                       timestamp: RESTTime.rfc2822(wallClock))
         callbacks.enqueue(.init(url: url, method: method, parameters: parameters, authToken: account.authToken), key: record.sid)
     }
 

@@ -53,8 +53,8 @@ package actor VoiceService {
     let publicBaseURL: @Sendable () -> String
     /// Per-identity and per-key limits on connections, calls and media sessions.
     let quotas: QuotaLedger
-    /// Who carries the leg each `<Dial>` noun asks for, asked in order.
-    let dialRoutes: [any DialRoute] = [ClientDialRoute()]
+    /// Who carries the leg each `<Dial>` noun or REST-created call asks for, asked in order.
+    private(set) var dialRoutes: [any DialRoute] = [ClientDialRoute()]
 
     var sessions: [String: SignalingSession] = [:]
     var listeners: [ListenKey: [String]] = [:]
@@ -221,9 +221,9 @@ package actor VoiceService {
         case .invite(let invite):
             startOutgoingCall(invite, session: session, ref: ref)
         case .accept(let accept):
-            if !acceptOutbound(accept, session: session, ref: ref) { acceptIncoming(accept, session: session, ref: ref) }
+            acceptInvitation(accept, session: session, ref: ref)
         case .reject(let reject):
-            if !rejectOutbound(reject, session: session, ref: ref) { rejectIncoming(reject, session: session, ref: ref) }
+            rejectInvitation(reject, session: session, ref: ref)
         case .cancel(let reference):
             cancelOutgoing(reference, session: session, ref: ref)
         case .hangup(let hangup):
@@ -258,8 +258,14 @@ package actor VoiceService {
     func leg(_ callSid: String, of session: SignalingSession) -> (VoiceCall, CallLeg)? {
         guard let parentSid = legIndex[callSid], let call = calls[parentSid] else { return nil }
         let leg = callSid == parentSid ? call.parent : call.dial?.child(callSid)
-        guard let leg, leg.sessionID == session.id else { return nil }
+        guard let leg, leg.client?.sessionID == session.id else { return nil }
         return (call, leg)
+    }
+
+    /// Adds a route after the ones there (the client route first): the nouns and `To`s earlier
+    /// routes do not take reach it.
+    func register(_ route: any DialRoute) {
+        dialRoutes.append(route)
     }
 
     // MARK: - Shutdown

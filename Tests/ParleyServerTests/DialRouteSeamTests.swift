@@ -1,0 +1,93 @@
+import Foundation
+@testable import ParleyServer
+import ParleyCore
+import ParleyStore
+import ParleyTestSupport
+import Signaling
+import Synchronization
+import Testing
+import TwiML
+@testable import VoiceEngine
+
+/// The leg-route seam (issue 14 item 1): a second `DialRoute` registered beside the client route
+/// receives the `<Dial>` nouns the client route does not take and answers for its legs, with no
+/// change to the engine. Here a test-only route takes `<Sip>`, records the ring and answers busy.
+@Suite(.serialized) struct DialRouteSeamTests {
+    @Test func aRegisteredRouteReceivesDialSipAndItsBusyRunsTheDialAction() async throws {
+        try await VoiceHarness.run { h, parties in
+            let route = BusySipRoute()
+            await h.server.voice.register(route)
+            let app = try h.makeApplication()
+            h.app.set("/voice", #"<Response><Dial action="/dial-action" timeout="10"><Sip>sip:bob@example.com</Sip></Dial></Response>"#)
+            h.app.set("/dial-action", "<Response/>")
+            let alice = parties.add(try TestParty(try await h.client("alice", application: app.sid)))
+            let callSid = try await alice.invite(to: "sip:bob@example.com")
+
+            let action = try await DialEndingTests.request(h, "/dial-action")
+            let rung = try #require(route.rung.withLock { $0.first })
+            #expect(route.rung.withLock { $0.count } == 1)
+            #expect(rung.uri == "sip:bob@example.com" && rung.parentSid == callSid)
+            #expect(action.parameters["DialCallStatus"] == "busy")
+            #expect(action.parameters["DialCallSid"] == rung.legSid)
+            #expect(action.parameters["CallSid"] == callSid)
+            let leg = try #require(try h.store.call(sid: rung.legSid))
+            #expect(leg.status == .busy && leg.errorCode == 31486)
+            #expect(leg.to == "sip:bob@example.com" && leg.parentCallSid == callSid && leg.direction == "outbound-dial")
+            _ = try await alice.expectHangup()
+        }
+    }
+
+    /// The REST API still refuses `To=sip:…` (21211) before the engine sees it, whatever routes
+    /// the engine has: REST-created calls reach clients only until the SIP gateway exists.
+    @Test func restCallsToSipAreStillRefusedWithARouteForThem() async throws {
+        try await VoiceHarness.run { h, _ in
+            let route = BusySipRoute()
+            await h.server.voice.register(route)
+            let response = try await h.rest("POST", "/Calls.json", [("To", "sip:bob@example.com"), ("From", "+15550001111"),
+                                                                   ("Twiml", "<Response/>")])
+            #expect(response.status == 400)
+            #expect(response.jsonObject.int("code") == 21211)
+            #expect(route.rung.withLock { $0.isEmpty })
+        }
+    }
+}
+
+/// A `<Sip>` route that alerts no one: it records each ring and answers busy at once.
+private final class BusySipRoute: DialRoute {
+    struct Ring: Sendable {
+        var uri: String
+        var legSid: String
+        var parentSid: String
+    }
+
+    let rung = Mutex<[Ring]>([])
+
+    func makeLeg(for noun: TwiMLDialNoun, of call: VoiceCall, request: DialRequest, now: Int64) -> CallLeg? {
+        guard case .sip(let sip) = noun else { return nil }
+        let record = CallRecord(sid: SID.make("CA"), accountSid: call.parent.record.accountSid, parentCallSid: call.sid,
+                                from: call.parent.record.from, to: sip.uri, direction: "outbound-dial", status: .queued,
+                                startTime: now, createdAt: now, updatedAt: now)
+        return CallLeg(record: record, endpoint: SilentEndpoint())
+    }
+
+    func outboundEndpoint(to: String) -> (any LegEndpoint)? {
+        to.hasPrefix("sip:") ? SilentEndpoint() : nil
+    }
+
+    func ring(_ leg: CallLeg, of call: VoiceCall, engine: isolated VoiceService) {
+        rung.withLock { $0.append(Ring(uri: leg.record.to, legSid: leg.sid, parentSid: call.sid)) }
+        engine.legRefused(call, leg, status: .busy, error: ParleyError(.busyHere, reason: "\(leg.record.to) is busy"))
+    }
+}
+
+/// A party the engine cannot reach by any message (a leg that never answers).
+private final class SilentEndpoint: LegEndpoint {
+    func calleeRinging(_ leg: CallLeg, engine: isolated VoiceService) {}
+    func connected(_ leg: CallLeg, engine: isolated VoiceService) {}
+    func mediaAnswered(_ leg: CallLeg, sdp: String, engine: isolated VoiceService) {}
+    func hangUp(_ leg: CallLeg, error: ParleyError?, engine: isolated VoiceService) {}
+    func cancel(_ leg: CallLeg, code: ParleyError.Code, reason: String, engine: isolated VoiceService) {}
+    func released(_ leg: CallLeg, engine: isolated VoiceService) {}
+    func relayDigits(_ digits: String, to leg: CallLeg, engine: isolated VoiceService) {}
+    func relay(_ message: CallMessage, to leg: CallLeg, engine: isolated VoiceService) -> Bool { false }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPWire
 @testable import ParleyServer
 import ParleyCore
 import ParleyStore

@@ -40,7 +40,7 @@ public final class HTTP2Client: Sendable {
     /// The origin every request goes to.
     public let endpoint: Endpoint
     private let loop: EventLoop
-    private let dispatcher: HTTP2ClientDispatcher
+    private let dispatcher: LoopBound<HTTP2ClientDispatcher>
     private let isShutDown = Atomic<Bool>(false)
 
     /// A client for the origin of `url` (`https://host[:port]` or `http://…`; any path is ignored).
@@ -63,8 +63,8 @@ public final class HTTP2Client: Sendable {
             maxHeaderListSize: configuration.maxResponseHeaderListSize,
             maxResponseBodyBytes: configuration.maxResponseBodyBytes,
             maxConcurrentStreams: max(1, configuration.maxConcurrentStreams))
-        dispatcher = HTTP2ClientDispatcher(loop: loop, endpoint: endpoint, tlsContext: tlsContext, options: options,
-                                           connectTimeout: configuration.connectTimeout)
+        dispatcher = LoopBound(HTTP2ClientDispatcher(loop: loop, endpoint: endpoint, tlsContext: tlsContext, options: options,
+                                                     connectTimeout: configuration.connectTimeout), loop: loop)
     }
 
     deinit { loop.stop() }
@@ -77,7 +77,7 @@ public final class HTTP2Client: Sendable {
         let timeout = timeout ?? configuration.requestTimeout
         let dispatcher = dispatcher
         return try await withCheckedThrowingContinuation { continuation in
-            loop.execute { dispatcher.submit(request, timeout: timeout, continuation: continuation) }
+            loop.execute { dispatcher.value.submit(request, timeout: timeout, continuation: continuation) }
         }
     }
 
@@ -95,7 +95,7 @@ public final class HTTP2Client: Sendable {
         let dispatcher = dispatcher
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             loop.execute {
-                dispatcher.shutdown()
+                dispatcher.value.shutdown()
                 done.resume()
             }
         }

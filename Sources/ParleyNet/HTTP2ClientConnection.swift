@@ -4,8 +4,8 @@ import ParleyCrypto
 /// One HTTP/2 connection on an event loop: a `TCPChannel` (TLS with ALPN `h2`, or cleartext with
 /// prior knowledge, RFC 9113 §3.3) driving an `HTTP2ClientCore`. Request outcomes go to `onEvent`.
 ///
-/// `@unchecked Sendable`: loop-confined; other threads reach it only through `loop.execute`.
-final class HTTP2ClientConnection: ChannelDelegate, @unchecked Sendable {
+/// Loop-confined: other threads reach it only through `loop.execute`, carrying a `LoopBound`.
+final class HTTP2ClientConnection: ChannelDelegate {
     let loop: EventLoop
     let endpoint: Endpoint
     private let core: HTTP2ClientCore

@@ -3,8 +3,8 @@ import ParleyCrypto
 /// Routes an `HTTP2Client`'s requests to its current connection, opening a new one when there is
 /// none or the current one stopped accepting (GOAWAY, failure). Owns the continuations and timers.
 ///
-/// `@unchecked Sendable`: loop-confined; `HTTP2Client` reaches it only through `loop.execute`.
-final class HTTP2ClientDispatcher: @unchecked Sendable {
+/// Loop-confined: `HTTP2Client` holds it in a `LoopBound` and reaches it through `loop.execute`.
+final class HTTP2ClientDispatcher {
     private struct Pending {
         let request: HTTP2Request
         let continuation: CheckedContinuation<HTTP2Response, any Error>
@@ -76,12 +76,13 @@ final class HTTP2ClientDispatcher: @unchecked Sendable {
         connection = fresh
         let endpoint = endpoint, loop = loop, tlsContext = tlsContext, timeout = connectTimeout
         // Resolution may block on DNS, so it runs off the loop (as HTTPClient does).
+        let bound = LoopBound(fresh, loop: loop)
         Task.detached {
             do {
                 let fd = try ClientChannel.connect(endpoint)
-                loop.execute { fresh.open(fd: fd, tlsContext: tlsContext, timeout: timeout) }
+                loop.execute { bound.value.open(fd: fd, tlsContext: tlsContext, timeout: timeout) }
             } catch {
-                loop.execute { fresh.transportFailed(error) }
+                loop.execute { bound.value.transportFailed(error) }
             }
         }
         return fresh

@@ -103,10 +103,10 @@ public final class HTTPServer: Sendable {
     private struct State {
         var routes: [String: WebSocketRoute] = [:]
         var group: EventLoopGroup?
-        var listener: TCPListener?
+        var listener: LoopBound<TCPListener>?
         var tlsContext: TLSContext?
         var port = 0
-        var connections: [Int: HTTPServerConnection] = [:]
+        var connections: [Int: LoopBound<HTTPServerConnection>] = [:]
         /// Connections not yet authenticated, per source address.
         var unauthenticated: [[UInt8]: Int] = [:]
         var refusedConnections = 0
@@ -148,10 +148,10 @@ public final class HTTPServer: Sendable {
         let group: EventLoopGroup
         do { group = try EventLoopGroup(threads: configuration.threads, name: "http") } catch { Glibc.close(fd); throw error }
         let acceptLoop = group.loops[0]
-        let listener = TCPListener(loop: acceptLoop, fd: fd) { [self] client in
+        let listener = LoopBound(TCPListener(loop: acceptLoop, fd: fd) { [self] client in
             let loop = group.next()
             loop.execute { [self] in self.accepted(client, on: loop) }
-        }
+        }, loop: acceptLoop)
         state.withLock {
             $0.group = group
             $0.listener = listener
@@ -159,7 +159,7 @@ public final class HTTPServer: Sendable {
             $0.port = port
         }
         acceptLoop.execute {
-            do { try acceptLoop.register(fd, handler: listener) } catch { Log.error(.core, "listener: \(error)") }
+            do { try acceptLoop.register(fd, handler: listener.value) } catch { Log.error(.core, "listener: \(error)") }
         }
         Log.info(.core, "HTTP server listening on \(configuration.host):\(port)\(tlsContext == nil ? "" : " (TLS)")")
     }
@@ -176,13 +176,13 @@ public final class HTTPServer: Sendable {
             return (s.listener, Array(s.connections.values), s.group)
         }
         guard let group else { return }
-        if let listener { listener.loop.execute { listener.close() } }
-        for connection in connections { connection.loop.execute { connection.beginShutdown() } }
+        if let listener { listener.loop.execute { listener.value.close() } }
+        for connection in connections { connection.loop.execute { connection.value.beginShutdown() } }
         let grace = configuration.shutdownGracePeriod
         let forceClose = Task { [self] in
             try await Task.sleep(for: grace)
             let remaining = state.withLock { Array($0.connections.values) }
-            for connection in remaining { connection.loop.execute { connection.forceClose() } }
+            for connection in remaining { connection.loop.execute { connection.value.forceClose() } }
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let drained = state.withLock { s in
@@ -224,7 +224,7 @@ public final class HTTPServer: Sendable {
         let channel = TCPChannel(loop: loop, fd: fd, tls: session, connecting: false)
         channel.setOutputLimits(configuration.output)
         let connection = HTTPServerConnection(server: self, channel: channel, id: id, address: address)
-        state.withLock { $0.connections[id] = connection }
+        state.withLock { $0.connections[id] = LoopBound(connection, loop: connection.loop) }
         channel.delegate = connection
         connection.start()
     }

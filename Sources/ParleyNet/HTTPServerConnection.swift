@@ -13,8 +13,8 @@ import WebSocketWire
 /// next ones pile up, or while the client does not read its responses (`TCPChannel` back-pressure);
 /// a request must arrive whole within `requestTimeout`.
 ///
-/// `@unchecked Sendable`: loop-confined; tasks reach it only through `loop.execute`.
-final class HTTPServerConnection: ChannelDelegate, @unchecked Sendable {
+/// Loop-confined (not `Sendable`): tasks reach it through a `LoopBound` and `loop.execute`.
+final class HTTPServerConnection: ChannelDelegate {
     /// Pipelined bytes held while a request is in flight before reading stops.
     static let pipelineHoldBytes = 64 * 1024
 
@@ -123,9 +123,10 @@ final class HTTPServerConnection: ChannelDelegate, @unchecked Sendable {
         guard let admission = server.admission else { return }
         admitting = true
         updateReadHold()
-        Task { [self] in
+        let bound = LoopBound(self, loop: loop)
+        Task {
             let refusal = await admission(head)
-            loop.execute { [self] in admitted(refusal) }
+            bound.loop.execute { bound.value.admitted(refusal) }
         }
     }
 
@@ -147,9 +148,10 @@ final class HTTPServerConnection: ChannelDelegate, @unchecked Sendable {
         inFlightBodyBytes = request.body.count
         _ = accountBodyBytes()
         let handler = server.handler
-        Task { [self] in
+        let bound = LoopBound(self, loop: loop)
+        Task {
             let response = await handler(request)
-            loop.execute { [self] in respond(to: request, with: response) }
+            bound.loop.execute { bound.value.respond(to: request, with: response) }
         }
     }
 

@@ -33,7 +33,7 @@ public final class NetworkRelay: Sendable {
     /// The loop that runs the relay.
     public let loop: EventLoop
 
-    private let core: NetworkRelayCore
+    private let core: LoopBound<NetworkRelayCore>
     private let ownsLoop: Bool
     private let finalStatistics = Mutex<Statistics?>(nil)
 
@@ -45,23 +45,23 @@ public final class NetworkRelay: Sendable {
                 maxDatagramBytes: Int = 2048, bufferedPackets: Int = 2048, loop: EventLoop? = nil) throws {
         let ownsLoop = loop == nil
         let loop = try loop ?? EventLoop(name: "parley-netsim")
-        let core = NetworkRelayCore(loop: loop, target: target, pool: NetworkRelayPacketPool(count: bufferedPackets, slotBytes: maxDatagramBytes),
+        let core = LoopBound(NetworkRelayCore(loop: loop, target: target, pool: NetworkRelayPacketPool(count: bufferedPackets, slotBytes: maxDatagramBytes),
                                     upstream: NetworkConditioner(conditions: upstream, seed: seed, capacity: bufferedPackets),
                                     downstream: NetworkConditioner(conditions: downstream ?? upstream, seed: seed &+ 1,
-                                                                   capacity: bufferedPackets))
+                                                                   capacity: bufferedPackets)), loop: loop)
         do {
             let listener = try UDPSocket.inPlace(host: listenHost, port: listenPort, loop: loop, maxDatagramBytes: maxDatagramBytes) {
-                core.fromClient($0)
+                core.value.fromClient($0)
             }
             let outbound: UDPSocket
             do {
                 outbound = try UDPSocket.inPlace(host: target.isIPv6 ? "::" : "0.0.0.0", port: 0, loop: loop,
-                                                 maxDatagramBytes: maxDatagramBytes) { core.fromTarget($0) }
+                                                 maxDatagramBytes: maxDatagramBytes) { core.value.fromTarget($0) }
             } catch {
                 listener.close()
                 throw error
             }
-            loop.execute { core.attach(listener: listener, outbound: outbound) }
+            loop.execute { core.value.attach(listener: listener, outbound: outbound) }
             localPort = listener.localPort
         } catch {
             if ownsLoop {
@@ -80,7 +80,7 @@ public final class NetworkRelay: Sendable {
     public func statistics() async -> Statistics {
         if let done = finalStatistics.withLock({ $0 }) { return done }
         return await withCheckedContinuation { continuation in
-            loop.execute { [core] in continuation.resume(returning: core.statistics) }
+            loop.execute { [core] in continuation.resume(returning: core.value.statistics) }
         }
     }
 
@@ -92,7 +92,7 @@ public final class NetworkRelay: Sendable {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex(Statistics())
         loop.execute { [core] in
-            result.withLock { $0 = core.shutdown() }
+            result.withLock { $0 = core.value.shutdown() }
             done.signal()
         }
         done.wait()

@@ -3,8 +3,9 @@ import NetworkConditioner
 /// The loop-confined state of a `NetworkRelay`: its sockets, one conditioner per direction (carrying
 /// indices into the packet pool) and their timers.
 ///
-/// `@unchecked Sendable`: the socket handlers and every method run on `loop`'s thread only.
-final class NetworkRelayCore: @unchecked Sendable {
+/// Loop-confined: the socket handlers and every method run on `loop`'s thread only (`NetworkRelay`
+/// holds it in a `LoopBound`).
+final class NetworkRelayCore {
     /// One direction: a conditioner and the loop timer set for its next delivery.
     private struct Path {
         var conditioner: NetworkConditioner<Int>

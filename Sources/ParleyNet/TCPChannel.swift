@@ -30,8 +30,8 @@ extension ChannelDelegate {
 /// Back-pressure (`OutputLimits`): while more than the high-water mark waits for the peer, the
 /// channel stops reading from it; a peer that takes nothing for the stall timeout is closed. The
 /// delegate may also hold reads back itself (`pauseReading`), e.g. while it cannot take more input.
-/// `@unchecked Sendable`: loop-confined; other threads only reach it through `loop.execute`.
-final class TCPChannel: EventHandler, @unchecked Sendable {
+/// Loop-confined (not `Sendable`): other threads reach it only through `loop.execute`.
+final class TCPChannel: EventHandler {
     enum State { case connecting, handshaking, active, lingering, closed }
 
     /// Why reading is held back; the channel reads while the set is empty.

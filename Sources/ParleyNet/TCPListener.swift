@@ -2,7 +2,7 @@ import Glibc
 import ParleyCore
 
 /// A listening socket; hands each accepted descriptor to `onAccept` on the loop thread.
-final class TCPListener: EventHandler, @unchecked Sendable {
+final class TCPListener: EventHandler {
     let loop: EventLoop
     let fd: Int32
     private let onAccept: (Int32) -> Void

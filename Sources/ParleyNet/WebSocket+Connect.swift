@@ -25,9 +25,11 @@ extension WebSocket {
         }
         let fd = try ClientChannel.connect(endpoint)
         let loop = (group ?? sharedClientGroup).next()
-        let handshake = WebSocketClientHandshake(loop: loop, request: request, key: key, maxMessageBytes: maxMessageBytes)
+        let bound = LoopBound(WebSocketClientHandshake(loop: loop, request: request, key: key, maxMessageBytes: maxMessageBytes),
+                              loop: loop)
         return try await withCheckedThrowingContinuation { [tlsContext] continuation in
             loop.execute {
+                let handshake = bound.value
                 do {
                     handshake.channel = try ClientChannel.open(fd: fd, loop: loop, endpoint: endpoint,
                                                                tlsContext: tlsContext, delegate: handshake)
@@ -41,8 +43,8 @@ extension WebSocket {
 }
 
 /// Loop-side client handshake: sends the upgrade request, checks the 101, then hands the channel
-/// to a `WebSocketConnection`. `@unchecked Sendable`: loop-confined.
-final class WebSocketClientHandshake: ChannelDelegate, @unchecked Sendable {
+/// to a `WebSocketConnection`. Loop-confined: carried in a `LoopBound`.
+final class WebSocketClientHandshake: ChannelDelegate {
     let loop: EventLoop
     let request: HTTPRequest
     let key: String

@@ -16,7 +16,8 @@ public final class VirtualClock: MonotonicClock {
         var now: MonotonicInstant
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 1
-        /// Sleeper ids whose task was cancelled before they registered.
+        /// Sleepers that have not registered yet, and those of them cancelled meanwhile.
+        var unregistered: Set<UInt64> = []
         var cancelledEarly: Set<UInt64> = []
     }
 
@@ -37,12 +38,14 @@ public final class VirtualClock: MonotonicClock {
     public func sleep(until deadline: MonotonicInstant) async throws {
         let id = state.withLock { s in
             defer { s.nextID += 1 }
+            s.unregistered.insert(s.nextID)
             return s.nextID
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case wait, resume, cancel }
                 let outcome = state.withLock { s -> Outcome in
+                    s.unregistered.remove(id)
                     if s.cancelledEarly.remove(id) != nil { return .cancel }
                     if deadline <= s.now { return .resume }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
@@ -57,7 +60,8 @@ public final class VirtualClock: MonotonicClock {
         } onCancel: {
             let sleeper = state.withLock { s -> Sleeper? in
                 guard let index = s.sleepers.firstIndex(where: { $0.id == id }) else {
-                    s.cancelledEarly.insert(id)
+                    // Not registered yet: it throws when it does. Already woken: nothing to do.
+                    if s.unregistered.contains(id) { s.cancelledEarly.insert(id) }
                     return nil
                 }
                 return s.sleepers.remove(at: index)

@@ -1,16 +1,18 @@
 // swift-tools-version:6.0
 // Parley: a self-hosted voice and video platform and its Swift SDK.
-// Layers (a target imports only targets in lower layers; see docs/ARCHITECTURE.md):
-//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 (system libraries),
-//                        CParleyLinux (epoll/mmsg shim)
-//   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP TwiML
-//                        AudioCore CallQuality NetworkConditioner (pure audio, metrics, network model)
-//   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio AccessToken ICE Signaling
-//   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications
+// Layers (a target imports targets of its own layer or lower ones, never a higher one; see
+// docs/ARCHITECTURE.md; scripts/check-deps checks it, and that dependencies equal imports):
+//   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 CVPX CUsrSCTP
+//                        (system libraries), CParleyLinux (epoll/mmsg shim)
+//   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP TwiML VP8
+//                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers
+//   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio ParleyVPX AccessToken
+//                        ICE Signaling DataChannel
+//   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications SCTP SFU
 //   4 server, client core PlatformCore, ServerMedia, VoiceREST, VoiceEngine (in that order), then
 //                        ParleyServer (the wiring); ParleyClientCore
 //   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
-//   6 executables         parley-server parley parley-bench parley-fuzz
+//   6 executables         parley-server parley parley-bench parley-fuzz; test support ParleyTestSupport, ParleyTestClock
 import PackageDescription
 
 let strict: [SwiftSetting] = [

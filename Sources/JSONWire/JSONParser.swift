@@ -1,7 +1,39 @@
 /// Why a JSON text was rejected, with the byte offset where parsing stopped.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let reason: String
+    /// What was wrong, one case per rule of RFC 8259 (and of this parser's limits) that the input broke.
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
+        case badExponent = "bad exponent"
+        case badFraction = "bad fraction"
+        case badHexDigit = "bad hex digit"
+        case badLowSurrogate = "bad low surrogate"
+        case badNumber = "bad number"
+        case controlCharacterInString = "control character in string"
+        case duplicateMemberName = "duplicate member name"
+        case expectedColon = "expected ':'"
+        case expectedCommaOrBrace = "expected ',' or '}'"
+        case expectedCommaOrBracket = "expected ',' or ']'"
+        case expectedMemberName = "expected member name"
+        case invalidEscape = "invalid escape"
+        case invalidLiteral = "invalid literal"
+        case invalidScalar = "invalid scalar"
+        case invalidUTF8InString = "invalid UTF-8 in string"
+        case loneHighSurrogate = "lone high surrogate"
+        case loneLowSurrogate = "lone low surrogate"
+        case nestingTooDeep = "nesting too deep"
+        case numberOutOfRange = "number out of range"
+        case shortUnicodeEscape = "short \\u escape"
+        case trailingData = "trailing data"
+        case unexpectedCharacter = "unexpected character"
+        case unexpectedEndOfInput = "unexpected end of input"
+        case unterminatedEscape = "unterminated escape"
+        case unterminatedString = "unterminated string"
+    }
+
+    public let kind: Kind
+    /// Where, in bytes from the start of the input.
     public let offset: Int
+    /// The kind in words.
+    public var reason: String { kind.rawValue }
     public var description: String { "\(reason) at byte \(offset)" }
 }
 
@@ -15,7 +47,7 @@ extension JSONValue {
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)
         parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { throw parser.error("trailing data") }
+        guard parser.index == parser.bytes.count else { throw parser.error(.trailingData) }
         return value
     }
 }
@@ -31,7 +63,7 @@ struct JSONParser {
         self.maxDepth = maxDepth
     }
 
-    func error(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
+    func error(_ kind: JSONParseError.Kind) -> JSONParseError { JSONParseError(kind: kind, offset: index) }
 
     var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
@@ -41,13 +73,13 @@ struct JSONParser {
 
     mutating func expect(_ literal: String) throws(JSONParseError) {
         for c in literal.utf8 {
-            guard peek == c else { throw error("invalid literal") }
+            guard peek == c else { throw error(.invalidLiteral) }
             index += 1
         }
     }
 
     mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
-        guard let c = peek else { throw error("unexpected end of input") }
+        guard let c = peek else { throw error(.unexpectedEndOfInput) }
         switch c {
         case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
         case UInt8(ascii: "["): return .array(try parseArray(depth: depth + 1))
@@ -56,23 +88,23 @@ struct JSONParser {
         case UInt8(ascii: "f"): try expect("false"); return .bool(false)
         case UInt8(ascii: "n"): try expect("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw error("unexpected character")
+        default: throw error(.unexpectedCharacter)
         }
     }
 
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONObject {
-        guard depth <= maxDepth else { throw error("nesting too deep") }
+        guard depth <= maxDepth else { throw error(.nestingTooDeep) }
         index += 1  // {
         var object = JSONObject()
         skipWhitespace()
         if peek == UInt8(ascii: "}") { index += 1; return object }
         while true {
             skipWhitespace()
-            guard peek == UInt8(ascii: "\"") else { throw error("expected member name") }
+            guard peek == UInt8(ascii: "\"") else { throw error(.expectedMemberName) }
             let key = try parseString()
-            guard object[key] == nil else { throw error("duplicate member name") }
+            guard object[key] == nil else { throw error(.duplicateMemberName) }
             skipWhitespace()
-            guard peek == UInt8(ascii: ":") else { throw error("expected ':'") }
+            guard peek == UInt8(ascii: ":") else { throw error(.expectedColon) }
             index += 1
             skipWhitespace()
             object[key] = try parseValue(depth: depth)
@@ -80,13 +112,13 @@ struct JSONParser {
             switch peek {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"): index += 1; return object
-            default: throw error("expected ',' or '}'")
+            default: throw error(.expectedCommaOrBrace)
             }
         }
     }
 
     mutating func parseArray(depth: Int) throws(JSONParseError) -> [JSONValue] {
-        guard depth <= maxDepth else { throw error("nesting too deep") }
+        guard depth <= maxDepth else { throw error(.nestingTooDeep) }
         index += 1  // [
         var items: [JSONValue] = []
         skipWhitespace()
@@ -98,7 +130,7 @@ struct JSONParser {
             switch peek {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "]"): index += 1; return items
-            default: throw error("expected ',' or ']'")
+            default: throw error(.expectedCommaOrBracket)
             }
         }
     }
@@ -108,18 +140,18 @@ struct JSONParser {
         index += 1  // opening quote
         var out: [UInt8] = []
         while true {
-            guard let c = peek else { throw error("unterminated string") }
+            guard let c = peek else { throw error(.unterminatedString) }
             index += 1
             switch c {
             case UInt8(ascii: "\""):
                 let s = String(decoding: out, as: UTF8.self)
                 // String(decoding:) repairs bad UTF-8 with U+FFFD; a changed byte count means it was invalid.
-                guard s.utf8.elementsEqual(out) else { throw error("invalid UTF-8 in string") }
+                guard s.utf8.elementsEqual(out) else { throw error(.invalidUTF8InString) }
                 return s
             case UInt8(ascii: "\\"):
                 try parseEscape(into: &out)
             case 0x00..<0x20:
-                throw error("control character in string")
+                throw error(.controlCharacterInString)
             default:
                 out.append(c)
             }
@@ -127,7 +159,7 @@ struct JSONParser {
     }
 
     mutating func parseEscape(into out: inout [UInt8]) throws(JSONParseError) {
-        guard let e = peek else { throw error("unterminated escape") }
+        guard let e = peek else { throw error(.unterminatedEscape) }
         index += 1
         switch e {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
@@ -139,33 +171,33 @@ struct JSONParser {
         case UInt8(ascii: "u"):
             var scalar = UInt32(try parseHex4())
             if (0xD800...0xDBFF).contains(scalar) {
-                guard peek == UInt8(ascii: "\\") else { throw error("lone high surrogate") }
+                guard peek == UInt8(ascii: "\\") else { throw error(.loneHighSurrogate) }
                 index += 1
-                guard peek == UInt8(ascii: "u") else { throw error("lone high surrogate") }
+                guard peek == UInt8(ascii: "u") else { throw error(.loneHighSurrogate) }
                 index += 1
                 let low = UInt32(try parseHex4())
-                guard (0xDC00...0xDFFF).contains(low) else { throw error("bad low surrogate") }
+                guard (0xDC00...0xDFFF).contains(low) else { throw error(.badLowSurrogate) }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             } else if (0xDC00...0xDFFF).contains(scalar) {
-                throw error("lone low surrogate")
+                throw error(.loneLowSurrogate)
             }
-            guard let u = Unicode.Scalar(scalar) else { throw error("invalid scalar") }
+            guard let u = Unicode.Scalar(scalar) else { throw error(.invalidScalar) }
             out.append(contentsOf: Array(String(Character(u)).utf8))
         default:
-            throw error("invalid escape")
+            throw error(.invalidEscape)
         }
     }
 
     mutating func parseHex4() throws(JSONParseError) -> UInt16 {
         var v: UInt16 = 0
         for _ in 0..<4 {
-            guard let c = peek else { throw error("short \\u escape") }
+            guard let c = peek else { throw error(.shortUnicodeEscape) }
             let d: UInt16
             switch c {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt16(c - UInt8(ascii: "0"))
             case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt16(c - UInt8(ascii: "a") + 10)
             case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt16(c - UInt8(ascii: "A") + 10)
-            default: throw error("bad hex digit")
+            default: throw error(.badHexDigit)
             }
             v = v << 4 | d
             index += 1
@@ -178,25 +210,25 @@ struct JSONParser {
         let start = index
         var isInteger = true
         if peek == UInt8(ascii: "-") { index += 1 }
-        guard let first = peek, isDigit(first) else { throw error("bad number") }
+        guard let first = peek, isDigit(first) else { throw error(.badNumber) }
         index += 1
         if first != UInt8(ascii: "0") { while let c = peek, isDigit(c) { index += 1 } }
         if peek == UInt8(ascii: ".") {
             isInteger = false
             index += 1
-            guard let c = peek, isDigit(c) else { throw error("bad fraction") }
+            guard let c = peek, isDigit(c) else { throw error(.badFraction) }
             while let c = peek, isDigit(c) { index += 1 }
         }
         if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
             isInteger = false
             index += 1
             if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
-            guard let c = peek, isDigit(c) else { throw error("bad exponent") }
+            guard let c = peek, isDigit(c) else { throw error(.badExponent) }
             while let c = peek, isDigit(c) { index += 1 }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isInteger, let n = Int64(text) { return .integer(n) }
-        guard let d = Double(text), d.isFinite else { throw error("number out of range") }
+        guard let d = Double(text), d.isFinite else { throw error(.numberOutOfRange) }
         return .double(d)
     }
 

@@ -21,6 +21,15 @@ import Testing
         #expect(throws: JSONParseError.self) { try parse(text) }
     }
 
+    /// Each refusal names its rule: the kind, and the byte where parsing stopped.
+    @Test(arguments: [("{\"a\":1,\"a\":2}", JSONParseError.Kind.duplicateMemberName), ("{\"a\":1}x", .trailingData),
+                      ("[1,]", .unexpectedCharacter), ("{a:1}", .expectedMemberName), ("\"\\ud800\"", .loneHighSurrogate),
+                      ("1e999", .numberOutOfRange), ("\"abc", .unterminatedString), ("", .unexpectedEndOfInput)])
+    func refusalsSayWhy(text: String, kind: JSONParseError.Kind) {
+        #expect(throws: JSONParseError.self) { try parse(text) }
+        do { _ = try parse(text) } catch { #expect(error.kind == kind, "\(text): \(error)") }
+    }
+
     @Test func rejectsInvalidUTF8() {
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xff, 0x22]) }
         #expect(throws: JSONParseError.self) { try JSONValue.parse([0x22, 0xc3, 0x22]) }

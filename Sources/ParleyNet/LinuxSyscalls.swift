@@ -54,8 +54,6 @@ enum LinuxSyscalls {
 func monotonicNanos() -> UInt64 { UInt64(SystemClock.now.nanoseconds) }
 
 extension Duration {
-    var nanoseconds: UInt64 {
-        let (s, a) = components
-        return UInt64(max(0, s)) * 1_000_000_000 + UInt64(max(0, a / 1_000_000_000))
-    }
+    /// Whole nanoseconds, negative durations as zero (timer deadlines).
+    var nanoseconds: UInt64 { UInt64(max(0, wholeNanoseconds)) }
 }

@@ -82,15 +82,16 @@ struct LocalMediaSection {
     }
 
     /// The formats we answer for an accepted section: its codec (with the offer's fmtp and the
-    /// feedback we take), RED when offered with it (after the codec, as browsers order them), and
-    /// telephone events if asked for and offered.
+    /// feedback we take), RED when offered with it (first: the redundancy we prefer to receive),
+    /// and telephone events if asked for and offered.
     static func answerFormats(_ section: OfferedMediaSection, telephoneEvent: Bool, red: Bool = true) -> [Format] {
         guard let codec = section.codec else { return [] }
         var formats = [Format(map: SDPRTPMap(payloadType: section.payloadType, encodingName: codec.encodingName,
                                              clockRate: codec.clockRate, channels: codec.channels),
                               parameters: section.formatParameters, feedback: section.rtcpFeedback)]
+        // RED first: libwebrtc sends RED only when the answer puts it before the codec it wraps.
         if red, let redPayloadType = section.redPayloadType {
-            formats.append(redFormat(payloadType: redPayloadType, codecPayloadType: section.payloadType))
+            formats.insert(redFormat(payloadType: redPayloadType, codecPayloadType: section.payloadType), at: 0)
         }
         if telephoneEvent, let event = section.telephoneEventPayloadType {
             formats.append(Format(map: SDPRTPMap(payloadType: event, encodingName: "telephone-event",

@@ -116,8 +116,20 @@ public struct MediaTransportStatistics: Sendable, Hashable {
     /// RTP packets forwarded from one session to another, and frames played by the server.
     public var rtpForwarded = 0
     public var framesPlayed = 0
+    /// RED (RFC 2198) packets received, redundant blocks sent on as the packets they stood for,
+    /// and packets the server wrapped in RED: every session's, open and closed.
+    public var redReceived = 0
+    public var redBlocksRecovered = 0
+    public var redWrapped = 0
 
     public init() {}
+
+    /// Adds one session's RED counters.
+    mutating func addRED(of counters: PeerSessionCounters) {
+        redReceived += counters.redReceived
+        redBlocksRecovered += counters.redBlocksRecovered
+        redWrapped += counters.redWrapped
+    }
 }
 
 /// What `MediaTransportServer.createEchoSession` and `createCallSession` return: the id (for `Location`) and the SDP answer.

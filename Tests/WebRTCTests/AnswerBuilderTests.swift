@@ -21,7 +21,7 @@ import Testing
         let audio = try #require(answer.media.first)
         // Chromium offers RED (RFC 2198) around Opus; the answer takes it with the offer's fmtp.
         #expect(offer.audio.redPayloadType == 63)
-        #expect(audio.formats == ["111", "63"])
+        #expect(audio.formats == ["63", "111"])
         #expect(audio.rtpMap(for: 63) == SDPRTPMap(payloadType: 63, encodingName: "red", clockRate: 48_000, channels: 2))
         #expect(audio.formatParameters(for: 63)?.parameterString == "111/111")
         #expect(audio.port == 40_000)

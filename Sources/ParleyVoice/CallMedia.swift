@@ -31,8 +31,10 @@ final class CallMedia: Sendable {
             }
         }
         for case .opus(let bitrate?) in options.preferredAudioCodecs { configuration.opusMaxAverageBitrate = bitrate }
-        // The audio engine reads RED (RFC 2198) and sends it as loss calls for it.
+        // The audio engine reads RED (RFC 2198) and sends it as loss calls for it; lost packets are
+        // asked for again (RFC 4585 NACK) while they can still be played.
         configuration.offerRED = true
+        configuration.offerAudioNACK = true
         peer = try PeerConnection(configuration: configuration)
     }
 

@@ -82,13 +82,15 @@ struct LocalMediaSection {
     }
 
     /// The formats we answer for an accepted section: its codec (with the offer's fmtp and the
-    /// feedback we take), RED when offered with it (first: the redundancy we prefer to receive),
-    /// and telephone events if asked for and offered.
-    static func answerFormats(_ section: OfferedMediaSection, telephoneEvent: Bool, red: Bool = true) -> [Format] {
+    /// feedback we take: Generic NACK only with `nack`), RED when offered with it (first: the
+    /// redundancy we prefer to receive), and telephone events if asked for and offered.
+    static func answerFormats(_ section: OfferedMediaSection, telephoneEvent: Bool, red: Bool = true,
+                              nack: Bool = true) -> [Format] {
         guard let codec = section.codec else { return [] }
+        let feedback = section.rtcpFeedback.filter { nack || !($0.type == "nack" && $0.parameter == nil) }
         var formats = [Format(map: SDPRTPMap(payloadType: section.payloadType, encodingName: codec.encodingName,
                                              clockRate: codec.clockRate, channels: codec.channels),
-                              parameters: section.formatParameters, feedback: section.rtcpFeedback)]
+                              parameters: section.formatParameters, feedback: feedback)]
         // RED first: libwebrtc sends RED only when the answer puts it before the codec it wraps.
         if red, let redPayloadType = section.redPayloadType {
             formats.insert(redFormat(payloadType: redPayloadType, codecPayloadType: section.payloadType), at: 0)

@@ -23,7 +23,8 @@ public struct OfferedMediaSection: Sendable, Hashable {
     /// The offer's fmtp for `payloadType`, echoed in the answer.
     public let formatParameters: String?
     /// The offer's RTCP feedback for `payloadType` that we answer: keyframe requests on video
-    /// (`nack pli`, RFC 4585 §6.3.1; `ccm fir`, RFC 5104 §7.1), which a forwarder relays.
+    /// (`nack pli`, RFC 4585 §6.3.1; `ccm fir`, RFC 5104 §7.1), which a forwarder relays; Generic
+    /// NACK on audio (RFC 4585 §6.2.1).
     public let rtcpFeedback: [SDPRTCPFeedback]
     /// The offered RFC 4733 `telephone-event` at the audio codec's clock rate
     /// (`telephone-event/48000` beside Opus, `/8000` beside G.711; RFC 4733 §2.1), if any.
@@ -37,6 +38,11 @@ public struct OfferedMediaSection: Sendable, Hashable {
     public let remoteSSRCs: [UInt32]
 
     public var isAccepted: Bool { codec != nil }
+
+    /// Audio with Generic NACK negotiated (`a=rtcp-fb:PT nack`, RFC 4585 §4.2).
+    public var audioNACK: Bool {
+        codec?.audio != nil && rtcpFeedback.contains { $0.type == "nack" && $0.parameter == nil }
+    }
 
     /// Our direction in the answer (RFC 3264 §6.1): the offer's, seen from our side.
     public var answerDirection: SDPDirection { direction.reversed }
@@ -58,7 +64,8 @@ public struct OfferedMediaSection: Sendable, Hashable {
             telephoneEventPayloadType = nil
             redPayloadType = nil
         } else {
-            rtcpFeedback = []
+            // Audio: Generic NACK (RFC 4585 §4.2, `a=rtcp-fb:111 nack`), answered from a packet cache.
+            rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { $0.type == "nack" && $0.parameter == nil }
             telephoneEventPayloadType = Self.pickTelephoneEvent(media, clockRate: choice.codec.clockRate)
             redPayloadType = choice.codec == .audio(.opus) ? Self.pickRED(media, codecPayloadType: choice.payloadType) : nil
         }

@@ -38,7 +38,9 @@ enum ClientSDP {
             case .opus:
                 let bitrate = core.configuration.opusMaxAverageBitrate.map { ";maxaveragebitrate=\($0)" } ?? ""
                 formats.append(.init(map: SDPRTPMap(payloadType: opus.pt, encodingName: "opus", clockRate: 48_000, channels: 2),
-                                     parameters: opus.fmtp + bitrate))
+                                     parameters: opus.fmtp + bitrate,
+                                     feedback: core.configuration.offerAudioNACK
+                                         ? [SDPRTCPFeedback(payloadType: opus.pt, type: "nack", parameter: nil)] : []))
                 if core.configuration.offerRED {
                     formats.append(LocalMediaSection.redFormat(payloadType: red, codecPayloadType: opus.pt))
                 }
@@ -84,7 +86,8 @@ enum ClientSDP {
             let isAudio = codec.audio != nil
             let local = LocalMediaSection(
                 mediaType: section.mediaType, mid: section.mid, proto: section.proto, direction: section.answerDirection,
-                formats: LocalMediaSection.answerFormats(section, telephoneEvent: false, red: core.configuration.offerRED),
+                formats: LocalMediaSection.answerFormats(section, telephoneEvent: false, red: core.configuration.offerRED,
+                                                          nack: core.configuration.offerAudioNACK),
                 track: section.answerDirection.sends ? (isAudio ? audioTrack(core) : videoTrack(core)) : nil)
             media.append(local.description(transport))
         }

@@ -64,6 +64,13 @@ extension PeerConnectionCore {
         stats.payloadType = description.payloadType
         stats.telephoneEventPayloadType = isOfferer ? description.telephoneEventPayloadType : nil  // our answers take none
         stats.redPayloadType = configuration.offerRED ? description.audio.redPayloadType : nil
+        // As the answerer we answered the offer's NACK only if we offer it ourselves.
+        if configuration.offerAudioNACK, description.audio.audioNACK {
+            stats.isAudioNACKNegotiated = true
+            retransmissions = RTPRetransmissionCache()
+            nackRequester = RTPNACKRequester()
+            nackDue.reserveCapacity(64)
+        }
         timings.remoteDescription = elapsed(now)
         addRemoteCandidates(description)
         startTicking()

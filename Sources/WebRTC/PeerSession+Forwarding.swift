@@ -2,6 +2,7 @@ import ICE
 import ParleyCore
 import ParleyNet
 import ParleyRTP
+import RTCP
 import RTP
 
 /// The media path of a call session: the two-party case of a selective forwarding unit
@@ -56,6 +57,7 @@ extension PeerSession {
             redRecovery.observe(sequenceNumber: view.sequenceNumber)
         }
         if let tap, format.kind != .telephoneEvent { tapAudio(view, frame: frame, red: red, tap: tap) }
+        if nackRequester != nil { requestMissing(before: view, now: now, out: &out) }
         // Indexing rather than `for sink in sinks`: the iterator's generic read coroutine allocates
         // its frame in unoptimized builds.
         var queued = 0
@@ -81,6 +83,32 @@ extension PeerSession {
         return queued
     }
 
+    /// Generic NACK (RFC 4585 §6.2.1) to our peer for its packets missing before `view` (those
+    /// RED just recovered are not missing), while a retransmission can still be played.
+    private func requestMissing(before view: RTPPacketView, now: Double, out: inout [Datagram]) {
+        for recovered in recoveredBlocks { nackRequester?.received(recovered.sequenceNumber, now: now) }
+        nackRequester?.received(view.sequenceNumber, now: now)
+        let rtt = rtp.sendStreams.first?.roundTripTime?.seconds ?? 0.02
+        nackRequester?.due(now: now, roundTripTime: rtt, playoutBudget: configuration.nackPlayoutBudget.seconds,
+                           into: &nackDue)
+        guard !nackDue.isEmpty, let destination = selectedSocketAddress else { return }
+        do {
+            out.append(Datagram(address: destination, bytes: try rtp.nackDatagram(from: 0, to: view.ssrc, lost: nackDue)))
+            counters.nacksSent += 1
+            counters.rtcpSent += 1
+        } catch {
+            count(error)
+        }
+    }
+
+    /// Our peer's Generic NACKs on our audio: each packet still kept goes out again as it went.
+    func answer(_ nacks: [TransportLayerNACK], now: Double, out: inout [Datagram]) {
+        guard let retransmissions, let destination = selectedSocketAddress else { return }
+        counters.retransmissionsSent += retransmissions.answer(nacks, mediaSSRC: tracks[0].ssrc, now: now) { bytes in
+            out.append(Datagram(address: destination, bytes: Array(bytes)))
+        }
+    }
+
     /// Hands audio to the tap as plain codec frames: the frames RED recovered, then the packet's.
     private func tapAudio(_ view: RTPPacketView, frame: UnsafeRawBufferPointer, red: REDPayloadView?,
                           tap: OffLoopDelivery<AudioTapPacket>) {
@@ -103,7 +131,7 @@ extension PeerSession {
         guard state == .connected, let destination = selectedSocketAddress,
               case .send(let update) = tracks[0].forward(ssrc: ssrc, sequenceNumber: sequenceNumber,
                                                          timestamp: timestamp, marker: marker, kind: kind, now: now),
-              let payloadBytes = queuePacket(update, track: 0, source: view, frame: frame, to: destination, batch: batch)
+              let payloadBytes = queuePacket(update, track: 0, source: view, frame: frame, to: destination, now: now, batch: batch)
         else {
             counters.forwardDropped += 1
             return false
@@ -123,7 +151,7 @@ extension PeerSession {
         }
         let update = tracks[0].play(samples: UInt32(clamping: frame.samples), now: now)
         let payloadBytes = frame.payload.withUnsafeBytes { payload in
-            queuePacket(update, track: 0, source: nil, frame: payload, to: destination, batch: batch)
+            queuePacket(update, track: 0, source: nil, frame: payload, to: destination, now: now, batch: batch)
         }
         guard let payloadBytes else {
             counters.framesDropped += 1

@@ -46,7 +46,7 @@ extension PeerSession {
                                                              timestamp: view.timestamp, marker: view.marker,
                                                              kind: format.kind, now: now),
               let payloadBytes = queuePacket(update, track: track, source: view, frame: frame,
-                                             to: selectedSocketAddress ?? datagram.address, batch: batch) else {
+                                             to: selectedSocketAddress ?? datagram.address, now: now, batch: batch) else {
             counters.mediaDropped += 1
             return 0
         }
@@ -88,6 +88,7 @@ extension PeerSession {
         counters.senderReportsReceived += summary.senderReports
         counters.receiverReportsReceived += summary.receiverReports
         for ssrc in summary.keyframeRequests { relayKeyframeRequest(on: ssrc, out: &out) }
+        if !summary.nacks.isEmpty { answer(summary.nacks, now: now, out: &out) }
         // The peer's loss on our audio decides how much redundancy a RED track adds.
         if summary.reportBlocksOnOurStreams > 0, let report = rtp.sendStreams.first?.remoteReport {
             tracks[0].reportRemoteLoss(fractionLost: report.fractionLost)

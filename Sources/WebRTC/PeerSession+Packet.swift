@@ -11,7 +11,7 @@ extension PeerSession {
     /// played or recovered frame, a RED packet's primary — which a RED track wraps or remembers so
     /// a later wrapped packet can repeat it. Nothing allocates.
     func queuePacket(_ update: RTPHeaderUpdate, track index: Int, source: RTPPacketView?, frame: UnsafeRawBufferPointer,
-                     to destination: SocketAddress, batch: UDPSendBatch) -> Int? {
+                     to destination: SocketAddress, now: Double, batch: UDPSendBatch) -> Int? {
         let trailer = rtp.trailerLength
         let blockPayloadType = tracks[index].mediaPayloadType
         var payloadBytes = 0
@@ -49,7 +49,13 @@ extension PeerSession {
                 if let bytes = frame.baseAddress { (base + RTPFixedHeader.size).copyMemory(from: bytes, byteCount: frame.count) }
                 payloadBytes = frame.count
             }
-            return protect(slot, length: length)
+            let protected = protect(slot, length: length)
+            // Kept as it went, for the peer's NACKs (audio track only).
+            if index == 0, protected > 0 {
+                retransmissions?.store(UnsafeRawBufferPointer(rebasing: slot[0..<protected]),
+                                       sequenceNumber: update.sequenceNumber, now: now)
+            }
+            return protected
         }
         guard queued else { return nil }
         if update.payload == .wrapInRED {

@@ -26,6 +26,9 @@ final class PeerSession {
         /// No ICE selection and DTLS within this time fails the session (53405).
         var connectTimeout: Duration = .seconds(30)
         var rtcpInterval: Duration = .seconds(1)
+        /// How long after an audio packet was due a retransmission is still worth asking for (the
+        /// server forwards at once, so this is about the far receiver's jitter-buffer delay).
+        var nackPlayoutBudget: Duration = .milliseconds(80)
         var ice = ICELiteAgent.Configuration()
     }
 
@@ -70,6 +73,11 @@ final class PeerSession {
     /// packet's (a scratch list reserved once, at most `REDPayloadView.maxBlocks`).
     var redRecovery = REDLossRecovery()
     var recoveredBlocks: [REDLossRecovery.Recovered]
+    /// Generic NACK on audio (call sessions that negotiated it): what our track sent, what our
+    /// peer's stream misses, and the list `due` fills.
+    var retransmissions: RTPRetransmissionCache?
+    var nackRequester: RTPNACKRequester?
+    var nackDue: [UInt16] = []
     /// The ufrag before the last ICE restart, still routed to us until the next one.
     var previousUfrag: String?
     /// An ICE restart awaits the peer's first nomination under the new credentials.
@@ -96,6 +104,11 @@ final class PeerSession {
         tracks = []
         recoveredBlocks = []
         recoveredBlocks.reserveCapacity(REDPayloadView.maxBlocks)
+        if kind == .call, offer.audio.audioNACK {
+            retransmissions = RTPRetransmissionCache()
+            nackRequester = RTPNACKRequester()
+            nackDue.reserveCapacity(64)
+        }
         var random = SystemRandomNumberGenerator()
         for section in [offer.audio] + offer.accepted.filter({ $0.index != offer.audioIndex }) {
             guard let codec = section.codec else { continue }

@@ -93,6 +93,10 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var redBlocksRecovered = 0
     /// Packets sent wrapped in RED by this session's track (frames it repeats for a RED leg).
     public var redWrapped = 0
+    /// Generic NACKs (RFC 4585 §6.2.1) sent to the peer for its audio, and packets of ours sent
+    /// again because the peer asked.
+    public var nacksSent = 0
+    public var retransmissionsSent = 0
 
     public init() {}
 }

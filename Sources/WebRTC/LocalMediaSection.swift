@@ -82,17 +82,27 @@ struct LocalMediaSection {
     }
 
     /// The formats we answer for an accepted section: its codec (with the offer's fmtp and the
-    /// feedback we take), and telephone events if asked for and offered.
-    static func answerFormats(_ section: OfferedMediaSection, telephoneEvent: Bool) -> [Format] {
+    /// feedback we take), RED when offered with it (after the codec, as browsers order them), and
+    /// telephone events if asked for and offered.
+    static func answerFormats(_ section: OfferedMediaSection, telephoneEvent: Bool, red: Bool = true) -> [Format] {
         guard let codec = section.codec else { return [] }
         var formats = [Format(map: SDPRTPMap(payloadType: section.payloadType, encodingName: codec.encodingName,
                                              clockRate: codec.clockRate, channels: codec.channels),
                               parameters: section.formatParameters, feedback: section.rtcpFeedback)]
+        if red, let redPayloadType = section.redPayloadType {
+            formats.append(redFormat(payloadType: redPayloadType, codecPayloadType: section.payloadType))
+        }
         if telephoneEvent, let event = section.telephoneEventPayloadType {
             formats.append(Format(map: SDPRTPMap(payloadType: event, encodingName: "telephone-event",
                                                  clockRate: codec.clockRate),
                                   parameters: section.telephoneEventFormatParameters))
         }
         return formats
+    }
+
+    /// `a=rtpmap:PT red/48000/2` with `a=fmtp:PT 111/111` (RFC 2198 §5; two levels, as browsers write it).
+    static func redFormat(payloadType: UInt8, codecPayloadType: UInt8) -> Format {
+        Format(map: SDPRTPMap(payloadType: payloadType, encodingName: "red", clockRate: 48_000, channels: 2),
+               parameters: "\(codecPayloadType)/\(codecPayloadType)")
     }
 }

@@ -36,6 +36,10 @@ public final class PeerConnection: Sendable {
         /// Offer RFC 4733 telephone events: `telephone-event/48000` as PT 110 (for Opus) and
         /// `telephone-event/8000` as PT 101 (for G.711).
         public var offerTelephoneEvent = true
+        /// Offer RFC 2198 redundancy around Opus (`red/48000/2` as PT 63, fmtp `111/111`), as
+        /// browsers do. An answer that takes it lets both ends send RED or plain Opus, so only a
+        /// user that reads RED payloads (the audio engine does) should set it.
+        public var offerRED = false
         /// The audio codecs offered, most preferred first (the answerer picks the first it supports).
         public var audioCodecs: [AudioCodec] = AudioCodec.allCases
         /// Opus `maxaveragebitrate` to ask of the far end's encoder (RFC 7587 §6.1), bits per second.
@@ -93,6 +97,9 @@ public final class PeerConnection: Sendable {
         /// The peer's accepted RFC 4733 telephone-event payload type, if any (send key packets on it
         /// with `sendAudio(payload:timestampIncrement:payloadType:marker:)`).
         public var telephoneEventPayloadType: UInt8?
+        /// The negotiated RFC 2198 RED payload type (`red/48000/2` around Opus), if any: both ends
+        /// may send either it or the plain codec.
+        public var redPayloadType: UInt8?
         public var localSSRC: UInt32
         public var remoteSSRC: UInt32?
         /// The negotiated video codec, its payload type and our video SSRC, when video was accepted.

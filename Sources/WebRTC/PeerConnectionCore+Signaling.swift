@@ -62,6 +62,7 @@ extension PeerConnectionCore {
         stats.codec = description.codec
         stats.payloadType = description.payloadType
         stats.telephoneEventPayloadType = isOfferer ? description.telephoneEventPayloadType : nil  // our answers take none
+        stats.redPayloadType = configuration.offerRED ? description.audio.redPayloadType : nil
         timings.remoteDescription = elapsed(now)
         addRemoteCandidates(description)
         startTicking()

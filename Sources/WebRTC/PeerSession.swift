@@ -5,6 +5,7 @@ import ParleyNet
 import ParleyRTP
 import ParleySRTP
 import RTCP
+import RTP
 import STUN
 
 /// The server side of one WebRTC session: an ICE-lite agent answering the peer's checks, a DTLS
@@ -65,6 +66,10 @@ final class PeerSession {
     var source: PeerSession?
     var sinks: [PeerSession] = []
     var telephoneEvents = TelephoneEventTracker()
+    /// Which redundant blocks of our peer's RED packets stand for lost ones, and the current
+    /// packet's (a scratch list reserved once, at most `REDPayloadView.maxBlocks`).
+    var redRecovery = REDLossRecovery()
+    var recoveredBlocks: [REDLossRecovery.Recovered]
     /// The ufrag before the last ICE restart, still routed to us until the next one.
     var previousUfrag: String?
     /// An ICE restart awaits the peer's first nomination under the new credentials.
@@ -88,6 +93,8 @@ final class PeerSession {
         rtp = RTPSession(configuration: RTPSession.Configuration(cname: parameters.cname),
                          payloadFormats: RTPPayloadFormats(offer.payloadFormats(telephoneEvent: parameters.telephoneEvent)))
         tracks = []
+        recoveredBlocks = []
+        recoveredBlocks.reserveCapacity(REDPayloadView.maxBlocks)
         var random = SystemRandomNumberGenerator()
         for section in [offer.audio] + offer.accepted.filter({ $0.index != offer.audioIndex }) {
             guard let codec = section.codec else { continue }
@@ -100,6 +107,7 @@ final class PeerSession {
                 telephoneEventPayloadType: isAudio && parameters.telephoneEvent ? section.telephoneEventPayloadType : nil,
                 initialSequence: .random(in: 0...UInt16.max, using: &random),
                 initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
+            if isAudio { tracks[tracks.count - 1].setREDPayloadType(section.redPayloadType) }
         }
     }
 
@@ -123,6 +131,7 @@ final class PeerSession {
         for section in offer.accepted {
             guard let index = trackIndex(section: section.index) else { continue }
             tracks[index].mediaPayloadType = section.payloadType
+            if section.codec?.audio != nil { tracks[index].setREDPayloadType(section.redPayloadType) }
             if answerParameters.telephoneEvent { tracks[index].telephoneEventPayloadType = section.telephoneEventPayloadType }
         }
     }

@@ -87,6 +87,12 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var digits = 0
     /// Key frame requests (PLI, FIR) on our video track passed on to the peer as PLI (echo sessions).
     public var keyframeRequestsRelayed = 0
+    /// RED (RFC 2198) packets received, and redundant blocks of them that stood in for lost packets
+    /// (sent on to sinks without RED and to the tap as packets of their own).
+    public var redReceived = 0
+    public var redBlocksRecovered = 0
+    /// Packets sent wrapped in RED by this session's track (frames it repeats for a RED leg).
+    public var redWrapped = 0
 
     public init() {}
 }

@@ -12,7 +12,8 @@
 //   4 server, client core PlatformCore, ServerMedia, VoiceREST, VoiceEngine (in that order), then
 //                        ParleyServer (the wiring); ParleyClientCore
 //   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
-//   6 executables         parley-server parley parley-bench parley-fuzz; test support ParleyTestSupport, ParleyTestClock
+//   6 executables         parley-server parley parley-bench parley-fuzz; test support ParleyTestSupport, ParleyTestClock,
+//                        CallHarness (in-process calls for the demo and the bench)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -194,17 +195,24 @@ let package = Package(
                                "ParleyCore", "TwiML", "WebSocketWire"],
                 swiftSettings: strict),
 
+        // Two-party SDK calls in one process, the pieces `parley demo` and `parley-bench
+        // call-quality` share: an invite handler, the callee's recording device, tokens.
+        .target(name: "CallHarness",
+                dependencies: ["ParleyVoice", "ParleyServer", "ParleyStore", "AccessToken", "AudioCore", "AudioDevices", "ParleyCore"],
+                swiftSettings: strict),
+
         // Layer 6: executables.
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore", "ParleyStore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "PlatformCore", "ParleyNet",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
-                                         "CallQuality", "ICE"],
+                                         "CallQuality", "ICE", "CallHarness"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
-                                         "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire"],
+                                         "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire",
+                                         "ParleyVoice", "CallHarness", "AudioDevices"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
@@ -268,7 +276,7 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
                                    "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
-                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE"],
+                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

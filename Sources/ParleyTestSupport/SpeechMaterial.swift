@@ -19,6 +19,16 @@ public enum SpeechMaterial {
         The box was thrown beside the parked truck. The hogs were fed chopped corn and garbage.
         """
 
+    /// Harvard list 2 (IEEE 1969): held out for `parley-bench call-quality`, the real call path.
+    /// No test speaks them, so nothing is tuned to them.
+    public static let heldOutSentences = """
+        The boy was there when the sun rose. A rod is used to catch pink salmon. \
+        The source of the huge river is the clear spring. Kick the ball straight and follow through. \
+        Help the woman get back to her feet. A pot of tea helps to pass the evening. \
+        Smoky fires lack flame and heat. The soft cushion broke the man's fall. \
+        The salt breeze came across from the sea. The girl at the booth sold fifty bonds.
+        """
+
     /// Reads a WAV file and returns it as mono samples at `rate` (channels averaged, resampled).
     public static func load(_ path: String, rate: Int) throws -> [Int16] {
         guard let data = FileManager.default.contents(atPath: path) else { throw Failure("cannot read \(path)") }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import ParleyCore
 import ParleyTestSupport
+import SpeechScoring
 
 /// `parley-bench call-quality`: the real call path under a simulated network. Each call is a
 /// `CallQualityCall` (in-process server, `NetworkRelay` on every hop, two `ParleyVoice` calls);
@@ -57,10 +58,7 @@ enum CallQualityBench {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-call-quality-\(getpid())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { if options.output == nil { try? FileManager.default.removeItem(atPath: directory) } }
-        let scorer = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        guard FileManager.default.isExecutableFile(atPath: scorer.appendingPathComponent(".venv/bin/python3").path) else {
-            throw BenchFailure("no .venv/bin/python3 in \(scorer.path) to run scripts/pesq-score: run this in the checkout")
-        }
+        let scorer = try PESQScorer.locate()
         let speech = try CallQualitySpeech.make(in: directory)
         print(String(format: "call-quality: Harvard list 2 by espeak-ng (male, female), %.1f s; %d seed(s) per condition, "
                      + "%d call(s) at once; load average %@", Double(speech.reference.count) / 16_000, options.seeds,
@@ -73,7 +71,7 @@ enum CallQualityBench {
         let cpuBefore = BenchSystem.cpuSeconds(pid: getpid()), started = ContinuousClock.now
         let results = try await runAll(calls, parallel: options.parallel)
         let wall = (ContinuousClock.now - started).seconds, cpu = BenchSystem.cpuSeconds(pid: getpid()) - cpuBefore
-        let scores = try SpeechMaterial.pesq(results.map { (speech.reference, $0.recording) }, packageRoot: scorer)
+        let scores = try SpeechMaterial.pesq(results.map { (speech.reference, $0.recording) }, scorer: scorer)
         CallQualityReport.print(results: results, scores: scores, conditions: options.conditions)
         print(String(format: "%d calls in %.0f s: this process used %.0f CPU-seconds (%.2f of %d cores), load average now %@",
                      results.count, wall, cpu, cpu / wall, ProcessInfo.processInfo.activeProcessorCount, BenchSystem.loadAverage))

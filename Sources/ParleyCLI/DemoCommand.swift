@@ -34,7 +34,8 @@ enum DemoCommand {
         let aliceToken = try VoiceTokens.mint(server, identity: "alice"), bobToken = try VoiceTokens.mint(server, identity: "bob")
         let speechPath = out + "/alice-speech.wav", heardPath = out + "/bob-heard.wav"
         let microphonePath = out + "/alice-microphone.wav"
-        let (material, seconds) = try DemoSpeech.make(at: speechPath, microphonePath: microphonePath, padding: 8)
+        let (material, seconds) = try DemoSpeech.make(at: speechPath, microphonePath: microphonePath,
+                                                      leadIn: DemoCall.leadIn, padding: 8)
         Voice.servers = ["demo": base]
         Voice.edge = "demo"
         section("parley-server on \(base) (store \(configuration.databasePath), account \(credentials.account.sid))")
@@ -66,6 +67,8 @@ func say(_ line: String) {
 
 /// The scripted call of `parley demo`.
 struct DemoCall: Sendable {
+    /// Seconds of silence before alice speaks (`DemoSpeech.make`).
+    static let leadIn = 1.0
     let aliceToken: String
     let bobToken: String
     let speechPath: String
@@ -125,11 +128,14 @@ struct DemoCall: Sendable {
             return String(format: "bob hears level %.3f", level)
         }
         let afterSpeech = Mutex<StatsReport?>(nil)
+        let bobAfterSpeech = Mutex<StatsReport?>(nil)
         // The script: how long to wait, then what alice does.
         let script: [(Duration, @Sendable () async -> Void)] = [
-            (.milliseconds(Int(speechSeconds * 1000) + 600), {
+            (.milliseconds(Int((Self.leadIn + speechSeconds) * 1000) + 600), {
                 let report = await call.stats()
                 afterSpeech.withLock { $0 = report }
+                let bobs = await bobsCall?.stats()
+                bobAfterSpeech.withLock { $0 = bobs }
                 alice.print("speech sent, now a 330 Hz tone; \(await bobHears()); DTMF 1234#")
                 call.sendDigits("1234#")
             }),
@@ -160,6 +166,12 @@ struct DemoCall: Sendable {
                          remote.jitterMs, local.roundTripTimeMs.map { String(format: "%.1f ms", $0) } ?? "n/a"))
             say("packets sent \(local.packetsSent), received \(remote.packetsReceived), lost \(remote.packetsLost) "
                   + "(far end reports \(local.packetsLost.map(String.init) ?? "n/a") of ours lost)")
+        }
+        if let heard = bobAfterSpeech.withLock({ $0 })?.remoteAudioTrackStats.first {
+            say(String(format: "bob: %d packets received, %d lost; recovered %d frames by RED%@ and %d by FEC, "
+                         + "concealed %.2f s; jitter buffer p95 %.0f ms", heard.packetsReceived, heard.packetsLost,
+                       heard.framesRecoveredByRED, heard.isREDNegotiated ? "" : " (not negotiated)",
+                       heard.framesRecoveredByFEC, Double(heard.samplesConcealed) / 48_000, heard.jitterBufferDelayP95Ms))
         }
         say("bob received the digits \(bob.digits)")
         say("bob's recording: \(heardPath) (16 kHz mono); alice's speech: \(speechPath)")

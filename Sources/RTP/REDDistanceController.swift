@@ -2,9 +2,11 @@
 /// 8-bit "fraction lost" of RFC 3550 §6.4.1): none on a clean path, more as loss grows. A value:
 /// each report goes in, the new distance comes out, so tests drive it report by report.
 ///
-/// The distance rises at the first report that calls for more; it falls only after
-/// `lowerAfterReports` consecutive reports that call for less (then to the most they called for),
-/// so one clean interval in a lossy network does not drop the protection.
+/// A second's report at 50 packets is a noisy measure (at 5 % loss, one second in four shows one
+/// loss or none), so the loss is smoothed: it follows a higher report at once and a lower one by a
+/// quarter of the difference per report. The distance rises as soon as the smoothed loss calls for
+/// more; it falls only after `lowerAfterReports` consecutive reports that call for less (then to
+/// the most they called for), so a clean interval in a lossy network does not drop the protection.
 public struct REDDistanceController: Sendable, Equatable {
     /// Loss in percent from which distance 1, 2, 3 is chosen. Two lost packets in a row at 3 %
     /// random loss happen once a minute at 50 packets a second; three at 10 % about as often.
@@ -14,6 +16,8 @@ public struct REDDistanceController: Sendable, Equatable {
     public var lowerAfterReports = 3
     /// The distance to use now.
     public private(set) var distance: Int
+    /// The smoothed loss, in percent.
+    public private(set) var lossPercent = 0.0
     private var lowerReports = 0
     private var highestWhileLowering = 0
 
@@ -31,7 +35,9 @@ public struct REDDistanceController: Sendable, Equatable {
     /// Takes one report; returns true when `distance` changed.
     @discardableResult
     public mutating func reportRemoteLoss(fractionLost: UInt8) -> Bool {
-        let wanted = distance(forLossPercent: Double(fractionLost) * 100 / 256)
+        let reported = Double(fractionLost) * 100 / 256
+        lossPercent = reported >= lossPercent ? reported : lossPercent + (reported - lossPercent) / 4
+        let wanted = distance(forLossPercent: lossPercent)
         let before = distance
         if wanted >= distance {
             distance = wanted

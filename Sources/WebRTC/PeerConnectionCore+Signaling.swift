@@ -44,7 +44,8 @@ extension PeerConnectionCore {
     func applyRemote(_ description: MediaOffer, dtlsRole role: DTLSRole) -> ParleyError? {
         do {
             dtls = try DTLSSession(role: role, certificate: certificate, remoteFingerprints: description.remoteFingerprints,
-                                   srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles)
+                                   srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles,
+                               initialRetransmissionTimeout: DTLSSRTPKeying.initialRetransmissionTimeout)
         } catch {
             return error
         }

@@ -89,7 +89,8 @@ final class PeerSession {
                            configuration: configuration.ice, hmac: { HMAC.sha1(key: $0, message: $1) })
         dtls = try DTLSSession(role: offer.localDTLSRole, certificate: certificate,
                                remoteFingerprints: offer.remoteFingerprints,
-                               srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles)
+                               srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles,
+                               initialRetransmissionTimeout: DTLSSRTPKeying.initialRetransmissionTimeout)
         rtp = RTPSession(configuration: RTPSession.Configuration(cname: parameters.cname),
                          payloadFormats: RTPPayloadFormats(offer.payloadFormats(telephoneEvent: parameters.telephoneEvent)))
         tracks = []

@@ -53,24 +53,34 @@ import Testing
     /// 256 × percent / 100, as RTCP's fraction lost carries it.
     static func fraction(_ percent: Double) -> UInt8 { UInt8(min(255, (percent * 256 / 100).rounded())) }
 
-    @Test func distanceRisesAtOnceAndFallsAfterThreeReportsCallingForLess() {
+    @Test func distanceRisesAtOnceAndFallsSlowlyWhenLossStops() {
         var controller = REDDistanceController()
         #expect(controller.distance == 1)
         var changed = controller.reportRemoteLoss(fractionLost: Self.fraction(5))
         #expect(changed && controller.distance == 2)
         changed = controller.reportRemoteLoss(fractionLost: Self.fraction(20))
         #expect(changed && controller.distance == 3)
-        // One clean report in a lossy network changes nothing; three do, to the most they called for.
+        // One clean report in a lossy network changes nothing; a run of them steps the distance down.
         changed = controller.reportRemoteLoss(fractionLost: 0)
         #expect(!changed)
-        changed = controller.reportRemoteLoss(fractionLost: Self.fraction(2))
-        #expect(!changed)
-        changed = controller.reportRemoteLoss(fractionLost: 0)
-        #expect(changed && controller.distance == 1)
-        for _ in 0..<2 { controller.reportRemoteLoss(fractionLost: 0) }
-        #expect(controller.distance == 1)
-        controller.reportRemoteLoss(fractionLost: 0)
-        #expect(controller.distance == 0)
+        var distances: [Int] = []
+        for _ in 0..<30 {
+            controller.reportRemoteLoss(fractionLost: 0)
+            distances.append(controller.distance)
+        }
+        #expect(zip(distances, distances.dropFirst()).allSatisfy { $0 >= $1 })
+        #expect(distances.first == 3 && distances.last == 0)
+        #expect(Set(distances) == [3, 2, 1, 0])
+    }
+
+    /// Per-second losses of 50 packets at 5 % (a binomial draw): the smoothed loss keeps distance 2
+    /// through the seconds that show one loss or none.
+    @Test func noisyReportsOfSteadyLossKeepTheDistance() {
+        var controller = REDDistanceController()
+        for lost in [3, 2, 1, 4, 0, 2, 3, 1, 2, 5, 0, 1, 3, 2, 2, 1, 0, 4, 2, 3] {
+            controller.reportRemoteLoss(fractionLost: UInt8(lost * 256 / 50))
+            #expect(controller.distance >= 2, "distance \(controller.distance) at \(controller.lossPercent) %")
+        }
         #expect(REDDistanceController(maxDistance: 2).distance(forLossPercent: 50) == 2)
     }
 }

@@ -129,6 +129,16 @@ import WebRTC
         }
     }
 
+    /// Sends half a second of tone on a connected echo session and expects some of it back.
+    static func expectEcho(_ pc: PeerConnection) async throws {
+        try await ToneAudio.send(pc, frequency: 440, seconds: 0.5)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await pc.statistics().packetsReceived == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(await pc.statistics().packetsReceived > 0, "no echo")
+    }
+
     /// `POST /v1/echo` with `offer`.
     static func echoAnswer(_ server: RunningServer, offer: String) async throws -> HTTPResponse {
         try await server.client.send(
@@ -158,14 +168,7 @@ import WebRTC
         let stats = await pc.statistics()
         #expect(connected, "not connected: \(stats.state) ICE \(stats.iceState)")
         #expect(stats.localCandidate?.address.ipString == "127.0.0.1")
-        if connected {
-            try await ToneAudio.send(pc, frequency: 440, seconds: 0.5)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while await pc.statistics().packetsReceived == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(await pc.statistics().packetsReceived > 0, "no echo")
-        }
+        if connected { try await Self.expectEcho(pc) }
         await pc.close()
         await server.stop()
     }
@@ -207,14 +210,7 @@ import WebRTC
         try await pc.setRemoteAnswer(response.bodyText)
         let connected = await pc.waitUntilConnected(timeout: .seconds(10))
         #expect(connected, "not connected through the relay")
-        if connected {
-            try await ToneAudio.send(pc, frequency: 440, seconds: 0.5)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while await pc.statistics().packetsReceived == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(await pc.statistics().packetsReceived > 0, "no echo")
-        }
+        if connected { try await Self.expectEcho(pc) }
         let relayed = await relay.statistics()
         #expect(relayed.clientsSeen >= 1 && relayed.upstream.delivered > 0 && relayed.downstream.delivered > 0, "\(relayed)")
         await pc.close()

@@ -49,6 +49,12 @@ struct DeliveryHeap<Payload> {
 
     mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
 
+    /// Hands every payload to `body`, in no particular order, then empties the heap.
+    mutating func removeAll(_ body: (Payload) -> Void) {
+        for entry in entries { body(entry.payload) }
+        entries.removeAll(keepingCapacity: true)
+    }
+
     private func precedes(_ a: Entry, _ b: Entry) -> Bool {
         a.time != b.time ? a.time < b.time : a.order < b.order
     }

@@ -112,6 +112,15 @@ public struct NetworkConditioner<Payload> {
     /// Drops everything in flight (not counted as delivered).
     public mutating func removeAll() { scheduled.removeAll() }
 
+    /// Drops everything in flight (not counted as delivered), handing each dropped copy's payload to
+    /// `body` first (so a caller can release the buffer it names); returns how many there were.
+    @discardableResult
+    public mutating func removeAll(_ body: (Payload) -> Void) -> Int {
+        let count = scheduled.count
+        scheduled.removeAll(body)
+        return count
+    }
+
     private mutating func isLost() -> Bool {
         switch conditions.loss {
         case .none:

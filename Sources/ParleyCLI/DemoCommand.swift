@@ -1,6 +1,5 @@
-import AccessToken
-import AudioCore
 import AudioDevices
+import CallHarness
 import Foundation
 import ParleyCore
 import ParleyServer
@@ -32,12 +31,7 @@ enum DemoCommand {
         try server.start()
         let base = "http://\(configuration.host):\(server.port)"
         let credentials = server.defaultCredentials
-        func token(_ identity: String) throws -> String {
-            try AccessTokenBuilder.mint(accountSid: credentials.account.sid, apiKeySid: credentials.apiKey.sid,
-                                        apiSecret: credentials.apiKey.secret, identity: identity, ttl: 3600,
-                                        grants: [.voice(VoiceGrant(incomingAllow: true))])
-        }
-        let aliceToken = try token("alice"), bobToken = try token("bob")
+        let aliceToken = try VoiceTokens.mint(server, identity: "alice"), bobToken = try VoiceTokens.mint(server, identity: "bob")
         let speechPath = out + "/alice-speech.wav", heardPath = out + "/bob-heard.wav"
         let microphonePath = out + "/alice-microphone.wav"
         let (material, seconds) = try DemoSpeech.make(at: speechPath, microphonePath: microphonePath,
@@ -87,13 +81,11 @@ struct DemoCall: Sendable {
         let bobCall = Mutex<Call?>(nil)
         let heard = heardPath
         let listener: Listener
-        let accepted = DemoInbox { invite in
+        let accepted = InviteHandler { invite in
             bob.print("incoming call \(invite.callSid) from \(invite.from ?? "?")")
             let options = AcceptOptions(callInvite: invite) {
                 // bob's speaker is a 16 kHz WAV (what PESQ-WB compares); his microphone is silent.
-                $0.audioDevice = try? FileAudioDevice(
-                    input: WAVFile(sampleRate: 48_000, channels: 1, samples: [Int16](repeating: 0, count: 48_000)),
-                    outputPath: heard, renderFormat: AudioFormat(sampleRate: 16_000, channels: 1), looping: true)
+                $0.audioDevice = try? SpeechDevices.recorder(to: heard)
                 $0.delegateQueue = bob.queue
             }
             bobCall.withLock { $0 = invite.accept(options: options, delegate: bob) }
@@ -189,7 +181,7 @@ struct DemoCall: Sendable {
     /// Short calls alice → bob (bob answers at once, silent devices) for the setup-time figure.
     func measureSetup(calls: Int) async {
         let quiet = CallConsole(name: "setup")
-        let inbox = DemoInbox { invite in
+        let inbox = InviteHandler { invite in
             let options = AcceptOptions(callInvite: invite) {
                 $0.audioDevice = NullAudioDevice()
                 $0.delegateQueue = quiet.queue
@@ -220,14 +212,4 @@ struct DemoCall: Sendable {
         say(String(format: "p50 %.1f ms, p95 %.1f ms, max %.1f ms", sorted[sorted.count / 2],
                      sorted[min(sorted.count - 1, sorted.count * 95 / 100)], sorted.last!))
     }
-}
-
-/// Answers invites with a block.
-final class DemoInbox: NotificationDelegate, Sendable {
-    private let onInvite: @Sendable (CallInvite) -> Void
-
-    init(onInvite: @escaping @Sendable (CallInvite) -> Void) { self.onInvite = onInvite }
-
-    func callInviteReceived(_ callInvite: CallInvite) { onInvite(callInvite) }
-    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: ParleyError) {}
 }

@@ -3,11 +3,13 @@ import Foundation
 import NetworkConditioner
 import ParleyNet
 
-/// `parley netsim`: a UDP relay through a simulated network (`NetworkRelay`), both directions with
-/// the same conditions, until SIGINT or SIGTERM; then it prints what it did and exits 0.
+/// `parley netsim`: a UDP relay through a simulated network (`NetworkRelay`: one outbound socket
+/// and one pair of conditioners per client), both directions with the same conditions, with
+/// optional scheduled outages, until SIGINT or SIGTERM; then it prints what it did and exits 0.
 enum NetsimCommand {
     static let options: Set<String> = ["listen", "forward", "loss", "burst", "delay-ms", "jitter-ms", "reorder",
-                                       "reorder-delay-ms", "duplicate", "rate-kbps", "queue", "seed"]
+                                       "reorder-delay-ms", "duplicate", "rate-kbps", "queue", "seed",
+                                       "outage-at", "outage-for"]
 
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, options: options, flags: ["allow-reordering"])
@@ -19,6 +21,7 @@ enum NetsimCommand {
         let conditions = try conditions(parsed)
         let seed = try parsed.integer("seed").map { UInt64(bitPattern: $0) } ?? 1
         let target = try SocketAddress.resolve(host: forwardHost, port: forwardPort)
+        let outages = try NetsimOutages(parsed)
 
         // Catch the signals before saying we are ready, so none is missed.
         Interruption.shared.catchSignals()
@@ -27,10 +30,18 @@ enum NetsimCommand {
         // One line on stdout says where the relay is, so scripts can wait for it.
         FileHandle.standardOutput.write(Data(
             "parley netsim relaying \(listenHost):\(relay.localPort) -> \(target) seed \(seed)\n".utf8))
+        let schedule = outages.start(on: relay)
         _ = Interruption.shared.waitSynchronously()
+        schedule.cancel()
         let statistics = relay.stop()
-        FileHandle.standardOutput.write(Data((line("upstream", statistics.upstream) + line("downstream", statistics.downstream)
-            + "buffer-dropped \(statistics.droppedNoBuffer) no-client-dropped \(statistics.droppedNoClient)\n").utf8))
+        var report = line("upstream", statistics.upstream) + line("downstream", statistics.downstream)
+            + "buffer-dropped \(statistics.droppedNoBuffer) client-limit-dropped \(statistics.droppedClientLimit) "
+            + "outage-dropped \(statistics.droppedByOutage) clients \(statistics.clientsSeen) forgotten \(statistics.clientsForgotten)\n"
+        for client in statistics.clients {
+            report += "client \(client.number) \(client.address) via port \(client.outboundPort): outage-dropped \(client.droppedByOutage)\n"
+                + "  " + line("upstream", client.upstream) + "  " + line("downstream", client.downstream)
+        }
+        FileHandle.standardOutput.write(Data(report.utf8))
         return 0
     }
 

@@ -53,21 +53,31 @@ NAME with a token minted from the credentials below):
   parley demo [--out DIR] [--http HOST:PORT] [--setup-calls N]
       What `make demo` runs: a server on loopback, alice calls bob (speech, DTMF, mute, hold), the
       call's figures, bob's recording scored with PESQ-WB (scripts/pesq-score and its .venv, looked
-      for in the working directory and above this program), the setup time of N short calls.
+      for in the working directory and above it, then above this program), the setup time of N short calls.
   Media options: --ice-server stun:IP:PORT or turn:IP:PORT[?transport=udp] (repeatable; the TURN
       ones use --ice-username/--ice-password); --relay sends media only through the TURN server, so
       a `parley netsim` in front of it carries every packet (docs/voice.md, "Hearing your app under loss").
   SIGINT or SIGTERM ends the call first (cancels it while ringing, hangs up once connected, stops
   listening), prints its figures, then exits 130 or 143; a second signal exits at once.
 
-Network simulation (a UDP relay; replies go back to the last client; both directions alike):
+Network simulation (a UDP relay, NAT-like: each client gets its own socket toward the target and
+its own simulated path; both directions alike):
   parley netsim --listen HOST:PORT --forward HOST:PORT [--loss PERCENT [--burst PACKETS]]
                 [--delay-ms MS] [--jitter-ms MS] [--allow-reordering] [--reorder PERCENT]
                 [--reorder-delay-ms MS] [--duplicate PERCENT] [--rate-kbps KBPS] [--queue PACKETS] [--seed N]
-      Runs until SIGINT or SIGTERM, then prints its statistics. --burst makes loss bursty
-      (Gilbert-Elliott) with that mean burst length. --jitter-ms is peak-to-peak: each packet waits
-      an extra delay uniform in [0, jitter]; packets keep their order unless --allow-reordering.
-      --reorder holds that percent of packets back by --reorder-delay-ms (default 30).
+                [--outage-at SECONDS]... [--outage-for SECONDS]...
+      Runs until SIGINT or SIGTERM, then prints its statistics, in total and per client. --burst
+      makes loss bursty (Gilbert-Elliott) with that mean burst length. --jitter-ms is peak-to-peak:
+      each packet waits an extra delay uniform in [0, jitter]; packets keep their order unless
+      --allow-reordering. --reorder holds that percent of packets back by --reorder-delay-ms
+      (default 30). Each client source address (up to 64; more are dropped, idle ones forgotten
+      after 60 s) has its own outbound socket and its own conditioners, seeded from --seed and the
+      order clients first spoke, so a server behind it sees, and answers, each call leg apart:
+      `parley-server --media 127.0.0.2:40000 --media-advertise 127.0.0.1` behind
+      `parley netsim --listen 127.0.0.1:40000 --forward 127.0.0.2:40000` puts every leg's media
+      through the simulated network. --outage-at S --outage-for D drops everything both ways from
+      S to S+D seconds after the start (repeat --outage-at for several; --outage-for once for all
+      or once each); a line on stdout marks each outage's start and end.
 
 Identities are 1 to 121 characters: letters, digits and underscore. --ttl is at most 86400.
 Exit status: 0 success, 1 failure, 2 usage error, 128 + N after ending the calls on signal N (130 SIGINT, 143 SIGTERM).

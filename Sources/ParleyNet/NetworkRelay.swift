@@ -4,28 +4,21 @@ import ParleyCore
 import Synchronization
 
 /// A UDP relay through a simulated network, for end-to-end tests of real processes (`parley
-/// netsim`) and for in-process tests: datagrams sent to `localPort` go to `target` through the
-/// upstream `NetworkConditioner`, and whatever the target sends back goes to the last client address
-/// through the downstream one, so both directions of an RTP/RTCP/ICE flow cross it.
+/// netsim`) and for in-process tests. It serves several clients as a NAT does: each source address
+/// that sends to `localPort` gets a socket of its own toward `target` and a pair of
+/// `NetworkConditioner`s (upstream and downstream, seeded from `seed` and the client's number, so a
+/// run is repeatable); what the target sends to that socket goes back to that client. So a server
+/// behind the relay sees one address per client, and every leg of a call crosses the simulated
+/// network on its own.
 ///
-/// One event loop owns both sockets, both conditioners and a fixed pool of packet buffers; delivery
-/// times are kept with the loop's timers (millisecond resolution, never early). A datagram that finds
-/// the pool full is dropped and counted.
+/// Bounded: at most `maxClients` clients (datagrams from more are dropped and counted); a client
+/// nothing came from or for in `clientIdleTimeout` is forgotten (its socket closed). `setOutage`
+/// blacks the network out both ways while set.
+///
+/// One event loop owns the sockets, the conditioners and a fixed pool of packet buffers shared by
+/// all clients; delivery times are kept with the loop's timers (millisecond resolution, never
+/// early). A datagram that finds the pool full is dropped and counted.
 public final class NetworkRelay: Sendable {
-    /// What the relay did in each direction.
-    public struct Statistics: Sendable, Hashable {
-        /// Client → target.
-        public var upstream = NetworkConditionerStatistics()
-        /// Target → client.
-        public var downstream = NetworkConditionerStatistics()
-        /// Datagrams dropped because every packet buffer was in use, or they were too long.
-        public var droppedNoBuffer = 0
-        /// Datagrams from the target dropped because no client had spoken yet.
-        public var droppedNoClient = 0
-
-        public init() {}
-    }
-
     /// The port clients send to.
     public let localPort: Int
     /// Where datagrams are forwarded.
@@ -34,34 +27,31 @@ public final class NetworkRelay: Sendable {
     public let loop: EventLoop
 
     private let core: LoopBound<NetworkRelayCore>
+    private let outage: NetworkRelayOutage
     private let ownsLoop: Bool
     private let finalStatistics = Mutex<Statistics?>(nil)
 
     /// Listens on `listenHost:listenPort` (0: ephemeral) and forwards to `target`. `downstream`
-    /// defaults to the upstream conditions; each direction draws from its own generator (`seed` and
-    /// `seed + 1`). Runs on `loop`, or on a loop of its own that `stop()` ends.
+    /// defaults to the upstream conditions; each client's two directions draw from generators of
+    /// their own (the first client's from `seed` and `seed + 1`). Runs on `loop`, or on a loop of
+    /// its own that `stop()` ends.
     public init(listenHost: String = "127.0.0.1", listenPort: Int = 0, forwardTo target: SocketAddress,
                 upstream: NetworkConditions = NetworkConditions(), downstream: NetworkConditions? = nil, seed: UInt64 = 1,
-                maxDatagramBytes: Int = 2048, bufferedPackets: Int = 2048, loop: EventLoop? = nil) throws {
+                maxDatagramBytes: Int = 2048, bufferedPackets: Int = 2048, maxClients: Int = 64,
+                clientIdleTimeout: Duration = .seconds(60), loop: EventLoop? = nil) throws {
         let ownsLoop = loop == nil
         let loop = try loop ?? EventLoop(name: "parley-netsim")
-        let core = LoopBound(NetworkRelayCore(loop: loop, target: target, pool: NetworkRelayPacketPool(count: bufferedPackets, slotBytes: maxDatagramBytes),
-                                    upstream: NetworkConditioner(conditions: upstream, seed: seed, capacity: bufferedPackets),
-                                    downstream: NetworkConditioner(conditions: downstream ?? upstream, seed: seed &+ 1,
-                                                                   capacity: bufferedPackets)), loop: loop)
+        let settings = NetworkRelayCore.Settings(
+            upstream: upstream, downstream: downstream ?? upstream, seed: seed, maxDatagramBytes: maxDatagramBytes,
+            bufferedPackets: bufferedPackets, maxClients: max(maxClients, 1),
+            clientIdleMicroseconds: max(Int64(clamping: clientIdleTimeout.nanoseconds / 1_000), 1_000))
+        let outage = NetworkRelayOutage()
+        let core = LoopBound(NetworkRelayCore(loop: loop, target: target, settings: settings, outage: outage), loop: loop)
         do {
             let listener = try UDPSocket.inPlace(host: listenHost, port: listenPort, loop: loop, maxDatagramBytes: maxDatagramBytes) {
                 core.value.fromClient($0)
             }
-            let outbound: UDPSocket
-            do {
-                outbound = try UDPSocket.inPlace(host: target.isIPv6 ? "::" : "0.0.0.0", port: 0, loop: loop,
-                                                 maxDatagramBytes: maxDatagramBytes) { core.value.fromTarget($0) }
-            } catch {
-                listener.close()
-                throw error
-            }
-            loop.execute { core.value.attach(listener: listener, outbound: outbound) }
+            loop.execute { core.value.attach(listener: listener) }
             localPort = listener.localPort
         } catch {
             if ownsLoop {
@@ -73,8 +63,21 @@ public final class NetworkRelay: Sendable {
         self.target = target
         self.loop = loop
         self.core = core
+        self.outage = outage
         self.ownsLoop = ownsLoop
     }
+
+    /// Blacks the network out (`true`) or brings it back (`false`), from any thread: while blocked,
+    /// every datagram either way is dropped and counted (`Statistics.droppedByOutage`), and so is
+    /// whatever was in flight when the outage began. Takes effect for datagrams that arrive after
+    /// the call returns; client mappings stay (a client sending during the outage stays active).
+    public func setOutage(_ blocked: Bool) {
+        guard outage.set(blocked), blocked else { return }
+        loop.execute { [core] in core.value.outageBegan() }
+    }
+
+    /// Whether an outage is on.
+    public var isOutage: Bool { outage.isBlocked }
 
     /// The counters so far (after `stop()`, the final ones).
     public func statistics() async -> Statistics {
@@ -84,8 +87,8 @@ public final class NetworkRelay: Sendable {
         }
     }
 
-    /// Closes both sockets, drops what is in flight, ends the relay's own loop, and returns the final
-    /// counters. Blocks until done; call it off the loop thread. Calling it again returns the same.
+    /// Closes every socket, drops what is in flight, ends the relay's own loop, and returns the
+    /// final counters. Blocks until done; call it off the loop thread. Calling it again returns the same.
     @discardableResult
     public func stop() -> Statistics {
         if let done = finalStatistics.withLock({ $0 }) { return done }

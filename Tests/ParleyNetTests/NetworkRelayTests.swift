@@ -3,49 +3,6 @@ import ParleyNet
 import Synchronization
 import Testing
 
-/// Datagrams that arrived at a test socket: (4-byte sequence number, arrival time).
-private final class Arrivals: Sendable {
-    let list = Mutex<[(sequence: Int, at: ContinuousClock.Instant)]>([])
-
-    func record(_ datagrams: [Datagram]) {
-        let now = ContinuousClock.now
-        list.withLock { list in
-            for d in datagrams where d.bytes.count >= 4 { list.append((sequenceNumber(d.bytes), now)) }
-        }
-    }
-
-    var count: Int { list.withLock { $0.count } }
-}
-
-private func sequenceNumber(_ bytes: [UInt8]) -> Int {
-    bytes.prefix(4).reduce(0) { $0 << 8 | Int($1) }
-}
-
-private func datagram(_ sequence: Int, length: Int = 160) -> [UInt8] {
-    (0..<length).map { i in i < 4 ? UInt8(truncatingIfNeeded: sequence >> (24 - 8 * i)) : UInt8(truncatingIfNeeded: sequence &+ i) }
-}
-
-/// Waits (polling) until `condition` holds or `timeout` passes; returns whether it held.
-private func eventually(_ timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while await !condition() {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return true
-}
-
-/// A UDP echo server: sends every datagram back to its sender.
-private final class EchoServer: Sendable {
-    let socket: UDPSocket
-
-    init(loop: EventLoop) throws {
-        let holder = Mutex<UDPSocket?>(nil)
-        socket = try UDPSocket(loop: loop) { datagrams in holder.withLock { $0 }?.send(datagrams) }
-        holder.withLock { $0 = socket }
-    }
-}
-
 @Suite(.timeLimit(.minutes(1))) struct NetworkRelayTests {
     /// 2,000 datagrams through 10 % random loss: the sink gets what the relay delivered, about 90 %.
     @Test func lossyRelayDeliversAboutNinetyPercent() async throws {
@@ -62,7 +19,7 @@ private final class EchoServer: Sendable {
             client.send((start..<start + 50).map { Datagram(address: relayAddress, bytes: datagram($0)) })
             try await Task.sleep(for: .milliseconds(2))
         }
-        let settled = await eventually {
+        let settled = await holdsEventually {
             let stats = await relay.statistics()
             return stats.upstream.submitted == 2_000 && arrivals.count == stats.upstream.delivered
         }
@@ -95,7 +52,7 @@ private final class EchoServer: Sendable {
             client.send([Datagram(address: relayAddress, bytes: datagram(i, length: 40))])
             try await Task.sleep(for: .milliseconds(10))
         }
-        let back = await eventually { arrivals.count == 20 }
+        let back = await holdsEventually { arrivals.count == 20 }
         try #require(back, "only \(arrivals.count) of 20 replies")
         let rtts = arrivals.list.withLock { $0.map { ($0.at - sent[$0.sequence]) / .milliseconds(1) } }.sorted()
         #expect(rtts.first! >= 80, "fastest round trip \(rtts.first!) ms")
@@ -122,7 +79,7 @@ private final class EchoServer: Sendable {
             client.send([Datagram(address: relayAddress, bytes: datagram(i))])
             if i % 10 == 9 { try await Task.sleep(for: .milliseconds(2)) }
         }
-        let all = await eventually { arrivals.count == 300 }
+        let all = await holdsEventually { arrivals.count == 300 }
         try #require(all, "only \(arrivals.count) of 300")
         #expect(arrivals.list.withLock { $0.map(\.sequence) } == Array(0..<300))
         relay.stop()

@@ -1,0 +1,65 @@
+import Foundation
+import ParleyNet
+
+/// `parley netsim --outage-at SECONDS --outage-for SECONDS`: when to black the network out, in
+/// seconds from the relay's start. `--outage-at` may repeat; `--outage-for` is given once (every
+/// outage that long) or once per `--outage-at`, in the same order. Overlapping outages merge.
+struct NetsimOutages {
+    /// (start, end) in seconds from the start, sorted, not overlapping.
+    let windows: [(start: Double, end: Double)]
+
+    init(_ parsed: Arguments) throws(UsageError) {
+        let starts = try parsed.all("outage-at").map { text throws(UsageError) in try Self.seconds(text, "outage-at", allowsZero: true) }
+        let lengths = try parsed.all("outage-for").map { text throws(UsageError) in try Self.seconds(text, "outage-for", allowsZero: false) }
+        guard starts.isEmpty == lengths.isEmpty else {
+            throw UsageError("--outage-at and --outage-for go together")
+        }
+        guard lengths.count == 1 || lengths.count == starts.count else {
+            throw UsageError("--outage-for is given once, or once per --outage-at (\(starts.count)), not \(lengths.count) times")
+        }
+        var merged: [(start: Double, end: Double)] = []
+        let windows = starts.indices.map { (start: starts[$0], end: starts[$0] + lengths[lengths.count == 1 ? 0 : $0]) }
+        for window in windows.sorted(by: { $0.start < $1.start }) {
+            if let last = merged.last, window.start <= last.end {
+                merged[merged.count - 1].end = max(last.end, window.end)
+            } else {
+                merged.append(window)
+            }
+        }
+        self.windows = merged
+    }
+
+    /// Runs the schedule on `relay`, printing a line on stdout as each outage begins and ends;
+    /// cancel the task to stop it (an outage in progress then stays, which no longer matters).
+    func start(on relay: NetworkRelay) -> Task<Void, Never> {
+        let windows = windows
+        let origin = ContinuousClock.now
+        return Task {
+            for window in windows {
+                do {
+                    try await Task.sleep(until: origin + .milliseconds(Int64(window.start * 1000)), clock: .continuous)
+                    relay.setOutage(true)
+                    Self.say("parley netsim outage begins at \(Self.format(window.start)) s for \(Self.format(window.end - window.start)) s")
+                    try await Task.sleep(until: origin + .milliseconds(Int64(window.end * 1000)), clock: .continuous)
+                    relay.setOutage(false)
+                    Self.say("parley netsim outage ends at \(Self.format(window.end)) s")
+                } catch {
+                    return
+                }
+            }
+        }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    private static func format(_ seconds: Double) -> String { String(format: "%.3g", seconds) }
+
+    private static func seconds(_ text: String, _ option: String, allowsZero: Bool) throws(UsageError) -> Double {
+        guard let value = Double(text), value.isFinite, allowsZero ? value >= 0 : value > 0, value <= 86_400 else {
+            throw UsageError("--\(option) must be a number of seconds, \(allowsZero ? "0" : "more than 0") to 86400, got \(text)")
+        }
+        return value
+    }
+}

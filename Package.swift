@@ -218,7 +218,7 @@ let package = Package(
                                          "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
-                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
+                          dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
                                          "JSONWire", "ParleyStore"],
                           swiftSettings: strict),

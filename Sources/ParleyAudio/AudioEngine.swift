@@ -166,14 +166,16 @@ public final class AudioEngine: AudioCapturingContext, AudioRenderingContext {
     /// receive stream, the telephone-event payload type to the DTMF receiver, whose keys reach the
     /// delegate on this thread. `arrivalTime` is microseconds of the engine's clock; nil reads it.
     /// Packets are dropped while the engine is stopped.
+    /// `isRetransmission`: the transport asked for the packet again (RFC 4585 NACK).
     public func receive(payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, marker: Bool,
-                        payload: UnsafeRawBufferPointer, at arrivalTime: Int64? = nil) {
+                        payload: UnsafeRawBufferPointer, at arrivalTime: Int64? = nil, isRetransmission: Bool = false) {
         let now = arrivalTime ?? clock.microseconds()
         let payload = LentBuffer(payload)
         var events: [DTMFReceiverEvent] = []
         let delegate = receiveSide.withLock { side in
             side.receive(payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
-                         marker: marker, payload: payload.pointer, at: now, events: &events)
+                         marker: marker, payload: payload.pointer, at: now, isRetransmission: isRetransmission,
+                         events: &events)
             return events.isEmpty ? nil : side.delegate
         }
         guard let delegate else { return }

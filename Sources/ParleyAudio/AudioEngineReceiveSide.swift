@@ -66,7 +66,8 @@ struct AudioEngineReceiveSide {
     /// `events`), anything else to the receive stream, which keeps what carries its codec or RED
     /// payload type.
     mutating func receive(payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, marker: Bool,
-                          payload: UnsafeRawBufferPointer, at now: Int64, events: inout [DTMFReceiverEvent]) {
+                          payload: UnsafeRawBufferPointer, at now: Int64, isRetransmission: Bool = false,
+                          events: inout [DTMFReceiverEvent]) {
         guard isStarted else { return }
         let reported = events.count
         if let eventType = configuration.send.telephoneEventPayloadType, payloadType == eventType {
@@ -83,7 +84,7 @@ struct AudioEngineReceiveSide {
                 eventPacketsInAudioSSRC = 0
             }
             stream.receive(payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc,
-                           marker: marker, payload: payload, at: now)
+                           marker: marker, payload: payload, at: now, isRetransmission: isRetransmission)
         }
         for case .began in events[reported...] { digitsReceived += 1 }
     }

@@ -92,7 +92,8 @@ public final class AudioReceiveStream {
     /// Takes one received packet by its fields.
     @discardableResult
     public func receive(payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, marker: Bool,
-                        payload: UnsafeRawBufferPointer, at arrivalTime: Int64) -> JitterBufferInsertResult? {
+                        payload: UnsafeRawBufferPointer, at arrivalTime: Int64,
+                        isRetransmission: Bool = false) -> JitterBufferInsertResult? {
         let isRED = configuration.redPayloadType == payloadType
         guard isRED || payloadType == configuration.payloadType else {
             packetsIgnored += 1
@@ -105,6 +106,7 @@ public final class AudioReceiveStream {
                         clockRate: clockRate)
         var packet = JitterBufferPacket(sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc, marker: marker,
                                         payloadType: configuration.payloadType, arrivalTime: arrivalTime)
+        packet.isRetransmission = isRetransmission
         guard isRED else {
             packet.duration = duration(of: payload)
             return jitterBuffer.insert(packet, payload: payload)
@@ -116,7 +118,8 @@ public final class AudioReceiveStream {
         }
         packet.duration = duration(of: red.primary.data)
         let result = jitterBuffer.insert(packet, payload: red.primary.data)
-        guard result != .duplicate else { return result }
+        // A retransmission's redundant blocks are older still: played or concealed by now.
+        guard result != .duplicate, !isRetransmission else { return result }
         for i in 0..<red.redundantCount {
             let block = red[i]
             guard block.payloadType == configuration.payloadType, !block.data.isEmpty else { continue }

@@ -97,10 +97,14 @@ public struct JitterBuffer: Sendable {
         highestSequence = max(highestSequence ?? sequence, sequence)
         if let d = packet.duration, d > 0 { frameDuration = d }
         let duration = max(packet.duration ?? frameDuration, 1)
-        estimator.update(arrival: packet.arrivalTime, timestamp: timestamp, duration: duration)
+        // A retransmission is played if it comes in time; the delay is never raised to wait for one.
+        if !packet.isRetransmission {
+            estimator.update(arrival: packet.arrivalTime, timestamp: timestamp, duration: duration)
+        }
 
-        // The frame before this one was concealed: its FEC (in this packet) came too late.
-        if configuration.fecEnabled, takeConcealed(timestamp - Int64(duration)) {
+        // The frame before this one was concealed: its FEC (in this packet) came too late. (Not for
+        // a retransmission: it came late because it was asked for.)
+        if configuration.fecEnabled, !packet.isRetransmission, takeConcealed(timestamp - Int64(duration)) {
             estimator.recordRecovery(arrival: packet.arrivalTime, timestamp: timestamp - Int64(duration))
         }
         if let playout, timestamp < playout {

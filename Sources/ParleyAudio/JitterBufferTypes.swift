@@ -52,6 +52,9 @@ public struct JitterBufferPacket: Sendable, Equatable {
     /// Samples per channel the payload decodes to (the decoder's `frameSamples`); nil when unknown,
     /// then the last known frame duration is assumed.
     public var duration: Int?
+    /// The packet was asked for again (RFC 4585 NACK): played if it comes in time, but its
+    /// lateness measures the request, not the network, so it never raises the target delay.
+    public var isRetransmission = false
 
     public init(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32, marker: Bool = false, payloadType: UInt8 = 0,
                 arrivalTime: Int64, duration: Int? = nil) {

@@ -1,3 +1,4 @@
+import ParleyRTP
 import RTP
 
 /// Feeds bytes to the RFC 2198 RED parser. Whatever parses must rebuild, through the builder, to
@@ -30,6 +31,23 @@ enum REDFuzz {
         }
         precondition(written == data.count, "RED builder refused or resized a parsed payload")
         precondition(buffer.elementsEqual(data), "RED rebuild changed the bytes")
+
+        // A forwarder renames the block types in place: the same blocks come back, renamed.
+        let renamed = buffer.withUnsafeMutableBytes { REDPayloadView.renameBlocks(in: $0, to: 0x55) }
+        precondition(renamed, "a parsed RED payload was refused for renaming")
+        buffer.withUnsafeBytes { raw in
+            guard let again = try? REDPayloadView(raw) else { preconditionFailure("renamed RED payload does not parse") }
+            precondition(again.count == view.count && again.allSatisfy { $0.payloadType == 0x55 }, "renaming changed the blocks")
+            precondition(zip(again, view).allSatisfy { $0.timestampOffset == $1.timestampOffset && $0.data.elementsEqual($1.data) },
+                         "renaming changed offsets or data")
+        }
+        // What a forwarder sends on for packets lost before this one stays within the payload's blocks.
+        var recovery = REDLossRecovery()
+        var recovered: [REDLossRecovery.Recovered] = []
+        recovery.observe(sequenceNumber: 1_000)
+        recovery.recover(sequenceNumber: 1_000 &+ UInt16(truncatingIfNeeded: data.count % 9), timestamp: 123_456, red: view,
+                         into: &recovered)
+        precondition(recovered.allSatisfy { $0.block < view.redundantCount }, "recovered a block that is not redundant")
         blackHole(sum)
     }
 

@@ -29,6 +29,11 @@ enum SDPFuzz {
             _ = (parsed.iceUfrag(for: section), parsed.fingerprints(for: section), parsed.direction(for: section))
             _ = (section.rtpMaps, section.formatParameters.map(\.parameters), section.rtcpFeedback, section.extmaps)
             _ = (section.candidates.map(\.candidateString), section.ssrcAttributes, section.ssrcGroups, section.msids)
+            for pt in section.payloadTypes {
+                if let red = section.redundancyPayloadType(wrapping: pt, among: section.payloadTypes) {
+                    precondition(red != pt && section.rtpMap(for: red) != nil, "RED payload type without its rtpmap")
+                }
+            }
         }
         _ = (parsed.bundleGroups, parsed.msidSemantic)
     }

@@ -32,31 +32,38 @@ public struct RTPNACKRequester: Sendable {
         missing.reserveCapacity(self.capacity)
     }
 
-    /// Notes an arriving packet (or one recovered otherwise, e.g. from RED) at `now`.
-    public mutating func received(_ sequenceNumber: UInt16, now: Double) {
+    /// The packets' spacing, to date when a missing one was due.
+    public var packetInterval = 0.02
+
+    /// Notes an arriving packet (or one recovered otherwise, e.g. from RED) at `now`; true when it
+    /// is one we asked for again (a retransmission).
+    @discardableResult
+    public mutating func received(_ sequenceNumber: UInt16, now: Double) -> Bool {
         guard let highest else {
             self.highest = sequenceNumber
-            return
+            return false
         }
         let ahead = Int(Int16(bitPattern: sequenceNumber &- highest))
         if ahead <= 0 {
-            if let index = missing.firstIndex(where: { $0.sequenceNumber == sequenceNumber }) {
-                if missing[index].requests > 0 { recovered += 1 }
-                missing.remove(at: index)
-            }
-            return
+            guard let index = missing.firstIndex(where: { $0.sequenceNumber == sequenceNumber }) else { return false }
+            let asked = missing[index].requests > 0
+            if asked { recovered += 1 }
+            missing.remove(at: index)
+            return asked
         }
         self.highest = sequenceNumber
-        guard ahead > 1 else { return }
+        guard ahead > 1 else { return false }
         if ahead - 1 > capacity - missing.count {
             // Too many at once: an outage, not loss worth retransmitting.
             missing.removeAll(keepingCapacity: true)
-            return
+            return false
         }
         for step in 1..<ahead {
-            missing.append(Missing(sequenceNumber: sequenceNumber &- UInt16(ahead - step), since: now, requests: 0,
-                                   lastRequest: -.infinity))
+            // Due one interval after the packet before it, not when the gap showed.
+            missing.append(Missing(sequenceNumber: sequenceNumber &- UInt16(ahead - step),
+                                   since: now - Double(ahead - step) * packetInterval, requests: 0, lastRequest: -.infinity))
         }
+        return false
     }
 
     /// The sequence numbers to ask for now, in order, in `into` (cleared first), given the round

@@ -100,7 +100,7 @@ final class CallMedia: Sendable {
                     packet.payload.withUnsafeBytes { payload in
                         engine.receive(payloadType: packet.payloadType, sequenceNumber: packet.sequenceNumber,
                                        timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker,
-                                       payload: payload)
+                                       payload: payload, isRetransmission: packet.isRetransmission)
                     }
                 }
             }
@@ -148,6 +148,9 @@ final class CallMedia: Sendable {
         guard let engine = audioEngine else { return nil }
         let connection = await peer.statistics()
         if let rtt = connection.roundTripTime { engine.updateRoundTripTime(rtt.milliseconds) }
+        // NACKs only for what can still play within the jitter buffer's delay.
+        let delay = engine.statistics().remote.jitterBuffer.targetDelayMs
+        if delay > 0 { peer.setPlayoutBudget(.milliseconds(delay)) }
         if let fraction = connection.remoteFractionLost {
             engine.reportRemoteLoss(fractionLost: fraction, cumulativePacketsLost: connection.remoteCumulativeLost.map(Int64.init))
         }

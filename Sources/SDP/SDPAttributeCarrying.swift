@@ -126,4 +126,17 @@ extension SDPAttributeCarrying {
     public func rtcpFeedback(for payloadType: UInt8) -> [SDPRTCPFeedback] {
         rtcpFeedback.filter { $0.payloadType == nil || $0.payloadType == payloadType }
     }
+
+    /// The first `red/48000` payload type among `payloadTypes` whose fmtp names only
+    /// `codecPayloadType` as its blocks (RFC 2198 §5: `111/111`); an absent fmtp leaves the blocks
+    /// unsaid, which is taken as the codec's.
+    public func redundancyPayloadType(wrapping codecPayloadType: UInt8, among payloadTypes: [UInt8]) -> UInt8? {
+        payloadTypes.first { pt in
+            guard pt != codecPayloadType, let map = rtpMap(for: pt), map.encodingName.lowercased() == "red",
+                  map.clockRate == 48_000 else { return false }
+            guard let blocks = formatParameters(for: pt)?.parameterString else { return true }
+            let types = blocks.split(separator: "/")
+            return !types.isEmpty && types.allSatisfy { UInt8(String($0.filter { $0 != " " })) == codecPayloadType }
+        }
+    }
 }

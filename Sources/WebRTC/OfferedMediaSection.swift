@@ -67,7 +67,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
             // Audio: Generic NACK (RFC 4585 §4.2, `a=rtcp-fb:111 nack`), answered from a packet cache.
             rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { $0.type == "nack" && $0.parameter == nil }
             telephoneEventPayloadType = Self.pickTelephoneEvent(media, clockRate: choice.codec.clockRate)
-            redPayloadType = choice.codec == .audio(.opus) ? Self.pickRED(media, codecPayloadType: choice.payloadType) : nil
+            redPayloadType = choice.codec == .audio(.opus) ? media.redundancyPayloadType(wrapping: choice.payloadType, among: media.payloadTypes) : nil
         }
         telephoneEventFormatParameters = telephoneEventPayloadType.flatMap { media.formatParameters(for: $0)?.parameterString }
         remoteSSRCs = media.ssrcs
@@ -104,18 +104,6 @@ public struct OfferedMediaSection: Sendable, Hashable {
                                             section: index))
         }
         return formats
-    }
-
-    /// The first `red/48000/2` whose fmtp names only `codecPayloadType` (RFC 2198 §5: `111/111`);
-    /// an absent fmtp leaves the blocks unsaid, which we take as the codec's.
-    static func pickRED(_ media: MediaDescription, codecPayloadType: UInt8) -> UInt8? {
-        media.payloadTypes.first { pt in
-            guard pt != codecPayloadType, let map = media.rtpMap(for: pt), map.encodingName.lowercased() == "red",
-                  map.clockRate == 48_000 else { return false }
-            guard let blocks = media.formatParameters(for: pt)?.parameterString else { return true }
-            let types = blocks.split(separator: "/")
-            return !types.isEmpty && types.allSatisfy { UInt8(String($0.filter { $0 != " " })) == codecPayloadType }
-        }
     }
 
     /// The first `telephone-event` payload type at `clockRate`.

@@ -21,6 +21,13 @@ extension PeerConnection {
 extension PeerConnection {
     /// Drops every datagram in and out while `blocked` (a network outage, for reconnection tests
     /// inside this package); ICE notices as it would a real one.
+    /// The receiver's jitter-buffer delay now: lost audio is asked for again (RFC 4585 NACK) only
+    /// while a retransmission can still arrive within it.
+    public func setPlayoutBudget(_ budget: Duration) {
+        let core = self.core
+        loop.execute { core.value.nackPlayoutBudget = max(budget.seconds, 0) }
+    }
+
     package func simulateNetworkOutage(_ blocked: Bool) async {
         let core = self.core
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

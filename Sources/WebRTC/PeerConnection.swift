@@ -152,6 +152,8 @@ public final class PeerConnection: Sendable {
         public var sequenceNumber: UInt16
         public var timestamp: UInt32
         public var ssrc: UInt32
+        /// We asked for this packet again (RFC 4585 NACK): it comes late by design.
+        public var isRetransmission = false
         public var marker: Bool
     }
 

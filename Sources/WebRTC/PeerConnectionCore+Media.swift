@@ -91,15 +91,17 @@ extension PeerConnectionCore {
         } else {
             stats.packetsReceived += 1
             stats.payloadBytesReceived += UInt64(packet.payload.count)
-            requestMissing(after: packet, arrival: arrival)
+            var packet = packet
+            packet.isRetransmission = requestMissing(after: packet, arrival: arrival)
             audioSink.yield(packet)
         }
     }
 
     /// Generic NACK (RFC 4585 §6.2.1) for the audio packets missing before `packet`, while a
-    /// retransmission can still be played: one round trip must fit in the playout budget.
-    func requestMissing(after packet: PeerConnection.ReceivedRTP, arrival: Double) {
-        guard nackRequester != nil else { return }
+    /// retransmission can still be played: one round trip must fit in the playout budget. True
+    /// when `packet` itself is one we asked for again.
+    func requestMissing(after packet: PeerConnection.ReceivedRTP, arrival: Double) -> Bool {
+        guard nackRequester != nil else { return false }
         // What the packet's RED blocks carry is not missing: only losses RED cannot cover are asked for.
         if packet.payloadType == stats.redPayloadType {
             packet.payload.withUnsafeBytes { raw in
@@ -111,16 +113,17 @@ extension PeerConnectionCore {
         } else {
             redRecovery.observe(sequenceNumber: packet.sequenceNumber)
         }
-        nackRequester?.received(packet.sequenceNumber, now: arrival)
+        let isRetransmission = nackRequester?.received(packet.sequenceNumber, now: arrival) ?? false
         let rtt = rtp.sendStreams.first?.roundTripTime?.seconds ?? 0.02
-        nackRequester?.due(now: arrival, roundTripTime: rtt, playoutBudget: configuration.nackPlayoutBudget.seconds,
-                           into: &nackDue)
-        guard !nackDue.isEmpty else { return }
+        nackRequester?.due(now: arrival, roundTripTime: rtt,
+                           playoutBudget: nackPlayoutBudget ?? configuration.nackPlayoutBudget.seconds, into: &nackDue)
+        guard !nackDue.isEmpty else { return isRetransmission }
         do {
             if sendOnSelectedPair(try rtp.nackDatagram(from: 0, to: packet.ssrc, lost: nackDue)) { stats.nacksSent += 1 }
         } catch {
             stats.srtpErrors += 1
         }
+        return isRetransmission
     }
 
     /// The peer's Generic NACKs on our audio: each packet still kept goes out again as it went.

@@ -69,6 +69,9 @@ final class PeerConnectionCore {
     var retransmissions: RTPRetransmissionCache?
     var nackRequester: RTPNACKRequester?
     var nackDue: [UInt16] = []
+    /// The playout budget NACKs are asked within: the configured one until the receiver tells its
+    /// jitter buffer's delay (`setPlayoutBudget`).
+    var nackPlayoutBudget: Double?
     /// The packets RED (RFC 2198) recovers need no NACK: which they are.
     var redRecovery = REDLossRecovery()
     var recoveredBlocks: [REDLossRecovery.Recovered] = []

@@ -130,3 +130,24 @@ import Testing
         #expect(h.buffer.statistics.targetDelayMs == 20)
     }
 }
+
+/// Retransmissions (RFC 4585 NACK) are played when they come in time and never raise the delay.
+@Suite struct JitterBufferRetransmissionTests {
+    @Test func lateRetransmissionsLeaveTheTargetAlone() {
+        func target(markingRetransmissions: Bool) -> Double {
+            var buffer = JitterBuffer(configuration: JitterBufferConfiguration(clockRate: 48_000))
+            for i in 0..<300 {
+                // Every tenth packet comes 80 ms late, as a packet asked for again would.
+                let late = i % 10 == 5
+                var packet = JitterBufferPacket(sequenceNumber: UInt16(i), timestamp: UInt32(960 * i), ssrc: 7,
+                                                payloadType: 111, arrivalTime: Int64(20_000 * i + (late ? 80_000 : 0)),
+                                                duration: 960)
+                packet.isRetransmission = late && markingRetransmissions
+                _ = [UInt8(i & 0xFF)].withUnsafeBytes { buffer.insert(packet, payload: $0) }
+            }
+            return buffer.targetDelayMs
+        }
+        #expect(target(markingRetransmissions: false) >= 60)
+        #expect(target(markingRetransmissions: true) <= 25)
+    }
+}

@@ -86,8 +86,8 @@ extension PeerSession {
     /// Generic NACK (RFC 4585 §6.2.1) to our peer for its packets missing before `view` (those
     /// RED just recovered are not missing), while a retransmission can still be played.
     private func requestMissing(before view: RTPPacketView, now: Double, out: inout [Datagram]) {
-        for recovered in recoveredBlocks { nackRequester?.received(recovered.sequenceNumber, now: now) }
         nackRequester?.received(view.sequenceNumber, now: now)
+        for recovered in recoveredBlocks { nackRequester?.recoveredOtherwise(recovered.sequenceNumber) }
         let rtt = rtp.sendStreams.first?.roundTripTime?.seconds ?? 0.02
         nackRequester?.due(now: now, roundTripTime: rtt, playoutBudget: configuration.nackPlayoutBudget.seconds,
                            into: &nackDue)

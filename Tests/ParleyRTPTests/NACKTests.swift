@@ -7,22 +7,46 @@ import Testing
         var requester = RTPNACKRequester()
         var due: [UInt16] = []
         requester.received(10, now: 0)
-        requester.received(13, now: 0.06)  // 11 and 12 missing
+        requester.received(13, now: 0.06)  // 11 and 12 missing, due at 0.02 and 0.04
         #expect(requester.missingCount == 2)
+        // 12 is only 20 ms overdue: it may just have been overtaken.
         requester.due(now: 0.06, roundTripTime: 0.01, playoutBudget: 0.08, into: &due)
-        #expect(due == [11, 12])
+        #expect(due == [11])
+        requester.due(now: 0.07, roundTripTime: 0.01, playoutBudget: 0.08, into: &due)
+        #expect(due == [12])
         // Not again before 1.5 round trips.
-        requester.due(now: 0.065, roundTripTime: 0.01, playoutBudget: 0.08, into: &due)
+        requester.due(now: 0.074, roundTripTime: 0.01, playoutBudget: 0.08, into: &due)
         #expect(due.isEmpty)
-        requester.received(11, now: 0.07)
+        let late1 = requester.received(11, now: 0.085)
+        #expect(late1)
         #expect(requester.recovered == 1 && requester.missingCount == 1)
-        // 12 would now come too late to play: forgotten, not asked again.
+        // 12 would now come too late to play: settled, not asked again; if it still comes, it is late.
         requester.due(now: 0.14, roundTripTime: 0.01, playoutBudget: 0.08, into: &due)
         #expect(due.isEmpty && requester.missingCount == 0)
+        let late2 = requester.received(12, now: 0.15)
+        #expect(late2)
         // A round trip longer than the budget: nothing is worth asking for.
-        requester.received(20, now: 0.2)
-        requester.due(now: 0.2, roundTripTime: 0.2, playoutBudget: 0.08, into: &due)
+        requester.received(20, now: 0.3)
+        requester.due(now: 0.4, roundTripTime: 0.2, playoutBudget: 0.08, into: &due)
         #expect(due.isEmpty && requester.requested == 2)
+    }
+
+    @Test func whatREDSuppliedIsNotAskedForAndMarksItsRetransmissionLate() {
+        var requester = RTPNACKRequester()
+        var due: [UInt16] = []
+        requester.received(1, now: 0)
+        let late3 = requester.received(3, now: 0.06)
+        #expect(!late3)
+        requester.recoveredOtherwise(2)
+        requester.due(now: 0.1, roundTripTime: 0.001, playoutBudget: 0.2, into: &due)
+        #expect(due.isEmpty)
+        // An upstream hop had it sent again: it arrives, late by design.
+        let late4 = requester.received(2, now: 0.1)
+        #expect(late4)
+        // A packet merely overtaken by the next one is not late.
+        requester.received(5, now: 0.14)
+        let late5 = requester.received(4, now: 0.141)
+        #expect(!late5)
     }
 
     @Test func anOutageIsNotAStormOfRequests() {
@@ -36,7 +60,7 @@ import Testing
         var wrapping = RTPNACKRequester()
         wrapping.received(65_535, now: 0)
         wrapping.received(1, now: 0.04)
-        wrapping.due(now: 0.04, roundTripTime: 0.001, playoutBudget: 0.08, into: &due)
+        wrapping.due(now: 0.06, roundTripTime: 0.001, playoutBudget: 0.08, into: &due)
         #expect(due == [0])
     }
 

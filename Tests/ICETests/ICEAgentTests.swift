@@ -120,6 +120,27 @@ final class LiteSession {
         #expect(session.client.agent.failure?.code == .mediaConnection)
     }
 
+    /// Traffic back on the selected pair after 25 s of silence reconnects at once and sends a
+    /// consent check then, not at the next interval: consent (30 s, RFC 7675) is renewed within a
+    /// round trip however close it was to expiring.
+    @Test func trafficAfterAnOutageRenewsConsentAtOnce() {
+        let session = LiteSession()
+        session.connect()
+        let cut = session.network.now
+        session.network.dropIf = { _ in true }
+        session.network.run(until: cut.advanced(by: .seconds(25)))
+        #expect(session.client.agent.state == .disconnected)
+        session.network.dropIf = { _ in false }
+        let requests = session.server.agent.stats.requests
+        session.client.perform(session.client.agent.noteTraffic(from: LiteSession.serverAddress, now: session.network.now))
+        #expect(session.client.agent.state == .connected)
+        session.network.run(for: .milliseconds(20))  // one round trip (5 ms each way)
+        #expect(session.server.agent.stats.requests > requests)
+        session.network.run(until: cut.advanced(by: .seconds(40)))
+        #expect(session.client.agent.state == .connected)
+        #expect(session.server.agent.state == .connected)
+    }
+
     @Test func iceRestartChangesCredentialsAndReconnects() {
         let session = LiteSession()
         session.connect()

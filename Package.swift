@@ -7,12 +7,13 @@
 //   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP TwiML VP8
 //                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio ParleyVPX AccessToken
-//                        ICE Signaling DataChannel
+//                        ICE Signaling DataChannel SpeechScoring
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications SCTP SFU
 //   4 server, client core PlatformCore, ServerMedia, VoiceREST, VoiceEngine (in that order), then
 //                        ParleyServer (the wiring); ParleyClientCore
 //   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
-//   6 executables         parley-server parley parley-bench parley-fuzz; test support ParleyTestSupport, ParleyTestClock
+//   6 executables         parley-server parley parley-bench parley-fuzz; test support ParleyTestSupport, ParleyTestClock,
+//                        CallHarness (in-process calls for the demo and the bench)
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -110,6 +111,9 @@ let package = Package(
         .target(name: "ParleyAudio",
                 dependencies: ["ParleyCore", "ParleyOpus", "CSpeexDSP", "AudioCore", "RTP", "RTCP", "CallQuality", "WireKit"],
                 swiftSettings: strict),
+        // PESQ-WB through the project's scorer (scripts/pesq-score, the venv's python3), found from the
+        // working directory or the executable's location: one lookup for the CLI, the bench, the tests.
+        .target(name: "SpeechScoring", dependencies: ["ParleyCore"], swiftSettings: strict),
         .target(name: "AccessToken", dependencies: ["ParleyCore", "ParleyCrypto", "JSONWire"], swiftSettings: strict),
         .target(name: "ICE", dependencies: ["STUN", "WireKit", "ParleyCore"], swiftSettings: strict),
         // The signaling protocol (docs/signaling.md): JSON messages between SDK and server, and the
@@ -191,7 +195,13 @@ let package = Package(
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "VoiceREST", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
-                               "ParleyCore", "TwiML", "WebSocketWire"],
+                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring"],
+                swiftSettings: strict),
+
+        // Two-party SDK calls in one process, the pieces `parley demo` and `parley-bench
+        // call-quality` share: an invite handler, the callee's recording device, tokens.
+        .target(name: "CallHarness",
+                dependencies: ["ParleyVoice", "ParleyServer", "ParleyStore", "AccessToken", "AudioCore", "AudioDevices", "ParleyCore"],
                 swiftSettings: strict),
 
         // Layer 6: executables.
@@ -199,12 +209,13 @@ let package = Package(
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "PlatformCore", "ParleyNet",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
-                                         "CallQuality", "ICE"],
+                                         "CallQuality", "ICE", "CallHarness", "SpeechScoring"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
-                                         "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire"],
+                                         "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire",
+                                         "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleySRTP", "SDP", "AudioCore",
@@ -268,7 +279,7 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
                                    "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
-                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE"],
+                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
@@ -276,7 +287,7 @@ let package = Package(
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.
         .testTarget(name: "ParleyCLITests",
-                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore"],
+                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore", "SpeechScoring", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",

@@ -36,7 +36,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
     /// The send settings spelled out (see `AudioSendStreamConfiguration` for each), by default
     /// Opus mono at 32 kbit/s in 20 ms frames from a random SSRC, sequence number and timestamp.
     public init(codec: AudioCodecKind = .opus, payloadType: UInt8? = nil, redPayloadType: UInt8? = nil,
-                redDistance: Int = 2, telephoneEventPayloadType: UInt8? = nil, channels: Int = 1,
+                redDistance: Int = 2, adaptiveRED: Bool = false, telephoneEventPayloadType: UInt8? = nil, channels: Int = 1,
                 frameMilliseconds: Int = 20, bitrate: Int = AudioSendStreamConfiguration().bitrate, maxAverageBitrate: Int? = nil,
                 complexity: Int = 9, dtx: Bool = false, fec: OpusFECController.Policy = .adaptive,
                 minimumJitterBufferDelayMs: Int = 20, maximumJitterBufferDelayMs: Int = 400,
@@ -45,6 +45,7 @@ public struct AudioEngineConfiguration: Sendable, Equatable {
                 initialTimestamp: UInt32 = .random(in: 0...UInt32.max)) {
         let send = AudioSendStreamConfiguration(
             codec: codec, payloadType: payloadType, redPayloadType: redPayloadType, redDistance: redDistance,
+            adaptiveRED: adaptiveRED,
             channels: channels, frameMilliseconds: frameMilliseconds, bitrate: bitrate,
             maxAverageBitrate: maxAverageBitrate, complexity: complexity, dtx: dtx, fec: fec,
             initialTimestamp: initialTimestamp, telephoneEventPayloadType: telephoneEventPayloadType)

@@ -1,6 +1,7 @@
 import AudioCore
 import ParleyCore
 import ParleyOpus
+import RTP
 
 /// The send side of one audio stream: captured PCM in, RTP payloads out.
 ///
@@ -49,6 +50,8 @@ public final class AudioSendStream {
     private var encoded: [UInt8]
     private var red: REDEncoder?
     private var redBuffer: [UInt8]
+    /// With `adaptiveRED`: the distance the far end's loss calls for.
+    public private(set) var redDistance: REDDistanceController?
     private var talkspurtPending = true
     /// RFC 4733 events, or in-band tones (one of the two, by configuration).
     var telephoneEvents: DTMFSender?
@@ -91,11 +94,12 @@ public final class AudioSendStream {
         encoded = [UInt8](repeating: 0, count: Self.maxPayload)
         if let redPT = configuration.redPayloadType, redPT <= 127 {
             red = REDEncoder(payloadType: redPT, distance: configuration.redDistance)
-            redBuffer = [UInt8](repeating: 0, count: REDEncoder.capacity(primaryCapacity: Self.maxPayload,
-                                                                         distance: configuration.redDistance))
+            redBuffer = [UInt8](repeating: 0, count: REDEncoder.capacity(primaryCapacity: Self.maxPayload))
+            redDistance = configuration.adaptiveRED ? REDDistanceController(initialDistance: configuration.redDistance) : nil
         } else {
             red = nil
             redBuffer = []
+            redDistance = nil
         }
         nextFrameTimestamp = configuration.initialTimestamp
         if configuration.telephoneEventPayloadType != nil {
@@ -147,9 +151,12 @@ public final class AudioSendStream {
         }
     }
 
-    /// Takes the far end's RTCP "fraction lost" (RFC 3550 §6.4.1) and switches Opus FEC and the
-    /// encoder's expected loss accordingly.
+    /// Takes the far end's RTCP "fraction lost" (RFC 3550 §6.4.1) and switches Opus FEC, the
+    /// encoder's expected loss and (adaptive) RED's distance accordingly.
     public func reportRemoteLoss(fractionLost: UInt8) {
+        if redDistance?.reportRemoteLoss(fractionLost: fractionLost) == true, let distance = redDistance?.distance {
+            red?.distance = distance
+        }
         guard fec.reportRemoteLoss(fractionLost: fractionLost), let opus else { return }
         opus.inbandFEC = fec.isEnabled
         opus.expectedPacketLossPercent = Int32(fec.expectedLossPercent)
@@ -210,9 +217,15 @@ public final class AudioSendStream {
         let pt = configuration.codecPayloadType
         encoded.withUnsafeBufferPointer { bytes in
             let primary = UnsafeBufferPointer(rebasing: bytes[0..<length])
-            if red != nil, let redPT = configuration.redPayloadType {
+            if red?.distance == 0 {
+                // Nothing to repeat on a clean path: the plain payload, remembered for a later raise.
+                red?.remember(UnsafeRawBufferPointer(primary), timestamp: timestamp)
+                send(AudioSendPacket(payloadType: pt, timestamp: timestamp, marker: marker, payload: primary,
+                                     redundantBlocks: 0), emit: emit)
+            } else if red != nil, let redPT = configuration.redPayloadType {
                 redBuffer.withUnsafeMutableBytes { raw in
-                    guard let built = red?.encode(primary: primary, timestamp: timestamp, blockPayloadType: pt, into: raw),
+                    guard let built = red?.encode(primary: UnsafeRawBufferPointer(primary), timestamp: timestamp,
+                                                  blockPayloadType: pt, into: raw),
                           let base = raw.baseAddress else { return }
                     let payload = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: built.length)
                     send(AudioSendPacket(payloadType: redPT, timestamp: timestamp, marker: marker, payload: payload,

@@ -5,8 +5,12 @@ public struct AudioSendStreamConfiguration: Sendable, Equatable {
     public var payloadType: UInt8?
     /// The RED payload type (RFC 2198) when the peer negotiated `red/48000/2`, e.g. 63; nil sends plain payloads.
     public var redPayloadType: UInt8?
-    /// How many previous frames each RED packet repeats: 1 or 2.
+    /// How many previous frames each RED packet repeats, 0…3 (`REDEncoder.maxDistance`); with
+    /// `adaptiveRED`, the distance before the first loss report.
     public var redDistance: Int
+    /// Follow the far end's loss reports (`REDDistanceController`): no redundancy on a clean path,
+    /// up to three frames under heavy loss. Packets without redundancy go out as plain codec payloads.
+    public var adaptiveRED: Bool
     /// Channels the codec codes: 1, or 2 for stereo Opus. Capture audio is mixed to this.
     public var channels: Int
     /// 10, 20, 40 or 60.
@@ -29,7 +33,7 @@ public struct AudioSendStreamConfiguration: Sendable, Equatable {
     public var telephoneEventPayloadType: UInt8?
 
     public init(codec: AudioCodecKind = .opus, payloadType: UInt8? = nil, redPayloadType: UInt8? = nil,
-                redDistance: Int = 2, channels: Int = 1, frameMilliseconds: Int = 20, bitrate: Int = 40_000,
+                redDistance: Int = 2, adaptiveRED: Bool = false, channels: Int = 1, frameMilliseconds: Int = 20, bitrate: Int = 40_000,
                 maxAverageBitrate: Int? = nil, complexity: Int = 9, dtx: Bool = false,
                 fec: OpusFECController.Policy = .adaptive, initialTimestamp: UInt32 = 0,
                 telephoneEventPayloadType: UInt8? = nil) {
@@ -37,6 +41,7 @@ public struct AudioSendStreamConfiguration: Sendable, Equatable {
         self.payloadType = payloadType
         self.redPayloadType = redPayloadType
         self.redDistance = redDistance
+        self.adaptiveRED = adaptiveRED
         self.channels = channels
         self.frameMilliseconds = frameMilliseconds
         self.bitrate = bitrate

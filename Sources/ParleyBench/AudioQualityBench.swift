@@ -2,6 +2,7 @@ import Foundation
 import NetworkConditioner
 import ParleyAudio
 import ParleyTestSupport
+import SpeechScoring
 
 /// `parley-bench audio-quality`: speech → encoder (FEC, RED) → simulated network → jitter buffer →
 /// decoder, scored with PESQ-WB against the original (scripts/pesq-score in the venv).
@@ -26,7 +27,8 @@ enum AudioQualityBench {
                 values[arg] = value
             }
         }
-        let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        // Found before the simulation runs, so a missing scorer costs nothing and says how to fix it.
+        let scorer = try PESQScorer.locate()
         let inputPath: String
         if let given = values["--input"] {
             inputPath = given
@@ -49,7 +51,7 @@ enum AudioQualityBench {
             results.append((c, try AudioPathSimulation.run(input: input, options: c.options)))
         }
         let degraded = try results.map { try SpeechMaterial.resample($0.1.output, from: AudioPathSimulation.rate, to: 16_000) }
-        let scores = try SpeechMaterial.pesq(degraded.map { (reference, $0) }, packageRoot: root)
+        let scores = try SpeechMaterial.pesq(degraded.map { (reference, $0) }, scorer: scorer)
         for ((c, r), score) in zip(results, scores) { printRow(c, r, score) }
         if let output = values["--output"], let played = results.first?.1.output {
             try SpeechMaterial.save(played, rate: AudioPathSimulation.rate, to: output)

@@ -9,6 +9,8 @@ import ParleyCrypto
 //   parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]   echo-path packets/s on one core
 //   parley-bench audio-quality [--input ref.wav --output out.wav --loss 10 --burst --jitter-ms 30 --seed N --codec opus|pcmu]
 //                                             speech through a simulated network, PESQ-WB (docs/quality.md)
+//   parley-bench call-quality [--seeds N] [--condition NAME] [--output DIR] [--parallel N]
+//                                             the real call path (SDK → server → SDK, a relay on each hop), PESQ-WB
 //   parley-bench opus-encode                  Opus encode cost per 20 ms frame and share of one core
 //   parley-bench calls [--calls N] [--seconds S] [--pin 1|0] [--via-signaling K] [--client-processes P] [--server-rcvbuf B]
 //                                             bridged calls: CPU, memory, loss per call
@@ -38,6 +40,8 @@ func runBench(_ arguments: [String]) async throws {
                                    window: options.int("--window", 256), pin: options.int("--pin", 1) != 0)
     case "audio-quality":
         try AudioQualityBench.run(arguments.dropFirst())
+    case "call-quality":
+        try await CallQualityBench.run(arguments.dropFirst())
     case "opus-encode":
         try OpusEncodeBench.run()
     case "calls":
@@ -76,6 +80,8 @@ func usage() -> Never {
                parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]
                parley-bench audio-quality [--input ref.wav] [--output out.wav] [--loss P] [--burst [MEAN]]
                    [--jitter-ms J] [--reorder P] [--seed N] [--codec opus|pcmu|pcma] [--red 0|1|2] [--no-fec]
+               parley-bench call-quality [--seeds N (5)] [--condition NAME] [--output DIR] [--parallel N (3)]
+                   NAME: clean, loss10, loss10-jitter30, loss20, bursty5 (end to end; half on each hop)
                parley-bench opus-encode
                parley-bench calls [--calls N (500)] [--seconds S (60)] [--pin 1|0] [--via-signaling K (20)]
                    [--client-processes P (one per 50 calls)] [--server-rcvbuf BYTES (experiment)]

@@ -1,6 +1,5 @@
-import AccessToken
-import AudioCore
 import AudioDevices
+import CallHarness
 import Foundation
 import ParleyCore
 import ParleyServer
@@ -32,15 +31,11 @@ enum DemoCommand {
         try server.start()
         let base = "http://\(configuration.host):\(server.port)"
         let credentials = server.defaultCredentials
-        func token(_ identity: String) throws -> String {
-            try AccessTokenBuilder.mint(accountSid: credentials.account.sid, apiKeySid: credentials.apiKey.sid,
-                                        apiSecret: credentials.apiKey.secret, identity: identity, ttl: 3600,
-                                        grants: [.voice(VoiceGrant(incomingAllow: true))])
-        }
-        let aliceToken = try token("alice"), bobToken = try token("bob")
+        let aliceToken = try VoiceTokens.mint(server, identity: "alice"), bobToken = try VoiceTokens.mint(server, identity: "bob")
         let speechPath = out + "/alice-speech.wav", heardPath = out + "/bob-heard.wav"
         let microphonePath = out + "/alice-microphone.wav"
-        let (material, seconds) = try DemoSpeech.make(at: speechPath, microphonePath: microphonePath, padding: 8)
+        let (material, seconds) = try DemoSpeech.make(at: speechPath, microphonePath: microphonePath,
+                                                      leadIn: DemoCall.leadIn, padding: 8)
         Voice.servers = ["demo": base]
         Voice.edge = "demo"
         section("parley-server on \(base) (store \(configuration.databasePath), account \(credentials.account.sid))")
@@ -72,6 +67,8 @@ func say(_ line: String) {
 
 /// The scripted call of `parley demo`.
 struct DemoCall: Sendable {
+    /// Seconds of silence before alice speaks (`DemoSpeech.make`).
+    static let leadIn = 1.0
     let aliceToken: String
     let bobToken: String
     let speechPath: String
@@ -84,13 +81,11 @@ struct DemoCall: Sendable {
         let bobCall = Mutex<Call?>(nil)
         let heard = heardPath
         let listener: Listener
-        let accepted = DemoInbox { invite in
+        let accepted = InviteHandler { invite in
             bob.print("incoming call \(invite.callSid) from \(invite.from ?? "?")")
             let options = AcceptOptions(callInvite: invite) {
                 // bob's speaker is a 16 kHz WAV (what PESQ-WB compares); his microphone is silent.
-                $0.audioDevice = try? FileAudioDevice(
-                    input: WAVFile(sampleRate: 48_000, channels: 1, samples: [Int16](repeating: 0, count: 48_000)),
-                    outputPath: heard, renderFormat: AudioFormat(sampleRate: 16_000, channels: 1), looping: true)
+                $0.audioDevice = try? SpeechDevices.recorder(to: heard)
                 $0.delegateQueue = bob.queue
             }
             bobCall.withLock { $0 = invite.accept(options: options, delegate: bob) }
@@ -133,11 +128,14 @@ struct DemoCall: Sendable {
             return String(format: "bob hears level %.3f", level)
         }
         let afterSpeech = Mutex<StatsReport?>(nil)
+        let bobAfterSpeech = Mutex<StatsReport?>(nil)
         // The script: how long to wait, then what alice does.
         let script: [(Duration, @Sendable () async -> Void)] = [
-            (.milliseconds(Int(speechSeconds * 1000) + 600), {
+            (.milliseconds(Int((Self.leadIn + speechSeconds) * 1000) + 600), {
                 let report = await call.stats()
                 afterSpeech.withLock { $0 = report }
+                let bobs = await bobsCall?.stats()
+                bobAfterSpeech.withLock { $0 = bobs }
                 alice.print("speech sent, now a 330 Hz tone; \(await bobHears()); DTMF 1234#")
                 call.sendDigits("1234#")
             }),
@@ -169,6 +167,12 @@ struct DemoCall: Sendable {
             say("packets sent \(local.packetsSent), received \(remote.packetsReceived), lost \(remote.packetsLost) "
                   + "(far end reports \(local.packetsLost.map(String.init) ?? "n/a") of ours lost)")
         }
+        if let heard = bobAfterSpeech.withLock({ $0 })?.remoteAudioTrackStats.first {
+            say(String(format: "bob: %d packets received, %d lost; recovered %d frames by RED%@ and %d by FEC, "
+                         + "concealed %.2f s; jitter buffer p95 %.0f ms", heard.packetsReceived, heard.packetsLost,
+                       heard.framesRecoveredByRED, heard.isREDNegotiated ? "" : " (not negotiated)",
+                       heard.framesRecoveredByFEC, Double(heard.samplesConcealed) / 48_000, heard.jitterBufferDelayP95Ms))
+        }
         say("bob received the digits \(bob.digits)")
         say("bob's recording: \(heardPath) (16 kHz mono); alice's speech: \(speechPath)")
         return status
@@ -177,7 +181,7 @@ struct DemoCall: Sendable {
     /// Short calls alice → bob (bob answers at once, silent devices) for the setup-time figure.
     func measureSetup(calls: Int) async {
         let quiet = CallConsole(name: "setup")
-        let inbox = DemoInbox { invite in
+        let inbox = InviteHandler { invite in
             let options = AcceptOptions(callInvite: invite) {
                 $0.audioDevice = NullAudioDevice()
                 $0.delegateQueue = quiet.queue
@@ -208,14 +212,4 @@ struct DemoCall: Sendable {
         say(String(format: "p50 %.1f ms, p95 %.1f ms, max %.1f ms", sorted[sorted.count / 2],
                      sorted[min(sorted.count - 1, sorted.count * 95 / 100)], sorted.last!))
     }
-}
-
-/// Answers invites with a block.
-final class DemoInbox: NotificationDelegate, Sendable {
-    private let onInvite: @Sendable (CallInvite) -> Void
-
-    init(onInvite: @escaping @Sendable (CallInvite) -> Void) { self.onInvite = onInvite }
-
-    func callInviteReceived(_ callInvite: CallInvite) { onInvite(callInvite) }
-    func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: ParleyError) {}
 }

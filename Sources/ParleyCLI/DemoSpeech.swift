@@ -12,15 +12,17 @@ enum DemoSpeech {
         Please call me back after lunch.
         """
 
-    /// Writes 16 kHz mono speech to `path` (the reference) and the same followed by `padding`
-    /// seconds of a quiet 330 Hz tone to `microphonePath` (what alice's device plays, so DTMF, mute
-    /// and hold happen after the speech, where their effect can be heard); returns a description
-    /// and the speech's duration in seconds.
-    static func make(at path: String, microphonePath: String, padding: Double) throws -> (String, Double) {
+    /// Writes 16 kHz mono speech to `path` (the reference) and to `microphonePath` (what alice's
+    /// device plays) the same after `leadIn` seconds of silence — alice waits for bob's side of the
+    /// call to connect, as a caller waits to hear the callee, so a handshake retransmitted under
+    /// loss does not cut her first words — and followed by `padding` seconds of a quiet 330 Hz tone
+    /// (so DTMF, mute and hold happen after the speech, where their effect can be heard); returns a
+    /// description and the speech's duration in seconds.
+    static func make(at path: String, microphonePath: String, leadIn: Double, padding: Double) throws -> (String, Double) {
         let (description, samples) = try speech(scratch: path + ".espeak.wav")
         try write(samples, to: path)
         let tone = (0..<Int(padding * 16_000)).map { Int16(3_000 * sin(2 * Double.pi * 330 * Double($0) / 16_000)) }
-        try write(samples + tone, to: microphonePath)
+        try write([Int16](repeating: 0, count: Int(leadIn * 16_000)) + samples + tone, to: microphonePath)
         return (description, Double(samples.count) / 16_000)
     }
 

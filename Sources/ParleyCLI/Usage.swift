@@ -53,7 +53,7 @@ NAME with a token minted from the credentials below):
   parley demo [--out DIR] [--http HOST:PORT] [--setup-calls N]
       What `make demo` runs: a server on loopback, alice calls bob (speech, DTMF, mute, hold), the
       call's figures, bob's recording scored with PESQ-WB (scripts/pesq-score and its .venv, looked
-      for in the working directory and above this program), the setup time of N short calls.
+      for in the working directory and above it, then above this program), the setup time of N short calls.
   Media options: --ice-server stun:IP:PORT or turn:IP:PORT[?transport=udp] (repeatable; the TURN
       ones use --ice-username/--ice-password); --relay sends media only through the TURN server, so
       a `parley netsim` in front of it carries every packet (docs/voice.md, "Hearing your app under loss").

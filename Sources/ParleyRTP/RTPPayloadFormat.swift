@@ -7,6 +7,8 @@ public struct RTPPayloadFormat: Sendable, Hashable {
         case video
         /// RFC 4733 telephone events (DTMF), beside an audio codec at its clock rate.
         case telephoneEvent
+        /// RFC 2198 redundant audio (`red/48000/2`): blocks of the section's audio codec.
+        case redundantAudio
     }
 
     public var payloadType: UInt8

@@ -9,6 +9,8 @@ public struct RTCPReceiveSummary: Sendable, Hashable {
     public var reportBlocksOnOurStreams = 0
     /// The media SSRCs a PLI (RFC 4585 §6.3.1) or FIR (RFC 5104 §4.3.1) asked a key frame of.
     public var keyframeRequests: [UInt32] = []
+    /// Generic NACKs (RFC 4585 §6.2.1): the media SSRC and the sequence numbers asked for again.
+    public var nacks: [TransportLayerNACK] = []
     /// The walk stopped at a malformed packet (the ones before it were used).
     public var malformed = false
 
@@ -45,6 +47,9 @@ extension RTPSession {
                 summary.receiverReports += 1
                 guard let report = try? ReceiverReport(parsing: slice.bytes) else { summary.malformed = true; continue }
                 summary.reportBlocksOnOurStreams += noteReportBlocks(report.reports, arrival: compactArrival)
+            case .transportFeedback where slice.header.count == TransportLayerNACK.format:
+                guard let nack = try? TransportLayerNACK(parsing: slice.bytes) else { summary.malformed = true; continue }
+                summary.nacks.append(nack)
             case .payloadFeedback where slice.header.count == PictureLossIndication.format:
                 guard let pli = try? PictureLossIndication(parsing: slice.bytes) else { summary.malformed = true; continue }
                 summary.keyframeRequests.append(pli.mediaSSRC)
@@ -116,6 +121,18 @@ extension RTPSession {
         let ssrc = sendStreams[stream].ssrc
         return try datagram([.receiverReport(ReceiverReport(ssrc: ssrc)),
                              .pictureLossIndication(PictureLossIndication(senderSSRC: ssrc, mediaSSRC: mediaSSRC)),
+                             .sourceDescription(SourceDescription(chunks: [
+                                 .init(source: ssrc, items: [.init(type: .cname, configuration.cname)]),
+                             ]))])
+    }
+
+    /// A Generic NACK (RFC 4585 §6.2.1) from send stream `stream` (or `receiverSSRC` when we send
+    /// nothing) to the sender of `mediaSSRC` for `lost`, in a minimal compound packet (RR, NACK,
+    /// SDES), protected.
+    public func nackDatagram(from stream: Int?, to mediaSSRC: UInt32, lost: [UInt16]) throws(RTPSessionError) -> [UInt8] {
+        let ssrc = stream.flatMap { $0 >= 0 && $0 < sendStreams.count ? sendStreams[$0].ssrc : nil } ?? receiverSSRC
+        return try datagram([.receiverReport(ReceiverReport(ssrc: ssrc)),
+                             .nack(TransportLayerNACK(senderSSRC: ssrc, mediaSSRC: mediaSSRC, lostSequenceNumbers: lost)),
                              .sourceDescription(SourceDescription(chunks: [
                                  .init(source: ssrc, items: [.init(type: .cname, configuration.cname)]),
                              ]))])

@@ -2,9 +2,10 @@ import AudioCore
 import Foundation
 import ParleyAudio
 import ParleyCore
+import SpeechScoring
 
 /// Speech for quality measurements: WAV files in and out, whole-signal resampling, espeak-ng
-/// sentences, and PESQ scoring through the project venv (`scripts/pesq-score`).
+/// sentences, and PESQ scoring through the project venv (`scripts/pesq-score`, via `PESQScorer`).
 public enum SpeechMaterial {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
@@ -17,6 +18,16 @@ public enum SpeechMaterial {
         It is easy to tell the depth of a well. These days a chicken leg is a rare dish. \
         Rice is often served in round bowls. The juice of lemons makes fine punch. \
         The box was thrown beside the parked truck. The hogs were fed chopped corn and garbage.
+        """
+
+    /// Harvard list 2 (IEEE 1969): held out for `parley-bench call-quality`, the real call path.
+    /// No test speaks them, so nothing is tuned to them.
+    public static let heldOutSentences = """
+        The boy was there when the sun rose. A rod is used to catch pink salmon. \
+        The source of the huge river is the clear spring. Kick the ball straight and follow through. \
+        Help the woman get back to her feet. A pot of tea helps to pass the evening. \
+        Smoky fires lack flame and heat. The soft cushion broke the man's fall. \
+        The salt breeze came across from the sea. The girl at the booth sold fifty bonds.
         """
 
     /// Reads a WAV file and returns it as mono samples at `rate` (channels averaged, resampled).
@@ -74,32 +85,25 @@ public enum SpeechMaterial {
         guard process.terminationStatus == 0 else { throw Failure("espeak-ng failed (status \(process.terminationStatus)); is it installed?") }
     }
 
-    /// PESQ-WB of each (reference, degraded) pair of 16 kHz mono samples, scored by
-    /// `scripts/pesq-score` in the venv under `packageRoot`, after alignment by cross-correlation.
-    public static func pesq(_ pairs: [(reference: [Int16], degraded: [Int16])], packageRoot: URL) throws -> [Double] {
+    /// PESQ-WB of each (reference, degraded) pair of 16 kHz mono samples, scored by `scorer`
+    /// (`scripts/pesq-score` in the venv; `PESQScorer.locate()` finds it) after alignment by
+    /// cross-correlation.
+    public static func pesq(_ pairs: [(reference: [Int16], degraded: [Int16])], scorer: PESQScorer) throws -> [Double] {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-pesq-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        var arguments = [packageRoot.appendingPathComponent("scripts/pesq-score").path]
+        var files: [(reference: String, degraded: String)] = []
         for (i, pair) in pairs.enumerated() {
             let ref = dir.appendingPathComponent("ref\(i).wav").path, deg = dir.appendingPathComponent("deg\(i).wav").path
             try save(pair.reference, rate: 16_000, to: ref)
             try save(pair.degraded, rate: 16_000, to: deg)
-            arguments += [ref, deg]
+            files.append((ref, deg))
         }
-        let process = Process()
-        process.executableURL = packageRoot.appendingPathComponent(".venv/bin/python3")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.runWithDefaultSignals()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure("pesq-score failed (status \(process.terminationStatus)); run scripts/install-deps for the venv")
-        }
-        let scores = String(decoding: out, as: UTF8.self).split(separator: "\n").compactMap { Double($0.split(separator: " ")[0]) }
-        guard scores.count == pairs.count else { throw Failure("pesq-score printed \(scores.count) scores for \(pairs.count) pairs") }
-        return scores
+        return try scorer.score(files).map(\.score)
+    }
+
+    /// `pesq(_:scorer:)` with the scorer of the checkout at `packageRoot` (tests know theirs).
+    public static func pesq(_ pairs: [(reference: [Int16], degraded: [Int16])], packageRoot: URL) throws -> [Double] {
+        try pesq(pairs, scorer: PESQScorer(packageRoot: packageRoot))
     }
 }

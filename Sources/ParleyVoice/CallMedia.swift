@@ -31,6 +31,10 @@ final class CallMedia: Sendable {
             }
         }
         for case .opus(let bitrate?) in options.preferredAudioCodecs { configuration.opusMaxAverageBitrate = bitrate }
+        // The audio engine reads RED (RFC 2198) and sends it as loss calls for it; lost packets are
+        // asked for again (RFC 4585 NACK) while they can still be played.
+        configuration.offerRED = true
+        configuration.offerAudioNACK = true
         peer = try PeerConnection(configuration: configuration)
     }
 
@@ -71,7 +75,10 @@ final class CallMedia: Sendable {
         for case .opus(let limit?) in options.preferredAudioCodecs { bitrate = min(bitrate, limit) }
         let minimumDelay = Self.jitterBufferMilliseconds(options.audioOptions.minimumJitterBufferDelay)
         let configuration = AudioEngineConfiguration(
-            codec: kind, payloadType: payloadType, telephoneEventPayloadType: statistics.telephoneEventPayloadType,
+            codec: kind, payloadType: payloadType,
+            // RFC 2198 when negotiated, its distance following the server's loss reports (none on a clean path).
+            redPayloadType: statistics.redPayloadType, redDistance: 1, adaptiveRED: true,
+            telephoneEventPayloadType: statistics.telephoneEventPayloadType,
             bitrate: bitrate, minimumJitterBufferDelayMs: minimumDelay,
             maximumJitterBufferDelayMs: Self.jitterBufferMilliseconds(options.audioOptions.maximumJitterBufferDelay),
             initialJitterBufferDelayMs: minimumDelay)

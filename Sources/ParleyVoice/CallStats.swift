@@ -37,6 +37,17 @@ public struct StatsReport: Sendable {
         public var mos: Double?
         /// Current jitter-buffer delay, milliseconds.
         public var jitterBufferDelayMs: Double
+        /// The 95th percentile of the jitter-buffer delay since the call began, milliseconds (a
+        /// Parley addition).
+        public var jitterBufferDelayP95Ms: Double = 0
+        /// Lost frames rebuilt from RED's redundant blocks (RFC 2198) and from Opus in-band FEC, and
+        /// the samples (per channel, at the decoder's rate) concealed because neither had them
+        /// (Parley additions, as W3C webrtc-stats counts `concealedSamples`).
+        public var framesRecoveredByRED = 0
+        public var framesRecoveredByFEC = 0
+        public var samplesConcealed = 0
+        /// Whether RED was negotiated on the call (`red/48000/2`).
+        public var isREDNegotiated = false
     }
 
     /// One ICE candidate (the seed's `TVOIceCandidateStats`).
@@ -79,7 +90,12 @@ extension Call {
             codec: codec, ssrc: peer.remoteSSRC, packetsReceived: Int(peer.packetsReceived),
             bytesReceived: Int(peer.payloadBytesReceived), packetsLost: Int(peer.cumulativeLost),
             jitterMs: engine?.remote.jitterMs ?? peer.jitter * 1000, audioLevel: engine?.remote.outputLevel ?? 0, mos: engine?.mos,
-            jitterBufferDelayMs: engine?.remote.jitterBuffer.currentDelayMs ?? 0)]
+            jitterBufferDelayMs: engine?.remote.jitterBuffer.currentDelayMs ?? 0,
+            jitterBufferDelayP95Ms: engine?.remote.jitterBuffer.jitterBufferDelayP95Ms ?? 0,
+            framesRecoveredByRED: engine?.remote.jitterBuffer.redRecoveredFrames ?? 0,
+            framesRecoveredByFEC: engine?.remote.jitterBuffer.fecRecoveredFrames ?? 0,
+            samplesConcealed: engine?.remote.jitterBuffer.concealedSamples ?? 0,
+            isREDNegotiated: peer.redPayloadType != nil)]
         for (candidate, remote) in [(peer.localCandidate, false), (peer.remoteCandidate, true)] {
             guard let candidate else { continue }
             report.iceCandidateStats.append(StatsReport.IceCandidateStats(

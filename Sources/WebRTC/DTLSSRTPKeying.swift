@@ -8,6 +8,10 @@ import ParleySRTP
 public enum DTLSSRTPKeying {
     /// The `use_srtp` profiles to offer (RFC 5764 §4.1.1): every `SRTPProfile`, preferred first.
     public static let protectionProfiles: [UInt16] = SRTPProfile.negotiationOrder.map(\.protectionProfileID)
+    /// The first flight's retransmission timer: 100 ms, not RFC 6347's one second, as real-time
+    /// endpoints do (RFC 9147 §5.8.2 allows it), so a handshake datagram lost on a lossy path
+    /// delays the call's media by a tenth of a second; it doubles per retry (to 60 s) as before.
+    public static let initialRetransmissionTimeout: Duration = .milliseconds(100)
 
     /// The SRTP context of a connected DTLS session: this end's keys protect, the peer's unprotect.
     /// - Throws: 53407 when the handshake negotiated no profile we support, or the export failed.

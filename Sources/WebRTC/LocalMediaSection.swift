@@ -82,17 +82,30 @@ struct LocalMediaSection {
     }
 
     /// The formats we answer for an accepted section: its codec (with the offer's fmtp and the
-    /// feedback we take), and telephone events if asked for and offered.
-    static func answerFormats(_ section: OfferedMediaSection, telephoneEvent: Bool) -> [Format] {
+    /// feedback we take: Generic NACK only with `nack`), RED when offered with it (first: the
+    /// redundancy we prefer to receive), and telephone events if asked for and offered.
+    static func answerFormats(_ section: OfferedMediaSection, telephoneEvent: Bool, red: Bool = true,
+                              nack: Bool = true) -> [Format] {
         guard let codec = section.codec else { return [] }
+        let feedback = section.rtcpFeedback.filter { nack || !($0.type == "nack" && $0.parameter == nil) }
         var formats = [Format(map: SDPRTPMap(payloadType: section.payloadType, encodingName: codec.encodingName,
                                              clockRate: codec.clockRate, channels: codec.channels),
-                              parameters: section.formatParameters, feedback: section.rtcpFeedback)]
+                              parameters: section.formatParameters, feedback: feedback)]
+        // RED first: libwebrtc sends RED only when the answer puts it before the codec it wraps.
+        if red, let redPayloadType = section.redPayloadType {
+            formats.insert(redFormat(payloadType: redPayloadType, codecPayloadType: section.payloadType), at: 0)
+        }
         if telephoneEvent, let event = section.telephoneEventPayloadType {
             formats.append(Format(map: SDPRTPMap(payloadType: event, encodingName: "telephone-event",
                                                  clockRate: codec.clockRate),
                                   parameters: section.telephoneEventFormatParameters))
         }
         return formats
+    }
+
+    /// `a=rtpmap:PT red/48000/2` with `a=fmtp:PT 111/111` (RFC 2198 §5; two levels, as browsers write it).
+    static func redFormat(payloadType: UInt8, codecPayloadType: UInt8) -> Format {
+        Format(map: SDPRTPMap(payloadType: payloadType, encodingName: "red", clockRate: 48_000, channels: 2),
+               parameters: "\(codecPayloadType)/\(codecPayloadType)")
     }
 }

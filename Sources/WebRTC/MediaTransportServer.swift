@@ -149,7 +149,7 @@ public final class MediaTransportServer: Sendable {
 
     public func statistics() async -> MediaTransportStatistics {
         let core = self.core
-        return await onLoop { core.value.stats }
+        return await onLoop { core.value.statistics }
     }
 
     /// Closes every session and the socket, and stops the loop if the server created it.

@@ -23,17 +23,26 @@ public struct OfferedMediaSection: Sendable, Hashable {
     /// The offer's fmtp for `payloadType`, echoed in the answer.
     public let formatParameters: String?
     /// The offer's RTCP feedback for `payloadType` that we answer: keyframe requests on video
-    /// (`nack pli`, RFC 4585 §6.3.1; `ccm fir`, RFC 5104 §7.1), which a forwarder relays.
+    /// (`nack pli`, RFC 4585 §6.3.1; `ccm fir`, RFC 5104 §7.1), which a forwarder relays; Generic
+    /// NACK on audio (RFC 4585 §6.2.1).
     public let rtcpFeedback: [SDPRTCPFeedback]
     /// The offered RFC 4733 `telephone-event` at the audio codec's clock rate
     /// (`telephone-event/48000` beside Opus, `/8000` beside G.711; RFC 4733 §2.1), if any.
     public let telephoneEventPayloadType: UInt8?
     /// The offer's fmtp for `telephoneEventPayloadType` (the events it supports, e.g. `0-16`).
     public let telephoneEventFormatParameters: String?
+    /// The offered RFC 2198 `red/48000/2` whose blocks are the accepted Opus (fmtp `111/111`, as
+    /// browsers offer it), if any: accepted beside the codec, as browsers do.
+    public let redPayloadType: UInt8?
     /// The SSRCs the offerer announced in the section.
     public let remoteSSRCs: [UInt32]
 
     public var isAccepted: Bool { codec != nil }
+
+    /// Audio with Generic NACK negotiated (`a=rtcp-fb:PT nack`, RFC 4585 §4.2).
+    public var audioNACK: Bool {
+        codec?.audio != nil && rtcpFeedback.contains { $0.type == "nack" && $0.parameter == nil }
+    }
 
     /// Our direction in the answer (RFC 3264 §6.1): the offer's, seen from our side.
     public var answerDirection: SDPDirection { direction.reversed }
@@ -53,9 +62,12 @@ public struct OfferedMediaSection: Sendable, Hashable {
                 (feedback.type == "nack" && feedback.parameter == "pli") || (feedback.type == "ccm" && feedback.parameter == "fir")
             }
             telephoneEventPayloadType = nil
+            redPayloadType = nil
         } else {
-            rtcpFeedback = []
+            // Audio: Generic NACK (RFC 4585 §4.2, `a=rtcp-fb:111 nack`), answered from a packet cache.
+            rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { $0.type == "nack" && $0.parameter == nil }
             telephoneEventPayloadType = Self.pickTelephoneEvent(media, clockRate: choice.codec.clockRate)
+            redPayloadType = choice.codec == .audio(.opus) ? Self.pickRED(media, codecPayloadType: choice.payloadType) : nil
         }
         telephoneEventFormatParameters = telephoneEventPayloadType.flatMap { media.formatParameters(for: $0)?.parameterString }
         remoteSSRCs = media.ssrcs
@@ -73,10 +85,12 @@ public struct OfferedMediaSection: Sendable, Hashable {
         rtcpFeedback = []
         telephoneEventPayloadType = nil
         telephoneEventFormatParameters = nil
+        redPayloadType = nil
         remoteSSRCs = media.ssrcs
     }
 
-    /// The section's payload formats for an RTP session (telephone events only if accepted).
+    /// The section's payload formats for an RTP session (telephone events only if accepted; RED
+    /// whenever offered, since every endpoint here takes it).
     public func payloadFormats(telephoneEvent: Bool) -> [RTPPayloadFormat] {
         guard let codec else { return [] }
         let kind: RTPPayloadFormat.Kind = codec.audio == nil ? .video : .audio
@@ -85,7 +99,23 @@ public struct OfferedMediaSection: Sendable, Hashable {
             formats.append(RTPPayloadFormat(payloadType: event, kind: .telephoneEvent, clockRate: codec.clockRate,
                                             section: index))
         }
+        if let red = redPayloadType {
+            formats.append(RTPPayloadFormat(payloadType: red, kind: .redundantAudio, clockRate: codec.clockRate,
+                                            section: index))
+        }
         return formats
+    }
+
+    /// The first `red/48000/2` whose fmtp names only `codecPayloadType` (RFC 2198 §5: `111/111`);
+    /// an absent fmtp leaves the blocks unsaid, which we take as the codec's.
+    static func pickRED(_ media: MediaDescription, codecPayloadType: UInt8) -> UInt8? {
+        media.payloadTypes.first { pt in
+            guard pt != codecPayloadType, let map = media.rtpMap(for: pt), map.encodingName.lowercased() == "red",
+                  map.clockRate == 48_000 else { return false }
+            guard let blocks = media.formatParameters(for: pt)?.parameterString else { return true }
+            let types = blocks.split(separator: "/")
+            return !types.isEmpty && types.allSatisfy { UInt8(String($0.filter { $0 != " " })) == codecPayloadType }
+        }
     }
 
     /// The first `telephone-event` payload type at `clockRate`.

@@ -11,6 +11,8 @@ enum ClientSDP {
     static let telephoneEvent = UInt8(101)
     /// RFC 4733 §2.1: events use the audio codec's clock rate, so Opus needs its own (Chrome's PT).
     static let telephoneEventWide = UInt8(110)
+    /// RFC 2198 redundant Opus, as Chromium numbers it.
+    static let red = UInt8(63)
     /// Video payload types as Chromium numbers them, clear of the audio ones above.
     static func payloadType(_ codec: VideoCodec) -> UInt8 {
         switch codec {
@@ -36,7 +38,12 @@ enum ClientSDP {
             case .opus:
                 let bitrate = core.configuration.opusMaxAverageBitrate.map { ";maxaveragebitrate=\($0)" } ?? ""
                 formats.append(.init(map: SDPRTPMap(payloadType: opus.pt, encodingName: "opus", clockRate: 48_000, channels: 2),
-                                     parameters: opus.fmtp + bitrate))
+                                     parameters: opus.fmtp + bitrate,
+                                     feedback: core.configuration.offerAudioNACK
+                                         ? [SDPRTCPFeedback(payloadType: opus.pt, type: "nack", parameter: nil)] : []))
+                if core.configuration.offerRED {
+                    formats.append(LocalMediaSection.redFormat(payloadType: red, codecPayloadType: opus.pt))
+                }
             case .pcmu, .pcma:
                 let pt = codec.staticPayloadType!
                 formats.append(.init(map: SDPRTPMap(payloadType: pt, encodingName: codec.rawValue, clockRate: 8_000)))
@@ -79,7 +86,8 @@ enum ClientSDP {
             let isAudio = codec.audio != nil
             let local = LocalMediaSection(
                 mediaType: section.mediaType, mid: section.mid, proto: section.proto, direction: section.answerDirection,
-                formats: LocalMediaSection.answerFormats(section, telephoneEvent: false),
+                formats: LocalMediaSection.answerFormats(section, telephoneEvent: false, red: core.configuration.offerRED,
+                                                          nack: core.configuration.offerAudioNACK),
                 track: section.answerDirection.sends ? (isAudio ? audioTrack(core) : videoTrack(core)) : nil)
             media.append(local.description(transport))
         }

@@ -36,6 +36,17 @@ public final class PeerConnection: Sendable {
         /// Offer RFC 4733 telephone events: `telephone-event/48000` as PT 110 (for Opus) and
         /// `telephone-event/8000` as PT 101 (for G.711).
         public var offerTelephoneEvent = true
+        /// Offer RFC 2198 redundancy around Opus (`red/48000/2` as PT 63, fmtp `111/111`), as
+        /// browsers do. An answer that takes it lets both ends send RED or plain Opus, so only a
+        /// user that reads RED payloads (the audio engine does) should set it.
+        public var offerRED = false
+        /// Offer Generic NACK on audio (`a=rtcp-fb:111 nack`, RFC 4585): when the answer takes it,
+        /// lost packets are asked for again while a retransmission can still be played
+        /// (`nackPlayoutBudget`), and the peer's requests are answered from the last second sent.
+        public var offerAudioNACK = false
+        /// How long after a packet was due its retransmission is still worth asking for: about
+        /// the receiver's jitter-buffer delay.
+        public var nackPlayoutBudget: Duration = .milliseconds(80)
         /// The audio codecs offered, most preferred first (the answerer picks the first it supports).
         public var audioCodecs: [AudioCodec] = AudioCodec.allCases
         /// Opus `maxaveragebitrate` to ask of the far end's encoder (RFC 7587 §6.1), bits per second.
@@ -93,6 +104,13 @@ public final class PeerConnection: Sendable {
         /// The peer's accepted RFC 4733 telephone-event payload type, if any (send key packets on it
         /// with `sendAudio(payload:timestampIncrement:payloadType:marker:)`).
         public var telephoneEventPayloadType: UInt8?
+        /// The negotiated RFC 2198 RED payload type (`red/48000/2` around Opus), if any: both ends
+        /// may send either it or the plain codec.
+        public var redPayloadType: UInt8?
+        /// Generic NACK on audio (RFC 4585): negotiated; packets asked for and resent.
+        public var isAudioNACKNegotiated = false
+        public var nacksSent = 0
+        public var retransmissionsSent = 0
         public var localSSRC: UInt32
         public var remoteSSRC: UInt32?
         /// The negotiated video codec, its payload type and our video SSRC, when video was accepted.

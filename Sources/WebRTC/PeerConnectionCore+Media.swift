@@ -48,6 +48,9 @@ extension PeerConnectionCore {
             return
         }
         packet.removeLast(packet.count - protectedLength)
+        if format?.kind != .video {
+            packet.withUnsafeBytes { retransmissions?.store($0, sequenceNumber: sequenceNumber, now: now) }
+        }
         guard sendOnSelectedPair(packet) else {
             stats.sendDropped += 1
             return
@@ -88,7 +91,43 @@ extension PeerConnectionCore {
         } else {
             stats.packetsReceived += 1
             stats.payloadBytesReceived += UInt64(packet.payload.count)
+            requestMissing(after: packet, arrival: arrival)
             audioSink.yield(packet)
+        }
+    }
+
+    /// Generic NACK (RFC 4585 §6.2.1) for the audio packets missing before `packet`, while a
+    /// retransmission can still be played: one round trip must fit in the playout budget.
+    func requestMissing(after packet: PeerConnection.ReceivedRTP, arrival: Double) {
+        guard nackRequester != nil else { return }
+        // What the packet's RED blocks carry is not missing: only losses RED cannot cover are asked for.
+        if packet.payloadType == stats.redPayloadType {
+            packet.payload.withUnsafeBytes { raw in
+                guard let red = try? REDPayloadView(raw) else { return }
+                redRecovery.recover(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, red: red,
+                                    into: &recoveredBlocks)
+                for block in recoveredBlocks { nackRequester?.received(block.sequenceNumber, now: arrival) }
+            }
+        } else {
+            redRecovery.observe(sequenceNumber: packet.sequenceNumber)
+        }
+        nackRequester?.received(packet.sequenceNumber, now: arrival)
+        let rtt = rtp.sendStreams.first?.roundTripTime?.seconds ?? 0.02
+        nackRequester?.due(now: arrival, roundTripTime: rtt, playoutBudget: configuration.nackPlayoutBudget.seconds,
+                           into: &nackDue)
+        guard !nackDue.isEmpty else { return }
+        do {
+            if sendOnSelectedPair(try rtp.nackDatagram(from: 0, to: packet.ssrc, lost: nackDue)) { stats.nacksSent += 1 }
+        } catch {
+            stats.srtpErrors += 1
+        }
+    }
+
+    /// The peer's Generic NACKs on our audio: each packet still kept goes out again as it went.
+    func answer(_ nacks: [TransportLayerNACK]) {
+        guard let retransmissions, let audio = rtp.sendStreams.first else { return }
+        retransmissions.answer(nacks, mediaSSRC: audio.ssrc, now: now) { bytes in
+            if sendOnSelectedPair(Array(bytes)) { stats.retransmissionsSent += 1 }
         }
     }
 
@@ -105,7 +144,9 @@ extension PeerConnectionCore {
             }
         }
         switch result {
-        case .success: stats.rtcpReceived += 1
+        case .success(let summary):
+            stats.rtcpReceived += 1
+            if !summary.nacks.isEmpty { answer(summary.nacks) }
         case .failure(.srtp): stats.srtpErrors += 1
         case .failure: break
         }

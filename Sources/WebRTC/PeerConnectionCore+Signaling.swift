@@ -44,7 +44,8 @@ extension PeerConnectionCore {
     func applyRemote(_ description: MediaOffer, dtlsRole role: DTLSRole) -> ParleyError? {
         do {
             dtls = try DTLSSession(role: role, certificate: certificate, remoteFingerprints: description.remoteFingerprints,
-                                   srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles)
+                                   srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles,
+                               initialRetransmissionTimeout: DTLSSRTPKeying.initialRetransmissionTimeout)
         } catch {
             return error
         }
@@ -62,6 +63,14 @@ extension PeerConnectionCore {
         stats.codec = description.codec
         stats.payloadType = description.payloadType
         stats.telephoneEventPayloadType = isOfferer ? description.telephoneEventPayloadType : nil  // our answers take none
+        stats.redPayloadType = configuration.offerRED ? description.audio.redPayloadType : nil
+        // As the answerer we answered the offer's NACK only if we offer it ourselves.
+        if configuration.offerAudioNACK, description.audio.audioNACK {
+            stats.isAudioNACKNegotiated = true
+            retransmissions = RTPRetransmissionCache()
+            nackRequester = RTPNACKRequester()
+            nackDue.reserveCapacity(64)
+        }
         timings.remoteDescription = elapsed(now)
         addRemoteCandidates(description)
         startTicking()

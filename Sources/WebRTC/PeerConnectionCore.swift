@@ -64,6 +64,14 @@ final class PeerConnectionCore {
     var rtp: RTPSession
     var nextRTCPAt: Double = 0
     var stats: PeerConnection.Statistics
+    /// Generic NACK on audio, once negotiated: what we sent (to answer the peer's requests), what
+    /// we miss (to ask for), and the list `due` fills.
+    var retransmissions: RTPRetransmissionCache?
+    var nackRequester: RTPNACKRequester?
+    var nackDue: [UInt16] = []
+    /// The packets RED (RFC 2198) recovers need no NACK: which they are.
+    var redRecovery = REDLossRecovery()
+    var recoveredBlocks: [REDLossRecovery.Recovered] = []
     var scratch = [UInt8](repeating: 0, count: 2048 + SRTPContext.maxRTCPTrailerLength)
 
     init(configuration: PeerConnection.Configuration, certificate: CertificateIdentity, loop: EventLoop,

@@ -2,6 +2,7 @@ import ICE
 import ParleyCore
 import ParleyNet
 import ParleyRTP
+import RTCP
 import RTP
 
 /// The media path of a call session: the two-party case of a selective forwarding unit
@@ -9,9 +10,10 @@ import RTP
 /// by this session's RTP session. Then, for each sink (at most one in a two-party call, more in a
 /// room), it is copied once into a send-batch slot, its header rewritten there as the sink's
 /// audio track decides (`RTPForwardingTrack`: the sink's SSRC, continuous numbering, the sink's
-/// payload types), and protected there with the sink's SRTP for the sink's selected pair. Nothing
-/// allocates per packet, except a telephone-event key (one event) and an audio tap (a copy of the
-/// payload, by design).
+/// payload types; RED, RFC 2198, kept, added or taken off as the two legs negotiated it), and
+/// protected there with the sink's SRTP for the sink's selected pair. Nothing allocates per
+/// packet, except a telephone-event key (one event) and an audio tap (a copy of the payload, by
+/// design).
 extension PeerSession {
     /// An SRTP packet for a call session. Returns the number of datagrams queued.
     func receiveCallRTP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
@@ -26,85 +28,136 @@ extension PeerSession {
             count(error)
             return 0
         }
-        // A call session negotiates audio (and telephone events) only.
-        guard let format = packet.format, format.kind == .audio || format.kind == .telephoneEvent else {
+        // A call session negotiates audio (with RED, and telephone events) only.
+        guard let format = packet.format, format.kind != .video else {
             counters.mediaDropped += 1
             return 0
         }
         let view = packet.view
         counters.rtpReceived += 1
-        if format.kind == .telephoneEvent {
+        var frame = view.payload
+        var red: REDPayloadView?
+        switch format.kind {
+        case .telephoneEvent:
             let keys = telephoneEvents.receive(payload: view.payload, timestamp: view.timestamp, now: now)
             if let key = keys.0 { reportDigit(key) }
             if let key = keys.1 { reportDigit(key) }
-        } else if let tap {
-            tap.send(AudioTapPacket(payload: Array(view.payload), sequenceNumber: view.sequenceNumber,
-                                    timestamp: view.timestamp, payloadType: view.payloadType, codec: offer.codec))
+        case .redundantAudio:
+            guard let parsed = try? REDPayloadView(view.payload) else {
+                counters.mediaDropped += 1
+                return 0
+            }
+            counters.redReceived += 1
+            red = parsed
+            frame = parsed.primary.data
+            redRecovery.recover(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, red: parsed,
+                                into: &recoveredBlocks)
+            counters.redBlocksRecovered += recoveredBlocks.count
+        default:
+            redRecovery.observe(sequenceNumber: view.sequenceNumber)
         }
+        if let tap, format.kind != .telephoneEvent { tapAudio(view, frame: frame, red: red, tap: tap) }
+        if nackRequester != nil { requestMissing(before: view, now: now, out: &out) }
         // Indexing rather than `for sink in sinks`: the iterator's generic read coroutine allocates
         // its frame in unoptimized builds.
         var queued = 0
         var index = 0
         while index < sinks.count {
-            if sinks[index].sendForwarded(view, kind: format.kind, now: now, batch: batch) { queued += 1 }
+            let sink = sinks[index]
+            // A sink without RED gets the frames our peer's redundancy recovered as packets of their own.
+            if let red, sink.tracks[0].redPayloadType == nil {
+                var block = 0
+                while block < recoveredBlocks.count {
+                    let recovered = recoveredBlocks[block]
+                    if sink.sendForwarded(ssrc: view.ssrc, sequenceNumber: recovered.sequenceNumber,
+                                          timestamp: recovered.timestamp, marker: false, kind: .audio, source: nil,
+                                          frame: red[recovered.block].data, now: now, batch: batch) { queued += 1 }
+                    block += 1
+                }
+            }
+            if sink.sendForwarded(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
+                                  marker: view.marker, kind: format.kind, source: view, frame: frame, now: now,
+                                  batch: batch) { queued += 1 }
             index += 1
         }
         return queued
     }
 
-    /// Sends a packet of our source on our audio track. False if it was not queued.
-    func sendForwarded(_ view: RTPPacketView, kind: RTPPayloadFormat.Kind, now: Double, batch: UDPSendBatch) -> Bool {
-        let length = view.bytes.count
-        guard state == .connected, let destination = selectedSocketAddress,
-              length + rtp.trailerLength <= batch.maxDatagramBytes,
-              case .send(let update) = tracks[0].forward(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber,
-                                                         timestamp: view.timestamp, marker: view.marker, kind: kind,
-                                                         now: now) else {
-            counters.forwardDropped += 1
-            return false
+    /// Generic NACK (RFC 4585 §6.2.1) to our peer for its packets missing before `view` (those
+    /// RED just recovered are not missing), while a retransmission can still be played.
+    private func requestMissing(before view: RTPPacketView, now: Double, out: inout [Datagram]) {
+        for recovered in recoveredBlocks { nackRequester?.received(recovered.sequenceNumber, now: now) }
+        nackRequester?.received(view.sequenceNumber, now: now)
+        let rtt = rtp.sendStreams.first?.roundTripTime?.seconds ?? 0.02
+        nackRequester?.due(now: now, roundTripTime: rtt, playoutBudget: configuration.nackPlayoutBudget.seconds,
+                           into: &nackDue)
+        guard !nackDue.isEmpty, let destination = selectedSocketAddress else { return }
+        do {
+            out.append(Datagram(address: destination, bytes: try rtp.nackDatagram(from: 0, to: view.ssrc, lost: nackDue)))
+            counters.nacksSent += 1
+            counters.rtcpSent += 1
+        } catch {
+            count(error)
         }
-        let queued = batch.withUnsafeSlot(to: destination) { slot in
-            slot.baseAddress!.copyMemory(from: view.bytes.baseAddress!, byteCount: length)
-            guard let rewriter = try? RTPHeaderRewriter(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length])) else {
-                return -1
+    }
+
+    /// Our peer's Generic NACKs on our audio: each packet still kept goes out again as it went.
+    func answer(_ nacks: [TransportLayerNACK], now: Double, out: inout [Datagram]) {
+        guard let retransmissions, let destination = selectedSocketAddress else { return }
+        counters.retransmissionsSent += retransmissions.answer(nacks, mediaSSRC: tracks[0].ssrc, now: now) { bytes in
+            out.append(Datagram(address: destination, bytes: Array(bytes)))
+        }
+    }
+
+    /// Hands audio to the tap as plain codec frames: the frames RED recovered, then the packet's.
+    private func tapAudio(_ view: RTPPacketView, frame: UnsafeRawBufferPointer, red: REDPayloadView?,
+                          tap: OffLoopDelivery<AudioTapPacket>) {
+        let payloadType = red == nil ? view.payloadType : offer.payloadType
+        if let red {
+            for recovered in recoveredBlocks {
+                tap.send(AudioTapPacket(payload: Array(red[recovered.block].data), sequenceNumber: recovered.sequenceNumber,
+                                        timestamp: recovered.timestamp, payloadType: payloadType, codec: offer.codec))
             }
-            update.apply(to: rewriter)
-            return protect(slot, length: length)
         }
-        guard queued else {
+        tap.send(AudioTapPacket(payload: Array(frame), sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
+                                payloadType: payloadType, codec: offer.codec))
+    }
+
+    /// Sends a packet of our source (`source`, or a frame recovered from its RED) on our audio
+    /// track. False if it was not queued.
+    func sendForwarded(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool,
+                       kind: RTPPayloadFormat.Kind, source view: RTPPacketView?, frame: UnsafeRawBufferPointer,
+                       now: Double, batch: UDPSendBatch) -> Bool {
+        guard state == .connected, let destination = selectedSocketAddress,
+              case .send(let update) = tracks[0].forward(ssrc: ssrc, sequenceNumber: sequenceNumber,
+                                                         timestamp: timestamp, marker: marker, kind: kind, now: now),
+              let payloadBytes = queuePacket(update, track: 0, source: view, frame: frame, to: destination, now: now, batch: batch)
+        else {
             counters.forwardDropped += 1
             return false
         }
-        rtp.noteSent(stream: 0, timestamp: update.timestamp, payloadBytes: view.payloadRange.count, now: now)
+        rtp.noteSent(stream: 0, timestamp: update.timestamp, payloadBytes: payloadBytes, now: now)
         counters.rtpForwarded += 1
         return true
     }
 
     /// Sends a frame the server encoded on our audio track (an RTP packet built in a send-batch
-    /// slot). Dropped while a forwarding source feeds the stream. False if it was not queued.
+    /// slot; wrapped in RED when our track adds redundancy). Dropped while a forwarding source
+    /// feeds the stream. False if it was not queued.
     func play(_ frame: EncodedAudioFrame, now: Double, batch: UDPSendBatch) -> Bool {
-        let length = RTPFixedHeader.size + frame.payload.count
-        guard source == nil, state == .connected, let destination = selectedSocketAddress, frame.samples >= 0,
-              length + rtp.trailerLength <= batch.maxDatagramBytes else {
+        guard source == nil, state == .connected, let destination = selectedSocketAddress, frame.samples >= 0 else {
             counters.framesDropped += 1
             return false
         }
         let update = tracks[0].play(samples: UInt32(clamping: frame.samples), now: now)
-        let queued = batch.withUnsafeSlot(to: destination) { slot in
-            let base = slot.baseAddress!
-            update.write(to: base)
-            frame.payload.withUnsafeBytes { payload in
-                if let bytes = payload.baseAddress {
-                    (base + RTPFixedHeader.size).copyMemory(from: bytes, byteCount: payload.count)
-                }
-            }
-            return protect(slot, length: length)
+        let payloadBytes = frame.payload.withUnsafeBytes { payload in
+            queuePacket(update, track: 0, source: nil, frame: payload, to: destination, now: now, batch: batch)
         }
-        guard queued else {
+        guard let payloadBytes else {
             counters.framesDropped += 1
             return false
         }
-        rtp.noteSent(stream: 0, timestamp: update.timestamp, payloadBytes: frame.payload.count, now: now)
+        rtp.noteSent(stream: 0, timestamp: update.timestamp, payloadBytes: payloadBytes, now: now)
         counters.framesPlayed += 1
         return true
     }

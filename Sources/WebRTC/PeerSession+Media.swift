@@ -3,13 +3,14 @@ import ICE
 import ParleyCore
 import ParleyNet
 import ParleyRTP
+import RTCP
 import RTP
 
 extension PeerSession {
     /// An SRTP packet, in place in the socket's receive slot: unprotected and recorded by the RTP
-    /// session, rewritten there for the track of its section (our SSRC; sequence number and
-    /// timestamp by the track's munger, so gaps and pacing carry over), then copied once into a
-    /// send-batch slot and protected there for the selected pair. Nothing allocates; the caller
+    /// session, then written once into a send-batch slot for the track of its section (our SSRC;
+    /// sequence number and timestamp by the track's munger, so gaps and pacing carry over; RED kept
+    /// or added as the track decides) and protected there for the selected pair. Nothing allocates; the caller
     /// flushes the batch once per receive batch. Returns the number of datagrams queued (0 or 1).
     func receiveEchoRTP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
                         out: inout [Datagram], batch: UDPSendBatch) -> Int {
@@ -26,27 +27,29 @@ extension PeerSession {
             return 0
         }
         let view = packet.view
-        let length = view.bytes.count
-        let buffer = UnsafeMutableRawBufferPointer(rebasing: datagram.slot[0..<length])
-        guard let format = packet.format, let track = trackIndex(section: format.section),
-              let rewriter = try? RTPHeaderRewriter(buffer) else {
+        guard let format = packet.format, let track = trackIndex(section: format.section) else {
             counters.mediaDropped += 1
             return 0
         }
         counters.rtpReceived += 1
+        // Our own RED comes back whole; a plain frame is wrapped when our track adds redundancy.
+        var frame = view.payload
+        if format.kind == .redundantAudio {
+            guard let red = try? REDPayloadView(view.payload) else {
+                counters.mediaDropped += 1
+                return 0
+            }
+            counters.redReceived += 1
+            frame = red.primary.data
+        }
         guard case .send(let update) = tracks[track].forward(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber,
                                                              timestamp: view.timestamp, marker: view.marker,
-                                                             kind: format.kind, now: now) else {
+                                                             kind: format.kind, now: now),
+              let payloadBytes = queuePacket(update, track: track, source: view, frame: frame,
+                                             to: selectedSocketAddress ?? datagram.address, now: now, batch: batch) else {
             counters.mediaDropped += 1
             return 0
         }
-        update.apply(to: rewriter)
-        let payloadBytes = view.payloadRange.count
-        let queued = batch.withUnsafeSlot(to: selectedSocketAddress ?? datagram.address) { slot in
-            slot.baseAddress!.copyMemory(from: buffer.baseAddress!, byteCount: length)
-            return protect(slot, length: length)
-        }
-        guard queued else { return 0 }
         rtp.noteSent(stream: track, timestamp: update.timestamp, payloadBytes: payloadBytes, now: now)
         counters.rtpEchoed += 1
         return 1
@@ -85,6 +88,11 @@ extension PeerSession {
         counters.senderReportsReceived += summary.senderReports
         counters.receiverReportsReceived += summary.receiverReports
         for ssrc in summary.keyframeRequests { relayKeyframeRequest(on: ssrc, out: &out) }
+        if !summary.nacks.isEmpty { answer(summary.nacks, now: now, out: &out) }
+        // The peer's loss on our audio decides how much redundancy a RED track adds.
+        if summary.reportBlocksOnOurStreams > 0, let report = rtp.sendStreams.first?.remoteReport {
+            tracks[0].reportRemoteLoss(fractionLost: report.fractionLost)
+        }
     }
 
     /// The peer asked a key frame of one of our video tracks: an echo asks the peer for one on the

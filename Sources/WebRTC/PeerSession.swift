@@ -5,6 +5,7 @@ import ParleyNet
 import ParleyRTP
 import ParleySRTP
 import RTCP
+import RTP
 import STUN
 
 /// The server side of one WebRTC session: an ICE-lite agent answering the peer's checks, a DTLS
@@ -25,6 +26,9 @@ final class PeerSession {
         /// No ICE selection and DTLS within this time fails the session (53405).
         var connectTimeout: Duration = .seconds(30)
         var rtcpInterval: Duration = .seconds(1)
+        /// How long after an audio packet was due a retransmission is still worth asking for (the
+        /// server forwards at once, so this is about the far receiver's jitter-buffer delay).
+        var nackPlayoutBudget: Duration = .milliseconds(80)
         var ice = ICELiteAgent.Configuration()
         /// After consent expired on a connected session, how long an ICE restart may bring it back.
         var restartGrace: Duration = .seconds(30)
@@ -67,6 +71,15 @@ final class PeerSession {
     var source: PeerSession?
     var sinks: [PeerSession] = []
     var telephoneEvents = TelephoneEventTracker()
+    /// Which redundant blocks of our peer's RED packets stand for lost ones, and the current
+    /// packet's (a scratch list reserved once, at most `REDPayloadView.maxBlocks`).
+    var redRecovery = REDLossRecovery()
+    var recoveredBlocks: [REDLossRecovery.Recovered]
+    /// Generic NACK on audio (call sessions that negotiated it): what our track sent, what our
+    /// peer's stream misses, and the list `due` fills.
+    var retransmissions: RTPRetransmissionCache?
+    var nackRequester: RTPNACKRequester?
+    var nackDue: [UInt16] = []
     /// The older ufrag the agent still honours after an ICE restart (`ICELiteAgent.previousLocalUfrag`), routed to us too.
     var previousUfrag: String?
     /// An ICE restart awaits the peer's first nomination under the new credentials.
@@ -88,10 +101,18 @@ final class PeerSession {
                            configuration: configuration.ice, hmac: { HMAC.sha1(key: $0, message: $1) })
         dtls = try DTLSSession(role: offer.localDTLSRole, certificate: certificate,
                                remoteFingerprints: offer.remoteFingerprints,
-                               srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles)
+                               srtpProtectionProfiles: DTLSSRTPKeying.protectionProfiles,
+                               initialRetransmissionTimeout: DTLSSRTPKeying.initialRetransmissionTimeout)
         rtp = RTPSession(configuration: RTPSession.Configuration(cname: parameters.cname),
                          payloadFormats: RTPPayloadFormats(offer.payloadFormats(telephoneEvent: parameters.telephoneEvent)))
         tracks = []
+        recoveredBlocks = []
+        recoveredBlocks.reserveCapacity(REDPayloadView.maxBlocks)
+        if kind == .call, offer.audio.audioNACK {
+            retransmissions = RTPRetransmissionCache()
+            nackRequester = RTPNACKRequester()
+            nackDue.reserveCapacity(64)
+        }
         var random = SystemRandomNumberGenerator()
         for section in [offer.audio] + offer.accepted.filter({ $0.index != offer.audioIndex }) {
             guard let codec = section.codec else { continue }
@@ -104,6 +125,7 @@ final class PeerSession {
                 telephoneEventPayloadType: isAudio && parameters.telephoneEvent ? section.telephoneEventPayloadType : nil,
                 initialSequence: .random(in: 0...UInt16.max, using: &random),
                 initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
+            if isAudio { tracks[tracks.count - 1].setREDPayloadType(section.redPayloadType) }
         }
     }
 
@@ -127,6 +149,7 @@ final class PeerSession {
         for section in offer.accepted {
             guard let index = trackIndex(section: section.index) else { continue }
             tracks[index].mediaPayloadType = section.payloadType
+            if section.codec?.audio != nil { tracks[index].setREDPayloadType(section.redPayloadType) }
             if answerParameters.telephoneEvent { tracks[index].telephoneEventPayloadType = section.telephoneEventPayloadType }
         }
     }

@@ -87,6 +87,16 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var digits = 0
     /// Key frame requests (PLI, FIR) on our video track passed on to the peer as PLI (echo sessions).
     public var keyframeRequestsRelayed = 0
+    /// RED (RFC 2198) packets received, and redundant blocks of them that stood in for lost packets
+    /// (sent on to sinks without RED and to the tap as packets of their own).
+    public var redReceived = 0
+    public var redBlocksRecovered = 0
+    /// Packets sent wrapped in RED by this session's track (frames it repeats for a RED leg).
+    public var redWrapped = 0
+    /// Generic NACKs (RFC 4585 §6.2.1) sent to the peer for its audio, and packets of ours sent
+    /// again because the peer asked.
+    public var nacksSent = 0
+    public var retransmissionsSent = 0
 
     public init() {}
 }
@@ -110,8 +120,20 @@ public struct MediaTransportStatistics: Sendable, Hashable {
     /// RTP packets forwarded from one session to another, and frames played by the server.
     public var rtpForwarded = 0
     public var framesPlayed = 0
+    /// RED (RFC 2198) packets received, redundant blocks sent on as the packets they stood for,
+    /// and packets the server wrapped in RED: every session's, open and closed.
+    public var redReceived = 0
+    public var redBlocksRecovered = 0
+    public var redWrapped = 0
 
     public init() {}
+
+    /// Adds one session's RED counters.
+    mutating func addRED(of counters: PeerSessionCounters) {
+        redReceived += counters.redReceived
+        redBlocksRecovered += counters.redBlocksRecovered
+        redWrapped += counters.redWrapped
+    }
 }
 
 /// What `MediaTransportServer.createEchoSession` and `createCallSession` return: the id (for `Location`) and the SDP answer.

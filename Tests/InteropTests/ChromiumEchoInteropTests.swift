@@ -5,15 +5,16 @@ import Testing
 /// Chromium (libwebrtc, the browser's WebRTC) offers its fake microphone to `POST /v1/echo` of a real
 /// `parley-server` process from a page on another origin (so CORS is exercised), connects over
 /// ICE-lite + DTLS-SRTP, and must receive audio back: `getStats()` inbound-rtp shows packets and a
-/// non-zero audio level. Then the page DELETEs the session.
+/// non-zero audio level. Then the page DELETEs the session. Once with RED (RFC 2198) preferred,
+/// so Chromium sends RED and the echo sends it back, once with RED removed.
 ///
 /// Everything runs in a private network + PID namespace with only `lo` (see `ChromiumEchoRun`).
 /// Needs root, `chromium`, `iproute2`, `util-linux` and `python3` (scripts/install-deps); without
 /// them the test fails, it does not skip.
 @Suite(.serialized, .tags(.interop)) struct ChromiumEchoInteropTests {
-    @Test(.timeLimit(.minutes(1))) func chromiumConnectsAndHearsItsEcho() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false]) func chromiumConnectsAndHearsItsEcho(red: Bool) async throws {
         let started = ContinuousClock.now
-        let run = try ChromiumEchoRun(statsMilliseconds: 4000)
+        let run = try ChromiumEchoRun(statsMilliseconds: 4000, red: red)
         defer { run.cleanUp() }
         let ended = await run.wait(timeout: .seconds(52))
         #expect(ended, "the Chromium run did not finish within 52 s; it was killed")
@@ -52,6 +53,14 @@ import Testing
         #expect(energy > 0, "inbound totalAudioEnergy \(energy)")
         #expect(maxLevel > 0, "inbound audioLevel never above 0")
         #expect(r["delete_status"] as? Int == 200, "DELETE: \(r["delete_status"] ?? "-")")
+        // RED is in the answer exactly when Chromium offered it, and then Chromium sends RED.
+        let answer = r["answer_sdp"] as? String ?? ""
+        #expect(answer.contains("a=rtpmap:63 red/48000/2") == red, "answer:\n\(answer)")
+        let metrics = report["metrics"] as? [String: Double] ?? [:]
+        let redReceived = metrics["parley_media_red_received_total"] ?? -1
+        print("chromium echo (red \(red)): the server received \(redReceived) RED packets, "
+              + "wrapped \(metrics["parley_media_red_wrapped_total"] ?? -1); Chromium's stats name \(r["outbound_codec"] ?? "-")")
+        #expect(red ? redReceived > 100 : redReceived == 0, "RED packets at the server: \(redReceived) (\(report["metrics_error"] ?? ""))")
     }
 
     /// The fake camera too: the echo answers audio and video on one bundled transport, and

@@ -44,7 +44,9 @@ struct ChromiumEchoRun {
     /// Fails (never skips) when Chromium, unshare, ip, python3 or the built executables are missing,
     /// or when the test is not root (a network namespace needs CAP_SYS_ADMIN).
     /// - Parameter video: the page offers its fake camera too (audio + video, BUNDLE).
-    init(statsMilliseconds: Int = 4000, video: Bool = false) throws {
+    /// - Parameter red: the page puts RED (RFC 2198) first with `setCodecPreferences`, so Chromium
+    ///   sends it; false removes it.
+    init(statsMilliseconds: Int = 4000, video: Bool = false, red: Bool = true) throws {
         let chromium = try Self.chromium()
         let unshare = try Self.system(["/usr/bin/unshare", "/bin/unshare"], install: "util-linux")
         _ = try Self.system(["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"], install: "iproute2")
@@ -66,7 +68,7 @@ struct ChromiumEchoRun {
         process.executableURL = URL(fileURLWithPath: unshare)
         process.arguments = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc",
                              python, script.path, directory.path, server, cli, chromium, String(statsMilliseconds),
-                             video ? "1" : "0"]
+                             video ? "1" : "0", red ? "1" : "0"]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
@@ -132,6 +134,7 @@ enum ChromiumScripts {
 const q = new URLSearchParams(location.search);
 const echoURL = q.get("echo"), token = q.get("token"), statsMs = Number(q.get("stats_ms") || 4000);
 const wantVideo = q.get("video") === "1";
+const wantRED = q.get("red") !== "0";
 const r = {states: [], ice_states: [], connection_state: "new"};
 const now = () => performance.now();
 const sleep = ms => new Promise(res => setTimeout(res, ms));
@@ -165,6 +168,12 @@ async function main() {
     el.play().catch(e => { r.play_error = String(e); });
   };
   stream.getTracks().forEach(t => pc.addTrack(t, stream));
+  // With RED, red/48000/2 first (libwebrtc sends RED only when it leads its codec list, as
+  // LiveKit's client asks for it); without, every codec but RED.
+  const isRED = c => c.mimeType.toLowerCase() === "audio/red";
+  const codecs = RTCRtpReceiver.getCapabilities("audio").codecs;
+  pc.getTransceivers().filter(t => t.sender.track && t.sender.track.kind === "audio").forEach(t =>
+    t.setCodecPreferences(wantRED ? codecs.filter(isRED).concat(codecs.filter(c => !isRED(c))) : codecs.filter(c => !isRED(c))));
   await pc.setLocalDescription(await pc.createOffer());
   const gathered = new Promise(res => {
     if (pc.iceGatheringState === "complete") return res();
@@ -204,7 +213,7 @@ async function main() {
                      ssrc: s.ssrc, codecId: s.codecId};
         if (typeof s.audioLevel === "number") r.max_audio_level = Math.max(r.max_audio_level, s.audioLevel);
       }
-      if (s.type === "outbound-rtp" && s.kind === "audio") r.outbound = {packetsSent: s.packetsSent, ssrc: s.ssrc};
+      if (s.type === "outbound-rtp" && s.kind === "audio") r.outbound = {packetsSent: s.packetsSent, ssrc: s.ssrc, codecId: s.codecId};
       if (s.type === "inbound-rtp" && s.kind === "video") {
         r.inbound_video = {packetsReceived: s.packetsReceived, framesDecoded: s.framesDecoded, frameWidth: s.frameWidth,
                            frameHeight: s.frameHeight, keyFramesDecoded: s.keyFramesDecoded, pliCount: s.pliCount,
@@ -212,6 +221,7 @@ async function main() {
       }
       if (s.type === "outbound-rtp" && s.kind === "video") r.outbound_video = {packetsSent: s.packetsSent, ssrc: s.ssrc};
       if (s.type === "codec" && r.inbound && s.id === r.inbound.codecId) r.codec = s.mimeType + "/" + s.payloadType;
+      if (s.type === "codec" && r.outbound && s.id === r.outbound.codecId) r.outbound_codec = s.mimeType + "/" + s.payloadType;
       if (s.type === "codec" && r.inbound_video && s.id === r.inbound_video.codecId) r.video_codec = s.mimeType + "/" + s.payloadType;
       if (s.type === "transport") r.dtls = {dtlsState: s.dtlsState, srtpCipher: s.srtpCipher, tlsVersion: s.tlsVersion};
     });
@@ -240,6 +250,7 @@ import html, http.server, json, os, re, signal, socket, subprocess, sys, threadi
 
 work, server_bin, cli_bin, chromium, stats_ms = sys.argv[1:6]
 video = sys.argv[6] if len(sys.argv) > 6 else "0"
+red = sys.argv[7] if len(sys.argv) > 7 else "1"
 HTTP_PORT, MEDIA_PORT, STATIC_PORT = 18080, 18443, 18000
 HOLD_S, CHROMIUM_S = 30, 38
 out = {"interfaces": [], "started": time.time()}
@@ -329,7 +340,7 @@ def main():
 
     from urllib.parse import urlencode
     echo = "http://127.0.0.1:%d/v1/echo" % HTTP_PORT
-    page = "http://127.0.0.1:%d/page.html?%s" % (STATIC_PORT, urlencode({"echo": echo, "token": token, "stats_ms": stats_ms, "video": video}))
+    page = "http://127.0.0.1:%d/page.html?%s" % (STATIC_PORT, urlencode({"echo": echo, "token": token, "stats_ms": stats_ms, "video": video, "red": red}))
     profile = os.path.join(work, "profile")
     args = [chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
             "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
@@ -354,6 +365,13 @@ def main():
         out["dom_tail"] = dom[-2000:]
     out["chromium_stderr"] = tail(os.path.join(work, "chromium.err"), 3000)
     out["server_stderr"] = tail(os.path.join(work, "server.err"), 3000)
+    import urllib.request
+    try:
+        metrics = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % HTTP_PORT, timeout=5).read().decode()
+        out["metrics"] = {l.split()[0]: float(l.split()[1]) for l in metrics.splitlines()
+                          if l.startswith("parley_media_") and len(l.split()) == 2}
+    except Exception as e:
+        out["metrics_error"] = repr(e)
     static.shutdown()
 
 try:

@@ -1,5 +1,6 @@
 import NetworkConditioner
 import ParleyNet
+import ParleyTestSupport
 import Testing
 
 /// `NetworkRelay` as a NAT: several clients, each with its own socket and conditioners; the client
@@ -16,26 +17,18 @@ import Testing
     /// Three clients send 300 datagrams each (client i numbers them from i·10 000) through 20 %
     /// loss each way to an echo server. Clients speak first in order 0, 1, 2, so their numbers are.
     private func runThreeClients(seed: UInt64) async throws -> ThreeClients {
-        let group = try EventLoopGroup(threads: 1)
-        defer { group.shutdown() }
-        let echo = try EchoServer(loop: group.loops[0])
-        defer { echo.socket.close() }
-        let relay = try NetworkRelay(forwardTo: try SocketAddress.resolve(host: "127.0.0.1", port: echo.socket.localPort),
-                                     upstream: NetworkConditions(loss: .random(percent: 20)), seed: seed)
-        defer { relay.stop() }
-        let relayAddress = try SocketAddress.resolve(host: "127.0.0.1", port: relay.localPort)
-        let arrivals = (0..<3).map { _ in Arrivals() }
-        let clients = try arrivals.map { a in try UDPSocket(loop: group.loops[0]) { a.record($0) } }
-        defer { for client in clients { client.close() } }
-        for (i, client) in clients.enumerated() {
-            client.send([Datagram(address: relayAddress, bytes: datagram(i * 10_000))])
+        let rig = try EchoBehindRelay(clients: 3) {
+            try NetworkRelay(forwardTo: $0, upstream: NetworkConditions(loss: .random(percent: 20)), seed: seed)
+        }
+        defer { rig.close() }
+        let relay = rig.relay, arrivals = rig.arrivals
+        for i in 0..<3 {
+            rig.send(i, [i * 10_000])
             let known = await holdsEventually { await relay.statistics().clients.count == i + 1 }
             try #require(known, "client \(i) not seen")
         }
         for start in stride(from: 1, to: 300, by: 30) {
-            for (i, client) in clients.enumerated() {
-                client.send((start..<min(start + 30, 300)).map { Datagram(address: relayAddress, bytes: datagram(i * 10_000 + $0)) })
-            }
+            for i in 0..<3 { rig.send(i, (start..<min(start + 30, 300)).map { i * 10_000 + $0 }) }
             try await Task.sleep(for: .milliseconds(2))
         }
         let settled = await holdsEventually {
@@ -48,7 +41,7 @@ import Testing
         let statistics = await relay.statistics()
         try #require(settled, "\(statistics.clients)")
         let received = arrivals.enumerated().map { i, a in a.sequences.map { $0 - i * 10_000 } }
-        return ThreeClients(received: received, statistics: statistics, echoSenderPorts: echo.senderPorts)
+        return ThreeClients(received: received, statistics: statistics, echoSenderPorts: rig.echo.senderPorts)
     }
 
     /// Each client has its own outbound socket (the echo server sees three senders), gets only its
@@ -74,19 +67,11 @@ import Testing
 
     /// With room for two clients, a third one's datagrams are dropped and counted.
     @Test func clientsBeyondTheLimitAreDroppedAndCounted() async throws {
-        let group = try EventLoopGroup(threads: 1)
-        defer { group.shutdown() }
-        let echo = try EchoServer(loop: group.loops[0])
-        defer { echo.socket.close() }
-        let relay = try NetworkRelay(forwardTo: try SocketAddress.resolve(host: "127.0.0.1", port: echo.socket.localPort),
-                                     maxClients: 2)
-        defer { relay.stop() }
-        let relayAddress = try SocketAddress.resolve(host: "127.0.0.1", port: relay.localPort)
-        let arrivals = (0..<3).map { _ in Arrivals() }
-        let clients = try arrivals.map { a in try UDPSocket(loop: group.loops[0]) { a.record($0) } }
-        defer { for client in clients { client.close() } }
-        for (i, client) in clients.enumerated() {
-            client.send((0..<10).map { Datagram(address: relayAddress, bytes: datagram($0)) })
+        let rig = try EchoBehindRelay(clients: 3) { try NetworkRelay(forwardTo: $0, maxClients: 2) }
+        defer { rig.close() }
+        let relay = rig.relay, arrivals = rig.arrivals
+        for i in 0..<3 {
+            rig.send(i, 0..<10)
             let handled = await holdsEventually {
                 let stats = await relay.statistics()
                 return stats.upstream.submitted + stats.droppedClientLimit == 10 * (i + 1)
@@ -99,24 +84,16 @@ import Testing
         let stats = await relay.statistics()
         try #require(settled, "dropped \(stats.droppedClientLimit), arrivals \(arrivals.map(\.count))")
         #expect(stats.clients.count == 2 && stats.clientsSeen == 2 && stats.upstream.submitted == 20)
-        #expect(echo.senderPorts.count == 2)
+        #expect(rig.echo.senderPorts.count == 2)
     }
 
     /// A client idle for the timeout is forgotten (its counters stay in the totals); when it speaks
     /// again it is a new client.
     @Test func idleClientsAreForgottenAndComeBackAsNew() async throws {
-        let group = try EventLoopGroup(threads: 1)
-        defer { group.shutdown() }
-        let echo = try EchoServer(loop: group.loops[0])
-        defer { echo.socket.close() }
-        let relay = try NetworkRelay(forwardTo: try SocketAddress.resolve(host: "127.0.0.1", port: echo.socket.localPort),
-                                     clientIdleTimeout: .milliseconds(200))
-        defer { relay.stop() }
-        let relayAddress = try SocketAddress.resolve(host: "127.0.0.1", port: relay.localPort)
-        let arrivals = Arrivals()
-        let client = try UDPSocket(loop: group.loops[0]) { arrivals.record($0) }
-        defer { client.close() }
-        client.send((0..<5).map { Datagram(address: relayAddress, bytes: datagram($0)) })
+        let rig = try EchoBehindRelay(clients: 1) { try NetworkRelay(forwardTo: $0, clientIdleTimeout: .milliseconds(200)) }
+        defer { rig.close() }
+        let relay = rig.relay, arrivals = rig.arrivals[0]
+        rig.send(0, 0..<5)
         try #require(await holdsEventually { arrivals.count == 5 })
         let forgotten = await holdsEventually {
             let stats = await relay.statistics()
@@ -124,7 +101,7 @@ import Testing
         }
         let afterIdle = await relay.statistics()
         try #require(forgotten, "\(afterIdle)")
-        client.send((5..<10).map { Datagram(address: relayAddress, bytes: datagram($0)) })
+        rig.send(0, 5..<10)
         try #require(await holdsEventually { arrivals.count == 10 })
         let stats = await relay.statistics()
         #expect(stats.clientsSeen == 2 && stats.clients.map(\.number) == [1])
@@ -134,15 +111,16 @@ import Testing
 
     /// An outage drops what is in flight, and everything either way while it lasts, counted; the
     /// client's mapping stays, and traffic flows again once it is lifted.
-    @Test func outageDropsBothWaysUntilLifted() async throws {
+    @Test(.tags(.realTime)) func outageDropsBothWaysUntilLifted() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let atTarget = Arrivals()
         let target = try UDPSocket(loop: group.loops[0]) { atTarget.record($0) }
         defer { target.close() }
-        // Half a second each way, so the first datagrams are still in flight when the outage begins.
+        // Three seconds upstream, so the first datagrams are surely still in flight when the outage
+        // begins; none downstream.
         let relay = try NetworkRelay(forwardTo: try SocketAddress.resolve(host: "127.0.0.1", port: target.localPort),
-                                     upstream: NetworkConditions(delayMicroseconds: 500_000))
+                                     upstream: NetworkConditions(delayMicroseconds: 3_000_000), downstream: NetworkConditions())
         defer { relay.stop() }
         let relayAddress = try SocketAddress.resolve(host: "127.0.0.1", port: relay.localPort)
         let atClient = Arrivals()

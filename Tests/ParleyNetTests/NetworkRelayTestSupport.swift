@@ -60,3 +60,44 @@ final class EchoServer: Sendable {
     var senderPorts: Set<Int> { senders.ports.withLock { $0 } }
 }
 
+
+/// An echo server behind a relay, and `clients` sockets that record what comes back to them:
+/// what most relay tests set up. `close()` ends it all.
+final class EchoBehindRelay {
+    let group: EventLoopGroup
+    let echo: EchoServer
+    let relay: NetworkRelay
+    /// Where the clients send.
+    let relayAddress: SocketAddress
+    let arrivals: [Arrivals]
+    let clients: [UDPSocket]
+
+    /// `makeRelay` gets the echo server's address.
+    init(clients count: Int, makeRelay: (SocketAddress) throws -> NetworkRelay) throws {
+        let group = try EventLoopGroup(threads: 1)
+        self.group = group
+        do {
+            echo = try EchoServer(loop: group.loops[0])
+            relay = try makeRelay(try SocketAddress.resolve(host: "127.0.0.1", port: echo.socket.localPort))
+            relayAddress = try SocketAddress.resolve(host: "127.0.0.1", port: relay.localPort)
+            let arrivals = (0..<count).map { _ in Arrivals() }
+            self.arrivals = arrivals
+            clients = try arrivals.map { a in try UDPSocket(loop: group.loops[0]) { a.record($0) } }
+        } catch {
+            group.shutdown()
+            throw error
+        }
+    }
+
+    /// Client `i` sends datagrams numbered `sequences` to the relay.
+    func send(_ i: Int, _ sequences: some Sequence<Int>) {
+        clients[i].send(sequences.map { Datagram(address: relayAddress, bytes: datagram($0)) })
+    }
+
+    func close() {
+        for client in clients { client.close() }
+        relay.stop()
+        echo.socket.close()
+        group.shutdown()
+    }
+}

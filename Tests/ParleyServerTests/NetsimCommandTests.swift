@@ -48,17 +48,12 @@ import Testing
     }
 
     @Test func relaysWithLossAndStopsOnSIGTERM() async throws {
-        let group = try EventLoopGroup(threads: 1)
-        defer { group.shutdown() }
-        let arrived = Mutex(0)
-        let sink = try UDPSocket(loop: group.loops[0]) { datagrams in arrived.withLock { $0 += datagrams.count } }
+        let sink = try CountingSink()
         defer { sink.close() }
-        let netsim = try Self.start(["--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(sink.localPort)",
+        let netsim = try Self.start(["--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(sink.socket.localPort)",
                                      "--loss", "10", "--delay-ms", "10", "--jitter-ms", "5", "--seed", "5"])
         defer { if netsim.process.isRunning { netsim.process.terminate() } }
-
-        let client = try UDPSocket(loop: group.loops[0]) { _ in }
-        defer { client.close() }
+        let client = sink.client
         let relay = try SocketAddress.resolve(host: "127.0.0.1", port: netsim.port)
         for start in stride(from: 0, to: 500, by: 25) {
             client.send((start..<start + 25).map { Datagram(address: relay, bytes: [UInt8(truncatingIfNeeded: $0), 0x80, 0, 0]) })
@@ -66,8 +61,8 @@ import Testing
         }
         // Wait until arrivals stop growing (the relay holds each datagram 10–15 ms).
         var last = -1
-        while arrived.withLock({ $0 }) != last {
-            last = arrived.withLock { $0 }
+        while sink.arrived != last {
+            last = sink.arrived
             try await Task.sleep(for: .milliseconds(200))
         }
         #expect(abs(last - 450) <= 35, "arrived \(last) of 500")
@@ -82,27 +77,23 @@ import Testing
     /// `--outage-at 0 --outage-for 2`: a line says the outage began; what is sent during it is
     /// dropped (and counted in the report); after the line that says it ended, datagrams pass again.
     @Test(.tags(.realTime)) func scheduledOutageDropsThenLifts() async throws {
-        let group = try EventLoopGroup(threads: 1)
-        defer { group.shutdown() }
-        let arrived = Mutex(0)
-        let sink = try UDPSocket(loop: group.loops[0]) { datagrams in arrived.withLock { $0 += datagrams.count } }
+        let sink = try CountingSink()
         defer { sink.close() }
-        let netsim = try Self.start(["--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(sink.localPort)",
+        let netsim = try Self.start(["--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(sink.socket.localPort)",
                                      "--outage-at", "0", "--outage-for", "2"])
         defer { if netsim.process.isRunning { netsim.process.terminate() } }
-        let client = try UDPSocket(loop: group.loops[0]) { _ in }
-        defer { client.close() }
+        let client = sink.client
         let relay = try SocketAddress.resolve(host: "127.0.0.1", port: netsim.port)
         let datagrams = (0..<20).map { Datagram(address: relay, bytes: [UInt8($0), 0x80, 0, 0]) }
 
         #expect(Self.readLine(netsim.output).contains("outage begins at 0 s for 2 s"))
         client.send(datagrams)
         #expect(Self.readLine(netsim.output).contains("outage ends at 2 s"))
-        #expect(arrived.withLock { $0 } == 0)
+        #expect(sink.arrived == 0)
         client.send(datagrams)
         let deadline = ContinuousClock.now + .seconds(10)
-        while arrived.withLock({ $0 }) < 20, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(arrived.withLock { $0 } == 20)
+        while sink.arrived < 20, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(sink.arrived == 20)
         let report = try await Self.stop(netsim.process, netsim.output)
         #expect(report.contains("outage-dropped 20 clients 1"), "\(report)")
         #expect(report.contains("upstream: submitted 20 delivered 20"), "\(report)")
@@ -122,5 +113,31 @@ import Testing
                                                      "--outage-at", "3", "--outage-at", "9", "--outage-for", "1",
                                                      "--outage-for", "2", "--outage-for", "3"])
         #expect(lengths.status == 2 && lengths.stderr.contains("--outage-for is given once, or once per --outage-at"))
+    }
+}
+
+/// A UDP sink that counts what arrives, and a client socket to send from, on a loop of their own.
+private final class CountingSink {
+    private final class Counter: Sendable { let count = Mutex(0) }
+
+    let group: EventLoopGroup
+    let socket: UDPSocket
+    let client: UDPSocket
+    private let counter = Counter()
+
+    init() throws {
+        group = try EventLoopGroup(threads: 1)
+        let counter = counter
+        socket = try UDPSocket(loop: group.loops[0]) { datagrams in counter.count.withLock { $0 += datagrams.count } }
+        client = try UDPSocket(loop: group.loops[0]) { _ in }
+    }
+
+    /// Datagrams received so far.
+    var arrived: Int { counter.count.withLock { $0 } }
+
+    func close() {
+        client.close()
+        socket.close()
+        group.shutdown()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HTTPWire
 import ICE
+import NetworkConditioner
 import ParleyNet
 import ParleyServer
 import ParleyStore
@@ -11,7 +12,7 @@ import Testing
 import WebRTC
 
 /// What operator mistakes look like once calls run: a recordings directory that vanished after
-/// start, and a media socket bound to a wildcard address.
+/// start, and a media socket bound to a wildcard address; and media behind a relay.
 @Suite(.serialized) struct OperatorMistakeCallTests {
     /// Polls `condition` every 50 ms until it holds or `timeout` passes.
     static func waitUntil(_ timeout: Duration = .seconds(10), _ condition: () throws -> Bool) async rethrows -> Bool {
@@ -128,6 +129,16 @@ import WebRTC
         }
     }
 
+    /// Sends half a second of tone on a connected echo session and expects some of it back.
+    static func expectEcho(_ pc: PeerConnection) async throws {
+        try await ToneAudio.send(pc, frequency: 440, seconds: 0.5)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while await pc.statistics().packetsReceived == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(await pc.statistics().packetsReceived > 0, "no echo")
+    }
+
     /// `POST /v1/echo` with `offer`.
     static func echoAnswer(_ server: RunningServer, offer: String) async throws -> HTTPResponse {
         try await server.client.send(
@@ -157,14 +168,7 @@ import WebRTC
         let stats = await pc.statistics()
         #expect(connected, "not connected: \(stats.state) ICE \(stats.iceState)")
         #expect(stats.localCandidate?.address.ipString == "127.0.0.1")
-        if connected {
-            try await ToneAudio.send(pc, frequency: 440, seconds: 0.5)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while await pc.statistics().packetsReceived == 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            #expect(await pc.statistics().packetsReceived > 0, "no echo")
-        }
+        if connected { try await Self.expectEcho(pc) }
         await pc.close()
         await server.stop()
     }
@@ -181,6 +185,34 @@ import WebRTC
         #expect(response.status == 201)
         #expect(Self.candidateAddresses(response.bodyText) == ["203.0.113.7", "198.51.100.9"])
         #expect(response.bodyText.contains("c=IN IP4 203.0.113.7"))
+        await pc.close()
+        await server.stop()
+    }
+
+    /// `--media 127.0.0.2:P --media-advertise 127.0.0.1` with a relay on 127.0.0.1:P forwarding to
+    /// it (`parley netsim` in front of `parley-server`, so every leg's media crosses it): answers
+    /// give 127.0.0.1, and the echo goes through the relay both ways.
+    @Test func mediaBehindARelayOnAnotherLoopbackAddress() async throws {
+        let flags = try ServerConfiguration.parse(["--media", "127.0.0.2:0", "--media-advertise", "127.0.0.1"])
+        #expect(flags.mediaHost == "127.0.0.2" && flags.mediaAdvertisedHosts == ["127.0.0.1"])
+        let server = try RunningServer.start {
+            $0.mediaHost = flags.mediaHost
+            $0.mediaAdvertisedHosts = flags.mediaAdvertisedHosts
+        }
+        let port = server.server.media.localPort
+        let relay = try NetworkRelay(listenHost: "127.0.0.1", listenPort: port,
+                                     forwardTo: try SocketAddress.resolve(host: "127.0.0.2", port: port))
+        defer { relay.stop() }
+        let pc = try PeerConnection()
+        let response = try await Self.echoAnswer(server, offer: try await pc.createOffer())
+        #expect(response.status == 201, "\(response.bodyText)")
+        #expect(Self.candidateAddresses(response.bodyText) == ["127.0.0.1"])
+        try await pc.setRemoteAnswer(response.bodyText)
+        let connected = await pc.waitUntilConnected(timeout: .seconds(10))
+        #expect(connected, "not connected through the relay")
+        if connected { try await Self.expectEcho(pc) }
+        let relayed = await relay.statistics()
+        #expect(relayed.clientsSeen >= 1 && relayed.upstream.delivered > 0 && relayed.downstream.delivered > 0, "\(relayed)")
         await pc.close()
         await server.stop()
     }

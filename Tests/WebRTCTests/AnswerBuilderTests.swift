@@ -19,7 +19,11 @@ import Testing
         #expect(answer.bundleGroups == [["0"]])
         #expect(answer.media.count == 1)
         let audio = try #require(answer.media.first)
-        #expect(audio.formats == ["111"])
+        // Chromium offers RED (RFC 2198) around Opus; the answer takes it with the offer's fmtp.
+        #expect(offer.audio.redPayloadType == 63)
+        #expect(audio.formats == ["63", "111"])
+        #expect(audio.rtpMap(for: 63) == SDPRTPMap(payloadType: 63, encodingName: "red", clockRate: 48_000, channels: 2))
+        #expect(audio.formatParameters(for: 63)?.parameterString == "111/111")
         #expect(audio.port == 40_000)
         #expect(audio.mid == "0")
         #expect(audio.setup == .passive)

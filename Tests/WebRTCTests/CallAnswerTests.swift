@@ -17,12 +17,12 @@ import Testing
         #expect(offer.telephoneEventPayloadType == 110)
         let answer = try SessionDescription(parsing: ServerAnswerBuilder.answer(to: offer, parameters: callParameters()).serialized())
         let audio = try #require(answer.media.first)
-        #expect(audio.formats == ["111", "110"])
+        #expect(audio.formats == ["63", "111", "110"])
         #expect(audio.rtpMap(for: 110) == SDPRTPMap(payloadType: 110, encodingName: "telephone-event", clockRate: 48_000))
         #expect(audio.formatParameters(for: 110) == nil)  // Chromium offers none
-        // An echo answer keeps to the codec alone.
+        // An echo answer keeps to the codec (and RED, which it echoes) without telephone events.
         let echo = try SessionDescription(parsing: ServerAnswerBuilder.answer(to: offer, parameters: testParameters()).serialized())
-        #expect(echo.media.first?.formats == ["111"])
+        #expect(echo.media.first?.formats == ["63", "111"])
     }
 
     @Test func g711OfferGetsTelephoneEvent8000WithItsFmtp() throws {

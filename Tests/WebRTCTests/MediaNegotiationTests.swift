@@ -36,7 +36,7 @@ import Testing
         let video = try #require(offer.video)
         #expect(video.codec == .video(.vp8) && video.payloadType == 96 && video.index == 1)
         #expect(offer.bundleMids == ["0", "1"])
-        #expect(offer.payloadFormats(telephoneEvent: false).map(\.payloadType) == [111, 96])
+        #expect(offer.payloadFormats(telephoneEvent: false).map(\.payloadType) == [111, 63, 96])
 
         let answer = try SessionDescription(parsing: ServerAnswerBuilder.answer(to: offer, parameters: videoParameters())
             .serialized())

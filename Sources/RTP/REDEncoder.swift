@@ -1,12 +1,15 @@
-import RTP
-
-/// Keeps the last `distance` encoded frames and wraps each new frame in a RED payload (RFC 2198)
-/// that repeats them, as browsers do for Opus. Buffers are allocated once.
+/// Keeps the last `maxDistance` encoded frames and wraps each new frame in a RED payload (RFC 2198)
+/// that repeats the last `distance` of them, as browsers do for Opus. Used by the SDK's send stream
+/// and by the server where it adds redundancy for a leg that negotiated it. Buffers are allocated
+/// once; encoding allocates nothing.
 ///
 /// A previous frame is left out when it cannot be carried (§3): more than 1 023 bytes (the 10-bit
 /// block length) or 2^14 timestamp ticks or more before the new frame (the 14-bit offset), which
-/// happens after a long DTX silence.
-struct REDEncoder {
+/// happens after a long DTX silence or a pause.
+public struct REDEncoder: Sendable {
+    /// The most redundant blocks a payload carries (distance 3 covers three consecutive losses).
+    public static let maxDistance = 3
+
     private struct Slot {
         var bytes: [UInt8]
         var length = 0
@@ -14,34 +17,38 @@ struct REDEncoder {
         var valid = false
     }
 
-    let payloadType: UInt8
-    let distance: Int
+    public let payloadType: UInt8
+    /// How many previous frames each payload repeats, 0…`maxDistance` (0: the primary alone).
+    /// Changing it keeps the history, so a raised distance repeats frames sent before.
+    public var distance: Int {
+        didSet { distance = min(max(distance, 0), Self.maxDistance) }
+    }
     private var slots: [Slot]
     /// Index of the most recent frame in `slots`.
     private var newest = 0
 
-    init(payloadType: UInt8, distance: Int) {
+    public init(payloadType: UInt8, distance: Int) {
         self.payloadType = payloadType
-        self.distance = min(max(distance, 1), 2)
+        self.distance = min(max(distance, 0), Self.maxDistance)
         slots = Array(repeating: Slot(bytes: [UInt8](repeating: 0, count: REDPayloadBuilder.maxBlockLength)),
-                      count: self.distance)
+                      count: Self.maxDistance)
     }
 
     /// Largest RED payload for a primary of `primaryCapacity` bytes.
-    static func capacity(primaryCapacity: Int, distance: Int) -> Int {
+    public static func capacity(primaryCapacity: Int, distance: Int = maxDistance) -> Int {
         1 + primaryCapacity + distance * (4 + REDPayloadBuilder.maxBlockLength)
     }
 
     /// Forgets the history (after a pause, nothing old is repeated).
-    mutating func reset() {
+    public mutating func reset() {
         for i in slots.indices { slots[i].valid = false }
     }
 
     /// Writes the RED payload for `primary` (timestamp `timestamp`, block PT `blockPayloadType`) into
     /// `output`, oldest redundant block first, then remembers `primary`. Returns the payload length and
     /// the number of redundant blocks, or nil when `output` is too small.
-    mutating func encode(primary: UnsafeBufferPointer<UInt8>, timestamp: UInt32, blockPayloadType: UInt8,
-                         into output: UnsafeMutableRawBufferPointer) -> (length: Int, redundant: Int)? {
+    public mutating func encode(primary: UnsafeRawBufferPointer, timestamp: UInt32, blockPayloadType: UInt8,
+                                into output: UnsafeMutableRawBufferPointer) -> (length: Int, redundant: Int)? {
         var count = 0
         for age in stride(from: distance, through: 1, by: -1) where usable(age: age, timestamp: timestamp) { count += 1 }
         var result: (length: Int, redundant: Int)?
@@ -62,7 +69,7 @@ struct REDEncoder {
                 }
             }
             if !failed {
-                let length = try builder.finish(primaryPayloadType: blockPayloadType, primary: UnsafeRawBufferPointer(primary))
+                let length = try builder.finish(primaryPayloadType: blockPayloadType, primary: primary)
                 result = (length, count)
             }
         } catch {
@@ -72,25 +79,25 @@ struct REDEncoder {
         return result
     }
 
+    /// Remembers a frame sent without RED (distance 0, or another path), so a later raise of the
+    /// distance can repeat it.
+    public mutating func remember(_ frame: UnsafeRawBufferPointer, timestamp: UInt32) {
+        newest = (newest + 1) % Self.maxDistance
+        let fits = frame.count <= REDPayloadBuilder.maxBlockLength
+        slots[newest].valid = fits
+        slots[newest].timestamp = timestamp
+        slots[newest].length = fits ? frame.count : 0
+        if fits, let source = frame.baseAddress {
+            slots[newest].bytes.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: source, byteCount: frame.count) }
+        }
+    }
+
     /// The slot holding the frame `age` frames back (1 = the newest).
-    private func index(age: Int) -> Int { (newest - (age - 1) + distance) % distance }
+    private func index(age: Int) -> Int { (newest - (age - 1) + Self.maxDistance) % Self.maxDistance }
 
     private func usable(age: Int, timestamp: UInt32) -> Bool {
         let slot = slots[index(age: age)]
         let offset = timestamp &- slot.timestamp
         return slot.valid && slot.length > 0 && offset > 0 && offset <= REDPayloadBuilder.maxTimestampOffset
-    }
-
-    private mutating func remember(_ frame: UnsafeBufferPointer<UInt8>, timestamp: UInt32) {
-        newest = (newest + 1) % distance
-        let fits = frame.count <= REDPayloadBuilder.maxBlockLength
-        slots[newest].valid = fits
-        slots[newest].timestamp = timestamp
-        slots[newest].length = fits ? frame.count : 0
-        if fits {
-            slots[newest].bytes.withUnsafeMutableBufferPointer { dst in
-                for i in 0..<frame.count { dst[i] = frame[i] }
-            }
-        }
     }
 }

@@ -1,0 +1,68 @@
+import ParleyNet
+import ParleyRTP
+import RTP
+
+extension PeerSession {
+    /// Writes the packet `update` describes for track `index` into a send-batch slot for
+    /// `destination` and protects it there; returns the payload bytes queued, or nil.
+    ///
+    /// `source` is the received packet for payloads that leave as they came (its header rewritten,
+    /// RED block types renamed, RFC 2198 §3); `frame` is the codec frame itself — the payload of a
+    /// played or recovered frame, a RED packet's primary — which a RED track wraps or remembers so
+    /// a later wrapped packet can repeat it. Nothing allocates.
+    func queuePacket(_ update: RTPHeaderUpdate, track index: Int, source: RTPPacketView?, frame: UnsafeRawBufferPointer,
+                     to destination: SocketAddress, now: Double, batch: UDPSendBatch) -> Int? {
+        let trailer = rtp.trailerLength
+        let blockPayloadType = tracks[index].mediaPayloadType
+        var payloadBytes = 0
+        let queued = batch.withUnsafeSlot(to: destination) { slot -> Int in
+            let base = slot.baseAddress!
+            let room = min(slot.count, batch.maxDatagramBytes) - trailer
+            var length = 0
+            switch (update.payload, source) {
+            case (.unchanged, let packet?), (.renameREDBlocks, let packet?):
+                length = packet.bytes.count
+                guard length <= room else { return -1 }
+                base.copyMemory(from: packet.bytes.baseAddress!, byteCount: length)
+                guard let rewriter = try? RTPHeaderRewriter(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length])) else {
+                    return -1
+                }
+                update.apply(to: rewriter)
+                if case .renameREDBlocks(let payloadType) = update.payload {
+                    REDPayloadView.renameBlocks(in: UnsafeMutableRawBufferPointer(rebasing: slot[packet.payloadRange]),
+                                                to: payloadType)
+                }
+                payloadBytes = packet.payloadRange.count
+            case (.wrapInRED, _):
+                guard room > RTPFixedHeader.size,
+                      let built = tracks[index].red?.encode(
+                        primary: frame, timestamp: update.timestamp, blockPayloadType: blockPayloadType,
+                        into: UnsafeMutableRawBufferPointer(rebasing: slot[RTPFixedHeader.size..<room])) else { return -1 }
+                update.write(to: base)
+                length = RTPFixedHeader.size + built.length
+                payloadBytes = built.length
+            default:
+                // A frame of its own: played, recovered, or a RED primary for a leg without RED.
+                length = RTPFixedHeader.size + frame.count
+                guard length <= room else { return -1 }
+                update.write(to: base)
+                if let bytes = frame.baseAddress { (base + RTPFixedHeader.size).copyMemory(from: bytes, byteCount: frame.count) }
+                payloadBytes = frame.count
+            }
+            let protected = protect(slot, length: length)
+            // Kept as it went, for the peer's NACKs (audio track only).
+            if index == 0, protected > 0 {
+                retransmissions?.store(UnsafeRawBufferPointer(rebasing: slot[0..<protected]),
+                                       sequenceNumber: update.sequenceNumber, now: now)
+            }
+            return protected
+        }
+        guard queued else { return nil }
+        if update.payload == .wrapInRED {
+            counters.redWrapped += 1
+        } else if tracks[index].red != nil, update.payloadType != tracks[index].telephoneEventPayloadType {
+            tracks[index].red?.remember(frame, timestamp: update.timestamp)
+        }
+        return payloadBytes
+    }
+}

@@ -29,6 +29,13 @@ final class LiteSession {
         client.perform(client.agent.endOfRemoteCandidates(now: network.now))
         network.run(for: duration)
     }
+
+    /// Connects, then drops everything from now on; returns when the cut began.
+    func connectThenCut() -> ICEInstant {
+        connect()
+        network.dropIf = { _ in true }
+        return network.now
+    }
 }
 
 @Suite struct ICEAgentTests {
@@ -101,9 +108,7 @@ final class LiteSession {
 
     @Test func consentLossDisconnectsThenFailsAt30Seconds() throws {
         let session = LiteSession()
-        session.connect()
-        let cut = session.network.now
-        session.network.dropIf = { _ in true }
+        let cut = session.connectThenCut()
         // The last check and response came at most one consent interval (≤ 6 s) before the cut.
         session.network.run(until: cut.advanced(by: .milliseconds(5_100)))
         #expect(session.server.agent.state == .disconnected)
@@ -125,9 +130,7 @@ final class LiteSession {
     /// round trip however close it was to expiring.
     @Test func trafficAfterAnOutageRenewsConsentAtOnce() {
         let session = LiteSession()
-        session.connect()
-        let cut = session.network.now
-        session.network.dropIf = { _ in true }
+        let cut = session.connectThenCut()
         session.network.run(until: cut.advanced(by: .seconds(25)))
         #expect(session.client.agent.state == .disconnected)
         session.network.dropIf = { _ in false }

@@ -48,6 +48,10 @@ struct CallStateMachine {
         case startReconnectTimer(generation: Int, after: Duration)
         /// Yield `.restartTimeout(generation:)` after the given time.
         case startRestartTimer(generation: Int, after: Duration)
+        /// Drop the signaling socket and resume the session on a new one: an answer overdue this
+        /// long means the socket is stalled (TCP backs off exponentially through an outage, so the
+        /// old connection may stay silent long after the network is back).
+        case reviveSignaling
         case notify(Notification)
         case tearDown
     }
@@ -161,8 +165,9 @@ struct CallStateMachine {
                        tellServer: !isSignalingDown)
         case .restartTimeout(let generation):
             guard generation == restartGeneration, isMediaDown else { return [] }
-            // An answer that has not come in a whole interval over a live socket is taken as lost.
-            return restartICE()
+            guard isRestartingICE, !isSignalingDown else { return restartICE() }
+            // No answer in a whole interval: `signalingResumed` restarts on the new socket.
+            return [.reviveSignaling, scheduleRestart()]
         }
     }
 

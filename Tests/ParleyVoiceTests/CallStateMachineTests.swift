@@ -102,6 +102,24 @@ import Testing
         #expect(machine.state == .connected)
     }
 
+    /// The network went away altogether: the restart's answer does not come, so the signaling
+    /// socket is given up for a new one (a stalled TCP connection can stay silent long after the
+    /// network is back), and the resumed one carries a new restart.
+    @Test func anOverdueRestartAnswerRevivesSignaling() {
+        var machine = Self.connected()
+        let lost = machine.handle(.mediaInterrupted)
+        guard case .startRestartTimer(let generation, _)? = lost.last else {
+            Issue.record("no restart timer in \(lost)")
+            return
+        }
+        let overdue = machine.handle(.restartTimeout(generation: generation))
+        #expect(overdue.first == .reviveSignaling && overdue.count == 2, "\(overdue)")
+        #expect(machine.handle(.signalingInterrupted).isEmpty)  // already reconnecting: no second notice
+        #expect(machine.handle(.signalingResumed).first == .restartICE)
+        #expect(machine.handle(.answer(sdp: "restart 2")) == [.applyAnswer("restart 2")])
+        #expect(machine.handle(.mediaRecovered) == [.notify(.reconnected)])
+    }
+
     @Test func reconnectingGivesUpAfterTheWindowWithTheFirstError() {
         var machine = Self.connected()
         let actions = machine.handle(.signalingInterrupted)

@@ -82,10 +82,15 @@ extension ICEAgent {
 
     /// Tells the agent that authenticated traffic (DTLS, SRTP) arrived from `source`: it keeps
     /// the selected pair out of `.disconnected`, but only consent responses refresh consent.
+    /// Traffic coming back after a silence brings the next consent check forward to now: after
+    /// a long outage consent may be close to expiring (RFC 7675 §5.1), and one round trip
+    /// renews it rather than the next interval.
     public mutating func noteTraffic(from source: ICETransportAddress, now: ICEInstant) -> [ICEAgentAction] {
         guard selectedPair?.remote.address == source, state.hasSelectedPair else { return [] }
         consent.lastReceived = now
-        return state == .disconnected ? transition(to: .connected) : []
+        guard state == .disconnected else { return [] }
+        consent.nextCheckAt = now
+        return transition(to: .connected)
     }
 
     /// Wraps application data (DTLS, SRTP) for the selected pair: the datagram, the local socket

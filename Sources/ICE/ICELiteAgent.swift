@@ -67,6 +67,8 @@ public struct ICELiteAgent: Sendable {
     /// The credentials before the last ICE restart, honoured until a check with the new ones
     /// authenticates, so consent on the old pair keeps flowing meanwhile (RFC 8445 §9).
     var previousGeneration: CredentialGeneration?
+    /// Our ufrag of the older credentials still honoured after a restart (see `restart`), if any.
+    public var previousLocalUfrag: String? { previousGeneration?.local.ufrag }
     var lastConsent: ICEInstant?
     var lastActivity: ICEInstant?
     var nominatedInCurrentGeneration = false
@@ -160,11 +162,15 @@ public struct ICELiteAgent: Sendable {
     }
 
     /// ICE restart (RFC 8445 §9): new credentials on both sides. A selected pair stays in use,
-    /// and checks under the old credentials are still answered, until the peer nominates again
-    /// under the new ones; a failed agent starts over from `.new`.
+    /// and checks under the credentials it was selected with are still answered, until the peer
+    /// nominates again under the new ones (so across restarts that found no path, as during an
+    /// outage, the peer's consent checks on the old pair keep working); a failed agent starts
+    /// over from `.new`.
     public mutating func restart(localCredentials: ICECredentials, remoteCredentials: ICECredentials?) -> [ICEAction] {
         guard state != .closed else { return [] }
-        previousGeneration = CredentialGeneration(local: self.localCredentials, remoteUfrag: self.remoteCredentials?.ufrag)
+        if previousGeneration == nil || nominatedInCurrentGeneration {
+            previousGeneration = CredentialGeneration(local: self.localCredentials, remoteUfrag: self.remoteCredentials?.ufrag)
+        }
         self.localCredentials = localCredentials
         self.remoteCredentials = remoteCredentials
         nominatedInCurrentGeneration = false

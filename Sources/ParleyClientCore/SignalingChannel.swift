@@ -73,10 +73,13 @@ package final class SignalingChannel: Sendable {
     /// A socket past hello: the server's `welcome` or `resumed`.
     private static func connect(baseURL: String, token: String, client: String,
                                 resume: String?) async throws(ParleyError) -> (WebSocket, SignalingMessage) {
+        // A resume attempt gives up sooner, so that one made while the network was still down
+        // does not hold up the next for long once it is back.
+        let timeout: Duration = resume == nil ? .seconds(10) : .seconds(4)
         let url = baseURL.replacingOccurrences(of: "http://", with: "ws://")
             .replacingOccurrences(of: "https://", with: "wss://") + "/v1/signaling"
         let webSocket: WebSocket
-        do { webSocket = try await WebSocket.connect(url: url) } catch {
+        do { webSocket = try await WebSocket.connect(url: url, timeout: timeout) } catch {
             throw ParleyError(.connection, reason: "cannot reach \(baseURL): \(error)")
         }
         let hello = Hello(token: token, resume: resume, client: client)
@@ -185,6 +188,13 @@ package final class SignalingChannel: Sendable {
 
     /// Drops the socket as a network failure would (tests): the channel resumes.
     package func simulateDrop() async {
+        await reviveConnection()
+    }
+
+    /// Gives up the current socket (one that answers nothing, say after an outage, where TCP's
+    /// backed-off retransmissions may keep it silent for many seconds more) and resumes the
+    /// session on a new connection, as after a drop.
+    package func reviveConnection() async {
         await webSocket.withLock { $0 }.abort()
     }
 

@@ -177,6 +177,12 @@ extension Call {
             VoiceSettings.clock.schedule(after: delay) { [inputs] in
                 inputs.yield(.reconnectTimeout(generation: generation))
             }
+        case .reviveSignaling:
+            await channel?.reviveConnection()
+        case .startRestartTimer(let generation, let delay):
+            VoiceSettings.clock.schedule(after: delay) { [inputs] in
+                inputs.yield(.restartTimeout(generation: generation))
+            }
         case .notify(let notification):
             report(notification)
         case .tearDown:

@@ -27,6 +27,8 @@ struct CallStateMachine {
         case mediaRecovered
         /// The reconnect timer started with `generation` ran out.
         case reconnectTimeout(generation: Int)
+        /// The restart timer started with `generation` ran out: media may still be down.
+        case restartTimeout(generation: Int)
     }
 
     enum Notification: Equatable {
@@ -44,6 +46,12 @@ struct CallStateMachine {
         case restartICE
         /// Yield `.reconnectTimeout(generation:)` after the given time.
         case startReconnectTimer(generation: Int, after: Duration)
+        /// Yield `.restartTimeout(generation:)` after the given time.
+        case startRestartTimer(generation: Int, after: Duration)
+        /// Drop the signaling socket and resume the session on a new one: an answer overdue this
+        /// long means the socket is stalled (TCP backs off exponentially through an outage, so the
+        /// old connection may stay silent long after the network is back).
+        case reviveSignaling
         case notify(Notification)
         case tearDown
     }
@@ -57,12 +65,21 @@ struct CallStateMachine {
     private var hasAnswer = false
     private var isSignalingDown = false
     private var isMediaDown = false
+    /// An ICE-restart offer was sent and its answer has not come yet.
     private var isRestartingICE = false
     private var reconnectGeneration = 0
+    private var restartGeneration = 0
     /// Why the call is reconnecting (the first loss), reported if it gives up.
     private var reconnectError: ParleyError?
-    /// How long a connected call may reconnect before it disconnects with the error.
+    /// How long a connected call may reconnect before it disconnects with the error: 30 s from
+    /// `isReconnectingWithError`, as Twilio's Voice SDK gives its ICE restarts (the JS SDK's
+    /// `BACKOFF_CONFIG.max`). Media is declared lost after 8 s of silence (`ICEAgent`'s
+    /// `disconnectedTimeout`), so an outage of up to about 38 s is survived.
     static let reconnectWindow = Duration.seconds(30)
+    /// While media is down, ICE is restarted again this often (when the previous restart's checks
+    /// found nothing), so checks keep going out and a path that comes back is found within
+    /// about two seconds, also after ICE consent expired on either side (RFC 7675 §5.1).
+    static let restartInterval = Duration.seconds(5)
 
     init(callId: String, sid: String? = nil) {
         self.callId = callId
@@ -129,31 +146,42 @@ struct CallStateMachine {
             guard isSignalingDown else { return [] }
             isSignalingDown = false
             // A media loss seen while signaling was down restarts ICE now that an offer can be sent.
-            var actions: [Action] = []
-            if isMediaDown && !isRestartingICE {
-                isRestartingICE = true
-                actions.append(.restartICE)
-            }
-            return actions + reconnectedIfRecovered()
+            // An offer or answer in flight may have been lost with the socket: restart again.
+            guard isMediaDown else { return reconnectedIfRecovered() }
+            return restartICE()
         case .mediaInterrupted:
             guard state == .connected || state == .reconnecting else { return [] }
             isMediaDown = true
-            var actions = startReconnecting(ParleyError(.mediaConnection, reason: "media connection lost"))
-            if !isSignalingDown && !isRestartingICE {
-                isRestartingICE = true
-                actions.append(.restartICE)
-            }
-            return actions
+            let actions = startReconnecting(ParleyError(.mediaConnection, reason: "media connection lost"))
+            return actions + (isRestartingICE ? [scheduleRestart()] : restartICE())
         case .mediaRecovered:
             guard isMediaDown else { return [] }
             isMediaDown = false
-            isRestartingICE = false
+            restartGeneration += 1  // no more restarts; an answer still in flight is applied when it comes
             return reconnectedIfRecovered()
         case .reconnectTimeout(let generation):
             guard state == .reconnecting, generation == reconnectGeneration else { return [] }
             return end(error: reconnectError ?? ParleyError(.mediaConnection, reason: "reconnection timed out"),
                        tellServer: !isSignalingDown)
+        case .restartTimeout(let generation):
+            guard generation == restartGeneration, isMediaDown else { return [] }
+            guard isRestartingICE, !isSignalingDown else { return restartICE() }
+            // No answer in a whole interval: `signalingResumed` restarts on the new socket.
+            return [.reviveSignaling, scheduleRestart()]
         }
+    }
+
+    /// A new ICE restart (RFC 8445 §9) and the timer for the next one; while signaling is down
+    /// nothing, since the offer could not be sent (`signalingResumed` restarts).
+    private mutating func restartICE() -> [Action] {
+        guard !isSignalingDown else { return [] }
+        isRestartingICE = true
+        return [.restartICE, scheduleRestart()]
+    }
+
+    private mutating func scheduleRestart() -> Action {
+        restartGeneration += 1
+        return .startRestartTimer(generation: restartGeneration, after: Self.restartInterval)
     }
 
     private mutating func startReconnecting(_ error: ParleyError) -> [Action] {

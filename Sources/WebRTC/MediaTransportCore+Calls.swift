@@ -76,9 +76,12 @@ extension MediaTransportCore {
         if offer.remoteCredentials != session.ice.remoteCredentials {
             parameters.localCredentials = uniqueCredentials()
             let old = session.localUfrag
-            if let stale = session.previousUfrag, byUfrag[stale] === session { byUfrag[stale] = nil }
             _ = session.ice.restart(localCredentials: parameters.localCredentials, remoteCredentials: offer.remoteCredentials)
-            session.previousUfrag = old
+            // Route what the agent still honours: the credentials the selected pair was chosen under.
+            for stale in [session.previousUfrag, old] where stale != session.ice.previousLocalUfrag {
+                if let stale, byUfrag[stale] === session { byUfrag[stale] = nil }
+            }
+            session.previousUfrag = session.ice.previousLocalUfrag
             session.restartPending = true
             byUfrag[parameters.localCredentials.ufrag] = session
             Log.info(.webrtc, "session \(id): ICE restart")

@@ -61,6 +61,7 @@ final class MediaTransportCore {
         sessionConfig.connectTimeout = configuration.connectTimeout
         sessionConfig.rtcpInterval = configuration.rtcpInterval
         sessionConfig.ice.consentTimeout = configuration.consentTimeout
+        sessionConfig.restartGrace = configuration.restartGrace
         do {
             let session = try PeerSession(id: id, kind: kind, offer: offer, answer: answer, parameters: parameters,
                                           certificate: certificate, configuration: sessionConfig, now: now)

@@ -29,6 +29,11 @@ public final class MediaTransportServer: Sendable {
         public var rtcpInterval: Duration = .seconds(1)
         /// ICE consent (RFC 7675): failure after this long without a check.
         public var consentTimeout: Duration = .seconds(30)
+        /// Once a connected session's consent expired, how long it waits for the peer's ICE
+        /// restart before it fails (53405); nothing is sent to the peer meanwhile. The SDK
+        /// gives up 30 s after it noticed the loss (`isReconnectingWithError`), so the server,
+        /// whose consent expires 24–30 s into an outage, holds on past that. Zero: fail at once.
+        public var restartGrace: Duration = .seconds(30)
 
         public init(host: String = "127.0.0.1", port: Int = 0, advertisedHosts: [String] = []) {
             self.host = host

@@ -7,7 +7,9 @@ extension PeerConnection {
     /// ICE restart (RFC 8445 §9, RFC 8839 §4.4.1.1.1), for the side that made the first offer:
     /// new local ICE credentials, the checklist starts over, and a new offer is returned for the
     /// peer. Apply its answer with `setRemoteAnswer(_:)`. DTLS and SRTP are kept, and media stays
-    /// on the current pair until a new one is selected under the new credentials.
+    /// on the current pair until a new one is selected under the new credentials. This is also
+    /// how a connection whose ICE was lost after it connected (consent expired, RFC 7675 §5.1: it
+    /// stays `.disconnected` and sends nothing) comes back; restart again if the checks fail.
     /// - Throws: 53400 when we did not offer, have no answer yet, or are closed.
     public func restartICE() async throws(ParleyError) -> String {
         let core = self.core

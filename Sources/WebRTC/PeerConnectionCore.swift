@@ -176,7 +176,13 @@ final class PeerConnectionCore {
         case .disconnected:
             if state == .connected { setState(.disconnected) }
         case .failed:
-            fail(ice.failure ?? ParleyError(.mediaConnection, reason: "ICE failed"))
+            let error = ice.failure ?? ParleyError(.mediaConnection, reason: "ICE failed")
+            guard timings.connected != nil else { return fail(error) }
+            // Once connected, losing ICE (consent expired, RFC 7675 §5.1, or a restart whose
+            // checks all failed) stops sending but is not the end: the connection stays
+            // `.disconnected` until `restartICE()` finds a path again or the owner closes it.
+            Log.info(.webrtc, "pc: ICE lost, waiting for a restart: \(error)")
+            if state == .connected { setState(.disconnected) }
         case .new, .closed:
             break
         }

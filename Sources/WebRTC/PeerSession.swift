@@ -30,6 +30,8 @@ final class PeerSession {
         /// server forwards at once, so this is about the far receiver's jitter-buffer delay).
         var nackPlayoutBudget: Duration = .milliseconds(80)
         var ice = ICELiteAgent.Configuration()
+        /// After consent expired on a connected session, how long an ICE restart may bring it back.
+        var restartGrace: Duration = .seconds(30)
     }
 
     let id: String
@@ -78,11 +80,13 @@ final class PeerSession {
     var retransmissions: RTPRetransmissionCache?
     var nackRequester: RTPNACKRequester?
     var nackDue: [UInt16] = []
-    /// The ufrag before the last ICE restart, still routed to us until the next one.
+    /// The older ufrag the agent still honours after an ICE restart (`ICELiteAgent.previousLocalUfrag`), routed to us too.
     var previousUfrag: String?
     /// An ICE restart awaits the peer's first nomination under the new credentials.
     var restartPending = false
     var iceDisconnected = false
+    /// When consent expired on this connected session (it waits `restartGrace` for a restart).
+    var consentLostAt: Double?
 
     init(id: String, kind: PeerSessionKind, offer: MediaOffer, answer: String, parameters: AnswerParameters,
          certificate: CertificateIdentity, configuration: Configuration, now: Double) throws(ParleyError) {
@@ -152,7 +156,11 @@ final class PeerSession {
 
     var localUfrag: String { ice.localCredentials.ufrag }
     var selectedAddress: ICETransportAddress? { ice.selectedAddress }
-    var selectedSocketAddress: SocketAddress? { ice.selectedAddress.flatMap { socketAddresses[$0] } }
+    /// Where media goes; nil once consent expired (RFC 7675 §5.1: no more sending there).
+    var selectedSocketAddress: SocketAddress? {
+        guard ice.state.hasSelectedPair else { return nil }
+        return ice.selectedAddress.flatMap { socketAddresses[$0] }
+    }
 
     // MARK: - Inbound
 
@@ -231,6 +239,7 @@ final class PeerSession {
                     if state == .new { setState(.checking) }
                 case .connected, .completed:
                     if iceConnectedAt == nil { iceConnectedAt = now }
+                    consentLostAt = nil
                     if iceDisconnected {
                         iceDisconnected = false
                         events?.send(.connectivityRestored(sessionID: id))
@@ -239,7 +248,18 @@ final class PeerSession {
                 case .failed:
                     // A lite agent fails only when consent on the selected pair expires.
                     if !state.isTerminal, ice.selectedAddress != nil { events?.send(.consentLost(sessionID: id)) }
-                    fail(ice.failure ?? ParleyError(.mediaConnection, reason: "ICE failed"))
+                    guard state == .connected, configuration.restartGrace > .zero else {
+                        fail(ice.failure ?? ParleyError(.mediaConnection, reason: "ICE failed"))
+                        break
+                    }
+                    // The peer may be restarting ICE across an outage (RFC 8445 §9): nothing is
+                    // sent meanwhile, and the session fails if no restart reconnects in time.
+                    Log.info(.webrtc, "session \(id): consent expired, waiting \(configuration.restartGrace) for an ICE restart")
+                    consentLostAt = now
+                    if !iceDisconnected {
+                        iceDisconnected = true
+                        events?.send(.connectivityLost(sessionID: id))
+                    }
                 case .disconnected:
                     if !iceDisconnected, !state.isTerminal {
                         iceDisconnected = true
@@ -296,6 +316,9 @@ final class PeerSession {
         let instant = Self.instant(now)
         if let deadline = ice.nextDeadline, deadline <= instant {
             apply(ice.tick(now: instant), fallback: selectedSocketAddress ?? Self.placeholder, now: now, out: &out)
+        }
+        if let lost = consentLostAt, now - lost >= configuration.restartGrace.seconds {
+            return fail(ice.failure ?? ParleyError(.mediaConnection, reason: "ICE consent expired and no restart reconnected"))
         }
         if state != .connected, now - createdAt >= configuration.connectTimeout.seconds {
             let what = iceConnectedAt == nil ? "ICE" : "DTLS"

@@ -29,6 +29,13 @@ final class LiteSession {
         client.perform(client.agent.endOfRemoteCandidates(now: network.now))
         network.run(for: duration)
     }
+
+    /// Connects, then drops everything from now on; returns when the cut began.
+    func connectThenCut() -> ICEInstant {
+        connect()
+        network.dropIf = { _ in true }
+        return network.now
+    }
 }
 
 @Suite struct ICEAgentTests {
@@ -101,9 +108,7 @@ final class LiteSession {
 
     @Test func consentLossDisconnectsThenFailsAt30Seconds() throws {
         let session = LiteSession()
-        session.connect()
-        let cut = session.network.now
-        session.network.dropIf = { _ in true }
+        let cut = session.connectThenCut()
         // The last check and response came at most one consent interval (≤ 6 s) before the cut.
         session.network.run(until: cut.advanced(by: .milliseconds(5_100)))
         #expect(session.server.agent.state == .disconnected)
@@ -118,6 +123,25 @@ final class LiteSession {
         #expect(session.client.states.suffix(2) == [.disconnected, .failed])
         #expect(session.server.states.suffix(2) == [.disconnected, .failed])
         #expect(session.client.agent.failure?.code == .mediaConnection)
+    }
+
+    /// Traffic back on the selected pair after 25 s of silence reconnects at once and sends a
+    /// consent check then, not at the next interval: consent (30 s, RFC 7675) is renewed within a
+    /// round trip however close it was to expiring.
+    @Test func trafficAfterAnOutageRenewsConsentAtOnce() {
+        let session = LiteSession()
+        let cut = session.connectThenCut()
+        session.network.run(until: cut.advanced(by: .seconds(25)))
+        #expect(session.client.agent.state == .disconnected)
+        session.network.dropIf = { _ in false }
+        let requests = session.server.agent.stats.requests
+        session.client.perform(session.client.agent.noteTraffic(from: LiteSession.serverAddress, now: session.network.now))
+        #expect(session.client.agent.state == .connected)
+        session.network.run(for: .milliseconds(20))  // one round trip (5 ms each way)
+        #expect(session.server.agent.stats.requests > requests)
+        session.network.run(until: cut.advanced(by: .seconds(40)))
+        #expect(session.client.agent.state == .connected)
+        #expect(session.server.agent.state == .connected)
     }
 
     @Test func iceRestartChangesCredentialsAndReconnects() {

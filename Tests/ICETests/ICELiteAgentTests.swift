@@ -148,6 +148,23 @@ import Testing
         #expect(try STUNMessage(parsing: sentBytes(stale)[0]).errorCode?.code == 401)
     }
 
+    /// Restarts that find no path (an outage: the peer restarts every few seconds) keep the
+    /// credentials the pair was selected with, so the peer's consent checks on it still work
+    /// when the network comes back; the restarts in between are forgotten.
+    @Test func restartsWithoutNominationKeepTheSelectedPairsCredentials() throws {
+        var agent = makeAgent()
+        _ = agent.receive(makeCheck(useCandidate: true), from: peer, now: .zero)
+        for n in 2...4 {
+            let server = ICECredentials(ufrag: "srv\(n)", pwd: "serverpassword\(n)\(n)\(n)\(n)\(n)\(n)\(n)\(n)\(n)\(n)")
+            _ = agent.restart(localCredentials: server, remoteCredentials: ICECredentials(ufrag: "cli\(n)", pwd: "clientpassword\(n)\(n)\(n)\(n)\(n)\(n)\(n)\(n)\(n)\(n)"))
+            #expect(agent.previousLocalUfrag == serverCredentials.ufrag)
+        }
+        let consent = agent.receive(makeCheck(), from: peer, now: .zero)
+        #expect(try STUNMessage(parsing: sentBytes(consent)[0]).type == .bindingSuccess)
+        let between = agent.receive(makeCheck(username: "srv3:cli3", password: "serverpassword3333333333"), from: peer, now: .zero)
+        #expect(try STUNMessage(parsing: sentBytes(between)[0]).errorCode?.code == 401)
+    }
+
     @Test func restartAfterFailureStartsOver() {
         var agent = makeAgent()
         _ = agent.receive(makeCheck(useCandidate: true), from: peer, now: .zero)

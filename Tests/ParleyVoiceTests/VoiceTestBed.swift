@@ -68,18 +68,23 @@ final class CallEvents: CallDelegate, Sendable {
         case warnings(Set<QualityWarning>)
     }
 
-    private let log = Mutex<[Event]>([])
+    private let log = Mutex<[(event: Event, at: ContinuousClock.Instant)]>([])
 
-    var events: [Event] { log.withLock { $0 } }
+    var events: [Event] { log.withLock { $0.map(\.event) } }
 
-    func callDidStartRinging(_ call: Call) { log.withLock { $0.append(.ringing) } }
-    func callDidConnect(_ call: Call) { log.withLock { $0.append(.connected) } }
-    func callDidFailToConnect(_ call: Call, error: ParleyError) { log.withLock { $0.append(.failedToConnect(error.code.rawValue)) } }
-    func callDidDisconnect(_ call: Call, error: ParleyError?) { log.withLock { $0.append(.disconnected(error?.code.rawValue)) } }
-    func call(_ call: Call, isReconnectingWithError error: ParleyError) { log.withLock { $0.append(.reconnecting(error.code.rawValue)) } }
-    func callDidReconnect(_ call: Call) { log.withLock { $0.append(.reconnected) } }
+    /// When `event` was last heard.
+    func lastTime(of event: Event) -> ContinuousClock.Instant? { log.withLock { $0.last { $0.event == event }?.at } }
+
+    private func record(_ event: Event) { log.withLock { $0.append((event, .now)) } }
+
+    func callDidStartRinging(_ call: Call) { record(.ringing) }
+    func callDidConnect(_ call: Call) { record(.connected) }
+    func callDidFailToConnect(_ call: Call, error: ParleyError) { record(.failedToConnect(error.code.rawValue)) }
+    func callDidDisconnect(_ call: Call, error: ParleyError?) { record(.disconnected(error?.code.rawValue)) }
+    func call(_ call: Call, isReconnectingWithError error: ParleyError) { record(.reconnecting(error.code.rawValue)) }
+    func callDidReconnect(_ call: Call) { record(.reconnected) }
     func call(_ call: Call, didReceiveQualityWarnings currentWarnings: Set<QualityWarning>,
-              previousWarnings: Set<QualityWarning>) { log.withLock { $0.append(.warnings(currentWarnings)) } }
+              previousWarnings: Set<QualityWarning>) { record(.warnings(currentWarnings)) }
 
     /// Waits until `predicate` holds for the events so far.
     func wait(for what: String, timeout: Duration = .seconds(10), _ predicate: ([Event]) -> Bool) async throws {

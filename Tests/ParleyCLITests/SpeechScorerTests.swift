@@ -6,7 +6,7 @@ import Testing
 
 /// The one lookup of the PESQ-WB scorer (`PESQScorer`): from the working directory, from the
 /// executable's location, and a clear refusal when neither has it.
-@Suite struct SpeechScorerTests {
+@Suite(.tags(.process)) struct SpeechScorerTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
@@ -45,7 +45,7 @@ import Testing
 
     /// `parley-bench audio-quality --output` run from a temporary directory: it scores (the
     /// executable's location finds the scorer) or exits 1 with the message; never a signal.
-    @Test(.tags(.process), .timeLimit(.minutes(3))) func audioQualityBenchRunsFromAnyDirectory() throws {
+    @Test(.timeLimit(.minutes(3))) func audioQualityBenchRunsFromAnyDirectory() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try SpeechMaterial.speak("Glue the sheet to the dark blue background.", to: directory.appendingPathComponent("in.wav").path)

@@ -5,7 +5,7 @@ import Testing
 
 /// `NetworkRelay` as a NAT: several clients, each with its own socket and conditioners; the client
 /// limit; idle clients; outages.
-@Suite(.timeLimit(.minutes(1))) struct NetworkRelayClientsTests {
+@Suite(.timeLimit(.minutes(1)), .tags(.realTime)) struct NetworkRelayClientsTests {
     /// What three clients got back through a lossy relay in front of an echo server.
     private struct ThreeClients {
         /// Per client, the offsets (0..<300) of the echoes it received.
@@ -111,7 +111,7 @@ import Testing
 
     /// An outage drops what is in flight, and everything either way while it lasts, counted; the
     /// client's mapping stays, and traffic flows again once it is lifted.
-    @Test(.tags(.realTime)) func outageDropsBothWaysUntilLifted() async throws {
+    @Test func outageDropsBothWaysUntilLifted() async throws {
         let group = try EventLoopGroup(threads: 1)
         defer { group.shutdown() }
         let atTarget = Arrivals()

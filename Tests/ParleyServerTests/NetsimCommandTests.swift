@@ -76,7 +76,7 @@ import Testing
 
     /// `--outage-at 0 --outage-for 2`: a line says the outage began; what is sent during it is
     /// dropped (and counted in the report); after the line that says it ended, datagrams pass again.
-    @Test(.tags(.realTime)) func scheduledOutageDropsThenLifts() async throws {
+    @Test func scheduledOutageDropsThenLifts() async throws {
         let sink = try CountingSink()
         defer { sink.close() }
         let netsim = try Self.start(["--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(sink.socket.localPort)",

@@ -76,6 +76,15 @@ public struct RTPNACKRequester: Sendable {
         return false
     }
 
+    /// Notes an arriving packet and the packets its RED blocks supplied (RFC 2198), which are
+    /// asked for no more; true as `received(_:now:)`.
+    @discardableResult
+    public mutating func received(_ sequenceNumber: UInt16, now: Double, suppliedByRED: [REDLossRecovery.Recovered]) -> Bool {
+        let late = received(sequenceNumber, now: now)
+        for block in suppliedByRED { recoveredOtherwise(block.sequenceNumber) }
+        return late
+    }
+
     /// A missing packet another mechanism supplied (a RED block, RFC 2198): asked for no more.
     public mutating func recoveredOtherwise(_ sequenceNumber: UInt16) {
         guard let index = missing.firstIndex(where: { $0.sequenceNumber == sequenceNumber }) else { return }

@@ -102,18 +102,19 @@ extension PeerConnectionCore {
     /// when `packet` itself is one we asked for again.
     func requestMissing(after packet: PeerConnection.ReceivedRTP, arrival: Double) -> Bool {
         guard nackRequester != nil else { return false }
-        let isRetransmission = nackRequester?.received(packet.sequenceNumber, now: arrival) ?? false
         // What the packet's RED blocks carry is not missing: only losses RED cannot cover are asked for.
+        recoveredBlocks.removeAll(keepingCapacity: true)
         if packet.payloadType == stats.redPayloadType {
             packet.payload.withUnsafeBytes { raw in
                 guard let red = try? REDPayloadView(raw) else { return }
                 redRecovery.recover(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp, red: red,
                                     into: &recoveredBlocks)
-                for block in recoveredBlocks { nackRequester?.recoveredOtherwise(block.sequenceNumber) }
             }
         } else {
             redRecovery.observe(sequenceNumber: packet.sequenceNumber)
         }
+        let isRetransmission = nackRequester?.received(packet.sequenceNumber, now: arrival,
+                                                       suppliedByRED: recoveredBlocks) ?? false
         let rtt = rtp.sendStreams.first?.roundTripTime?.seconds ?? 0.02
         nackRequester?.due(now: arrival, roundTripTime: rtt,
                            playoutBudget: nackPlayoutBudget ?? configuration.nackPlayoutBudget.seconds, into: &nackDue)

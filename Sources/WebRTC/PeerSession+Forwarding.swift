@@ -37,6 +37,8 @@ extension PeerSession {
         counters.rtpReceived += 1
         var frame = view.payload
         var red: REDPayloadView?
+        // Only a RED packet's own blocks stand for lost packets; none linger from the one before.
+        recoveredBlocks.removeAll(keepingCapacity: true)
         switch format.kind {
         case .telephoneEvent:
             let keys = telephoneEvents.receive(payload: view.payload, timestamp: view.timestamp, now: now)
@@ -86,8 +88,7 @@ extension PeerSession {
     /// Generic NACK (RFC 4585 §6.2.1) to our peer for its packets missing before `view` (those
     /// RED just recovered are not missing), while a retransmission can still be played.
     private func requestMissing(before view: RTPPacketView, now: Double, out: inout [Datagram]) {
-        nackRequester?.received(view.sequenceNumber, now: now)
-        for recovered in recoveredBlocks { nackRequester?.recoveredOtherwise(recovered.sequenceNumber) }
+        nackRequester?.received(view.sequenceNumber, now: now, suppliedByRED: recoveredBlocks)
         let rtt = rtp.sendStreams.first?.roundTripTime?.seconds ?? 0.02
         nackRequester?.due(now: now, roundTripTime: rtt, playoutBudget: configuration.nackPlayoutBudget.seconds,
                            into: &nackDue)

@@ -9,8 +9,8 @@
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio ParleyVPX AccessToken
 //                        ICE Signaling DataChannel SpeechScoring
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications SCTP SFU
-//   4 server, client core PlatformCore, ServerMedia, VoiceREST, VoiceEngine (in that order), then
-//                        ParleyServer (the wiring); ParleyClientCore
+//   4 server, client core PlatformCore, ServerMedia, VoiceREST, VoiceEngine, VideoREST, RoomService (in that
+//                        order), then ParleyServer (the wiring); ParleyClientCore
 //   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
 //   6 executables         parley-server parley parley-bench parley-fuzz; test support ParleyTestSupport, ParleyTestClock,
 //                        CallHarness (in-process calls for the demo and the bench)
@@ -166,6 +166,16 @@ let package = Package(
                 dependencies: ["VoiceREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet", "ParleyStore",
                                "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "WebSocketWire",
                                "ParleyCrypto", "JSONWire"],
+                swiftSettings: strict),
+        // The Twilio Video v1-shaped REST API (Rooms, Participants, tracks, rules, recordings,
+        // compositions); it reaches live rooms through the interface it defines (`RoomControl`).
+        .target(name: "VideoREST",
+                dependencies: ["ParleyCore", "ParleyStore", "SFU"],
+                swiftSettings: strict),
+        // Rooms: the room registry, participants, tracks and subscriptions, room signaling, status
+        // callbacks; media through `RoomMediaPlane` (the SFU on WebRTC's media socket).
+        .target(name: "RoomService",
+                dependencies: ["ParleyCore", "ParleyStore"],
                 swiftSettings: strict),
         // The wiring: configuration, `PlatformServer` (store, media socket, engine, routers,
         // listener), the `/v1/echo` endpoint.

@@ -122,6 +122,64 @@ extension ParleyError.Code {
     /// 32018: Twiml size exceeded maximum allowed value (4000 characters)
     public static let twimlTooLarge = ParleyError.Code(rawValue: 32018)
 
+
+    // Codes of the Video SDK and the Rooms REST API (Twilio Video's TwilioError table; not in the
+    // Voice seed, so not in `all`).
+    /// 53000: Error establishing signaling connection
+    public static let signalingConnection = ParleyError.Code(rawValue: 53000)
+    /// 53100: Room name is invalid
+    public static let roomNameInvalid = ParleyError.Code(rawValue: 53100)
+    /// 53101: Room name is too long
+    public static let roomNameTooLong = ParleyError.Code(rawValue: 53101)
+    /// 53105: Room contains too many Participants
+    public static let roomMaxParticipantsExceeded = ParleyError.Code(rawValue: 53105)
+    /// 53106: Room not found
+    public static let roomNotFound = ParleyError.Code(rawValue: 53106)
+    /// 53107: MaxParticipants is out of range
+    public static let roomMaxParticipantsOutOfRange = ParleyError.Code(rawValue: 53107)
+    /// 53108: RoomType is not valid
+    public static let roomTypeInvalid = ParleyError.Code(rawValue: 53108)
+    /// 53109: Timeout is out of range
+    public static let roomTimeoutOutOfRange = ParleyError.Code(rawValue: 53109)
+    /// 53110: StatusCallbackMethod is invalid
+    public static let roomStatusCallbackMethodInvalid = ParleyError.Code(rawValue: 53110)
+    /// 53111: StatusCallback is invalid
+    public static let roomStatusCallbackInvalid = ParleyError.Code(rawValue: 53111)
+    /// 53112: Status is invalid
+    public static let roomStatusInvalid = ParleyError.Code(rawValue: 53112)
+    /// 53113: Room exists
+    public static let roomExists = ParleyError.Code(rawValue: 53113)
+    /// 53114: Room creation parameter(s) incompatible with the Room type
+    public static let roomInvalidParameters = ParleyError.Code(rawValue: 53114)
+    /// 53117: The subscription operation requested is not supported for the Room type
+    public static let roomSubscriptionOperationNotSupported = ParleyError.Code(rawValue: 53117)
+    /// 53118: Room completed
+    public static let roomCompleted = ParleyError.Code(rawValue: 53118)
+    /// 53200: Participant identity is invalid
+    public static let participantIdentityInvalid = ParleyError.Code(rawValue: 53200)
+    /// 53201: Participant identity is too long
+    public static let participantIdentityTooLong = ParleyError.Code(rawValue: 53201)
+    /// 53203: The maximum number of published tracks allowed in a Room has been exceeded
+    public static let participantMaxTracksExceeded = ParleyError.Code(rawValue: 53203)
+    /// 53204: Participant not found
+    public static let participantNotFound = ParleyError.Code(rawValue: 53204)
+    /// 53205: The client disconnected because a duplicate identity has connected to the Room
+    public static let participantDuplicateIdentity = ParleyError.Code(rawValue: 53205)
+    /// 53215: The subscribe rules are invalid
+    public static let participantInvalidSubscribeRule = ParleyError.Code(rawValue: 53215)
+    /// 53216: The maximum Participant session length has been reached
+    public static let participantSessionLengthExceeded = ParleyError.Code(rawValue: 53216)
+    /// 53300: Track is invalid
+    public static let trackInvalid = ParleyError.Code(rawValue: 53300)
+    /// 53301: Track name is invalid
+    public static let trackNameInvalid = ParleyError.Code(rawValue: 53301)
+    /// 53302: Track name is too long
+    public static let trackNameTooLong = ParleyError.Code(rawValue: 53302)
+    /// 53304: Track name is duplicated
+    public static let trackNameIsDuplicated = ParleyError.Code(rawValue: 53304)
+    /// 53305: The server has reached capacity and cannot fulfill this request
+    public static let trackServerTrackCapacityReached = ParleyError.Code(rawValue: 53305)
+
     /// Every code in the seed, in numeric order.
     public static let all: [ParleyError.Code] = [
         .accessTokenInvalid,
@@ -233,5 +291,33 @@ extension ParleyError {
         12100: ("TwiMLParseFailureError", "Document parse failure"),
         12200: ("TwiMLSchemaInvalidError", "Schema validation warning"),
         32018: ("TwiMLTooLargeError", "Twiml size exceeded maximum allowed value"),
+        // Video SDK and Rooms REST codes (see above).
+        53000: ("SignalingConnectionError", "Error establishing signaling connection"),
+        53100: ("RoomNameInvalidError", "Room name is invalid"),
+        53101: ("RoomNameTooLongError", "Room name is too long"),
+        53105: ("RoomMaxParticipantsExceededError", "Room contains too many Participants"),
+        53106: ("RoomNotFoundError", "Room not found"),
+        53107: ("RoomMaxParticipantsOutOfRangeError", "MaxParticipants is out of range"),
+        53108: ("RoomTypeInvalidError", "RoomType is not valid"),
+        53109: ("RoomTimeoutOutOfRangeError", "Timeout is out of range"),
+        53110: ("RoomStatusCallbackMethodInvalidError", "StatusCallbackMethod is invalid"),
+        53111: ("RoomStatusCallbackInvalidError", "StatusCallback is invalid"),
+        53112: ("RoomStatusInvalidError", "Status is invalid"),
+        53113: ("RoomRoomExistsError", "Room exists"),
+        53114: ("RoomInvalidParametersError", "Room creation parameter(s) incompatible with the Room type"),
+        53117: ("RoomSubscriptionOperationNotSupportedError", "The subscription operation requested is not supported for the Room type"),
+        53118: ("RoomRoomCompletedError", "Room completed"),
+        53200: ("ParticipantIdentityInvalidError", "Participant identity is invalid"),
+        53201: ("ParticipantIdentityTooLongError", "Participant identity is too long"),
+        53203: ("ParticipantMaxTracksExceededError", "The maximum number of published tracks allowed in a Room has been exceeded"),
+        53204: ("ParticipantNotFoundError", "Participant not found"),
+        53205: ("ParticipantDuplicateIdentityError", "The client disconnected because a duplicate identity has connected to the Room"),
+        53215: ("ParticipantInvalidSubscribeRuleError", "The subscribe rules are invalid"),
+        53216: ("ParticipantSessionLengthExceededError", "The maximum Participant session length has been reached"),
+        53300: ("TrackInvalidError", "Track is invalid"),
+        53301: ("TrackNameInvalidError", "Track name is invalid"),
+        53302: ("TrackNameTooLongError", "Track name is too long"),
+        53304: ("TrackNameIsDuplicatedError", "Track name is duplicated"),
+        53305: ("TrackServerTrackCapacityReachedError", "The server has reached capacity and cannot fulfill this request"),
     ]
 }

@@ -1,0 +1,102 @@
+import ParleyCore
+import ParleyStore
+
+/// What the room service asks of the media plane: one WebRTC session per participant on the
+/// server's media socket, and the forwarding between them (the SFU's data path). The client
+/// always offers and the server answers (ICE-lite), also to renegotiate, so one code path serves
+/// the room page, the SDK, WHIP and WHEP. `WebRTCRoomMedia` implements it over WebRTC's
+/// `MediaTransportServer`; tests use an in-memory twin.
+public protocol RoomMediaPlane: Sendable {
+    /// Opens a participant's session from its SDP offer: the offer's sending sections are its
+    /// published tracks, its receiving sections the slots subscriptions are routed into.
+    /// - Parameter events: the session's events, in order, off the media loop.
+    /// - Throws: 53403 (unusable offer), 53404 (no supported codec), 53401 (too many sessions).
+    func open(offer: String, events: @escaping @Sendable (RoomMediaEvent) -> Void)
+        async throws(ParleyError) -> RoomMediaDescription
+    /// Applies a re-offer of a live session (new published tracks, new receive slots, an ICE
+    /// restart); routes and SSRCs of the sections that stay are kept.
+    /// - Throws: 53403 (unusable offer, unknown session), 53404.
+    func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription
+    /// From now on the publisher's track `source` is sent in the subscriber's receive slot `slot`
+    /// (SSRC, sequence numbers and timestamps rewritten, continuous across changes; a keyframe is
+    /// asked of a video publisher); nil empties the slot. False when a session or section is
+    /// unknown or the kinds differ.
+    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool
+    /// Closes a session (DTLS close_notify); every route from or to it ends.
+    func close(session: String) async
+}
+
+/// One m-section of one session, by its `a=mid`.
+public struct RoomTrackAddress: Sendable, Hashable {
+    public var session: String
+    public var mid: String
+
+    public init(session: String, mid: String) {
+        self.session = session
+        self.mid = mid
+    }
+}
+
+/// A session's negotiated sections after an offer.
+public struct RoomMediaDescription: Sendable, Equatable {
+    public var session: String
+    public var answer: String
+    /// Sections in which the participant sends (its published tracks), in offer order.
+    public var sending: [Section]
+    /// Sections in which it receives (slots for subscriptions), in offer order.
+    public var receiving: [Section]
+
+    public struct Section: Sendable, Equatable {
+        public var mid: String
+        public var kind: TrackKind
+
+        public init(mid: String, kind: TrackKind) {
+            self.mid = mid
+            self.kind = kind
+        }
+    }
+
+    public init(session: String, answer: String, sending: [Section], receiving: [Section]) {
+        self.session = session
+        self.answer = answer
+        self.sending = sending
+        self.receiving = receiving
+    }
+}
+
+/// What a participant's media session reports.
+public enum RoomMediaEvent: Sendable, Equatable {
+    /// ICE and DTLS are up: media flows.
+    case connected(session: String)
+    /// The peer's path is gone (consent lost) and may come back with an ICE restart.
+    case disconnected(session: String)
+    case reconnected(session: String)
+    /// Ended by the peer or failed; the last event of the session.
+    case closed(session: String, error: ParleyError?)
+    /// The RFC 6464 level (0 dBov loudest … 127 silence) of a published audio track, at most
+    /// every 50 ms per track.
+    case audioLevel(session: String, mid: String, level: UInt8)
+    /// Once a second: what the participant's receive and send paths look like, for its network
+    /// quality level.
+    case quality(session: String, RoomMediaQuality)
+}
+
+public struct RoomMediaQuality: Sendable, Equatable {
+    /// Fraction lost (0–1) of what the participant sent us, and of what we sent it.
+    public var uplinkLoss: Double
+    public var downlinkLoss: Double
+    public var roundTripTime: Duration?
+    /// Interarrival jitter of what it sent, seconds.
+    public var jitter: Double
+    /// Bandwidth estimate toward the participant, bits per second, when known.
+    public var downlinkBitrateEstimate: Int?
+
+    public init(uplinkLoss: Double, downlinkLoss: Double, roundTripTime: Duration?, jitter: Double,
+                downlinkBitrateEstimate: Int?) {
+        self.uplinkLoss = uplinkLoss
+        self.downlinkLoss = downlinkLoss
+        self.roundTripTime = roundTripTime
+        self.jitter = jitter
+        self.downlinkBitrateEstimate = downlinkBitrateEstimate
+    }
+}

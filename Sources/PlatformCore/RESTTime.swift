@@ -15,6 +15,16 @@ package enum RESTTime {
             + "\(pad(secondOfDay % 3600 / 60)):\(pad(secondOfDay % 60)) +0000"
     }
 
+    /// ISO 8601 UTC date-time, as the Video v1 API writes dates and callback timestamps
+    /// (`2010-08-31T20:36:28Z`).
+    package static func iso8601(_ seconds: Int64) -> String {
+        let days = floorDiv(seconds, 86_400)
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        return "\(year)-\(pad(Int64(month)))-\(pad(day))T\(pad(secondOfDay / 3600)):\(pad(secondOfDay % 3600 / 60)):"
+            + "\(pad(secondOfDay % 60))Z"
+    }
+
     /// A parsed filter value: the instant it names and whether it named a whole day.
     package struct FilterTime: Equatable {
         /// Seconds since the epoch (midnight UTC for a date).

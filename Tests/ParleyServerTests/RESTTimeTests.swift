@@ -16,6 +16,12 @@ import Testing
         #expect(RESTTime.rfc2822(seconds) == text)
     }
 
+    @Test func formatsISO8601AndParsesItBack() {
+        #expect(RESTTime.iso8601(1_283_286_988) == "2010-08-31T20:36:28Z")
+        #expect(RESTTime.iso8601(951_782_400) == "2000-02-29T00:00:00Z")
+        #expect(RESTTime.parseFilter(RESTTime.iso8601(1_800_000_000))?.seconds == 1_800_000_000)
+    }
+
     @Test func parsesFilterDatesAndTimes() {
         #expect(RESTTime.parseFilter("2009-07-06") == .init(seconds: 1_246_838_400, isDate: true))
         #expect(RESTTime.parseFilter("2024-02-29T23:59:59Z") == .init(seconds: 1_709_251_199, isDate: false))

@@ -1,0 +1,146 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import PlatformCore
+import SFU
+import TwiML
+import VideoREST
+
+/// The rooms of one node: their lifecycle (created by REST or on first join; ended by REST, by
+/// `UnusedRoomTimeout` when nobody joined, by `EmptyRoomTimeout` when the last one left), their
+/// record in the `RoomStore`, and their status callbacks, in `SequenceNumber` order per room,
+/// signed with the account's auth token and retried (`StatusCallbackQueue`).
+///
+/// An actor whose methods never suspend in the middle of a state change; timers run on the
+/// injected clock and re-check that the room is still the one they were armed for.
+public actor RoomService: RoomControl {
+    public struct Configuration: Sendable {
+        public var clock: any MonotonicClock = SystemClock()
+        /// Seconds since the epoch, for records and callback timestamps.
+        public var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        public init() {}
+    }
+
+    /// A room this node holds.
+    struct LiveRoom {
+        var record: RoomRecord
+        /// The next callback's `SequenceNumber` (Twilio's start at 0).
+        var sequence = 0
+        /// Bumped whenever a timer is armed or the room changes, so a stale timer does nothing.
+        var timerGeneration = 0
+    }
+
+    let store: any PlatformStore
+    let configuration: Configuration
+    let callbacks: StatusCallbackQueue
+    var rooms: [String: LiveRoom] = [:]
+
+    package init(store: any PlatformStore, webhooks: WebhookClient, configuration: Configuration = Configuration()) {
+        self.store = store
+        self.configuration = configuration
+        callbacks = StatusCallbackQueue(webhooks: webhooks, clock: configuration.clock)
+    }
+
+    var now: Int64 { configuration.wallClock() }
+
+    // MARK: - RoomControl
+
+    public func createRoom(_ request: RoomCreateRequest) async throws(ParleyError) -> RoomRecord {
+        let sid = SID.make("RM")
+        let time = now
+        let record = RoomRecord(
+            sid: sid, accountSid: request.accountSid, uniqueName: request.uniqueName ?? sid, type: request.type,
+            statusCallback: request.statusCallback, statusCallbackMethod: request.statusCallbackMethod,
+            maxParticipants: request.maxParticipants, maxParticipantDuration: request.maxParticipantDuration,
+            recordParticipantsOnConnect: request.recordParticipantsOnConnect, emptyRoomTimeout: request.emptyRoomTimeout,
+            unusedRoomTimeout: request.unusedRoomTimeout, audioOnly: request.audioOnly, videoCodecs: request.videoCodecs,
+            createdAt: time, updatedAt: time)
+        do {
+            try store.insertRoom(record)
+        } catch .conflict {
+            throw ParleyError(.roomExists, reason: "an in-progress room is named \(record.uniqueName)")
+        } catch {
+            throw ParleyError(.restInternalServer, reason: "cannot store the room: \(error)")
+        }
+        rooms[sid] = LiveRoom(record: record)
+        Log.info(.platform, "room \(sid) created (\(record.type.rawValue))")
+        callBack(sid, event: "room-created")
+        armTimeout(sid, minutes: record.unusedRoomTimeout, reason: "unused")
+        return record
+    }
+
+    public func completeRoom(sid: String) async -> RoomRecord? {
+        guard rooms[sid] != nil else { return nil }
+        return end(sid)
+    }
+
+    public func disconnectParticipant(roomSid: String, participantSid: String) async -> ParticipantRecord? {
+        nil  // Participants join with room signaling (next step of issue 16).
+    }
+
+    public func subscribedTracks(roomSid: String, participantSid: String) async -> [SubscribedTrack]? {
+        nil
+    }
+
+    public func subscribeRules(roomSid: String, participantSid: String) async -> SubscribeRules? {
+        nil
+    }
+
+    public func updateSubscribeRules(roomSid: String, participantSid: String, _ rules: SubscribeRules) async -> SubscribeRules? {
+        nil
+    }
+
+    // MARK: - Lifecycle
+
+    /// Ends a live room: its record completed with end time and duration, then `room-ended`.
+    @discardableResult
+    func end(_ sid: String) -> RoomRecord? {
+        guard var room = rooms.removeValue(forKey: sid) else { return nil }
+        let time = now
+        room.record.status = .completed
+        room.record.endTime = time
+        room.record.duration = time - room.record.createdAt
+        room.record.updatedAt = time
+        do { try store.updateRoom(room.record) } catch { Log.warning(.platform, "room \(sid): cannot store its end: \(error)") }
+        Log.info(.platform, "room \(sid) ended after \(room.record.duration ?? 0) s")
+        send(RoomCallbacks.room(room.record, event: "room-ended", sequence: room.sequence, now: time), for: room.record)
+        return room.record
+    }
+
+    /// Ends the room after `minutes` unless something bumps its timer generation first.
+    func armTimeout(_ sid: String, minutes: Int, reason: String) {
+        guard var room = rooms[sid] else { return }
+        room.timerGeneration += 1
+        let generation = room.timerGeneration
+        rooms[sid] = room
+        let clock = configuration.clock
+        Task { [weak self] in
+            try? await clock.sleep(for: .seconds(minutes * 60))
+            await self?.timeoutFired(sid, generation: generation, reason: reason)
+        }
+    }
+
+    func timeoutFired(_ sid: String, generation: Int, reason: String) {
+        guard let room = rooms[sid], room.timerGeneration == generation else { return }
+        Log.info(.platform, "room \(sid): \(reason) room timeout")
+        end(sid)
+    }
+
+    // MARK: - Callbacks
+
+    /// A room event with the room's next sequence number.
+    func callBack(_ sid: String, event: String) {
+        guard var room = rooms[sid] else { return }
+        let parameters = RoomCallbacks.room(room.record, event: event, sequence: room.sequence, now: now)
+        room.sequence += 1
+        rooms[sid] = room
+        send(parameters, for: room.record)
+    }
+
+    private func send(_ parameters: [(String, String)], for room: RoomRecord) {
+        guard let url = room.statusCallback, !url.isEmpty,
+              let account = try? store.account(sid: room.accountSid) else { return }
+        let method = TwiMLMethod(rawValue: room.statusCallbackMethod.uppercased()) ?? .post
+        callbacks.enqueue(.init(url: url, method: method, parameters: parameters, authToken: account.authToken), key: room.sid)
+    }
+}

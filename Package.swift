@@ -180,7 +180,7 @@ let package = Package(
         // The wiring: configuration, `PlatformServer` (store, media socket, engine, routers,
         // listener), the `/v1/echo` endpoint.
         .target(name: "ParleyServer",
-                dependencies: ["VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
+                dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto"],
                 swiftSettings: strict),
 
@@ -293,7 +293,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "RoomServiceTests",
                     dependencies: ["RoomService", "VideoREST", "ParleyTestSupport", "ParleyTestClock", "PlatformCore", "ParleyStore",
-                                   "ParleyNet", "ParleyCore"],
+                                   "ParleyNet", "ParleyCore", "SFU"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

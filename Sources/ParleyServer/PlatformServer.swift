@@ -5,6 +5,7 @@ import ParleyNet
 import ParleyStore
 import PlatformCore
 import PushNotifications
+import RoomService
 import ServerMedia
 import Signaling
 import Synchronization
@@ -47,6 +48,8 @@ public final class PlatformServer: Sendable {
     private let http: HTTPServer
     /// The call engine (signaling, TwiML, bridging).
     let voice: VoiceService
+    /// Video rooms (their lifecycle, record and status callbacks).
+    let rooms: RoomService
     private let mediaClock: MediaClock
     private let player: CallMediaPlayer
     private let webhookHTTP: HTTPClient
@@ -125,6 +128,10 @@ public final class PlatformServer: Sendable {
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
+        var roomConfig = RoomService.Configuration()
+        roomConfig.clock = clock
+        let rooms = RoomService(store: store, webhooks: WebhookClient(http: webhookHTTP), configuration: roomConfig)
+        self.rooms = rooms
         echo = EchoEndpoint(media: media, quotas: quotas)
         let router = APIRouter(verifier: verifier, metrics: metrics,
                                endpoints: [echo, rest, PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),

@@ -13,6 +13,9 @@ public final class TwiMLTestApp: Sendable {
         public var path: String
         public var parameters: [String: String]
         public var signatureValid: Bool
+        /// What was signed and the signature, for checking it with the vendor's own validator.
+        public var url: String
+        public var signature: String
     }
 
     private final class State: Sendable {
@@ -39,7 +42,7 @@ public final class TwiMLTestApp: Sendable {
             for (k, v) in pairs { parameters[k] = v }
             for item in request.queryItems { parameters[item.name] = item.value }
             state.received.withLock { $0.append(Request(method: request.method, path: request.path, parameters: parameters,
-                                                  signatureValid: valid)) }
+                                                  signatureValid: valid, url: url, signature: signature)) }
             if let file = state.files.withLock({ $0[request.path] }) {
                 return HTTPResponse(status: 200, headers: ["Content-Type": file.contentType], body: file.body)
             }

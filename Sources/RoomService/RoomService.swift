@@ -34,6 +34,10 @@ public actor RoomService: RoomControl {
     let configuration: Configuration
     let callbacks: StatusCallbackQueue
     var rooms: [String: LiveRoom] = [:]
+    /// Connected participants by SID.
+    var participants: [String: LiveParticipant] = [:]
+    /// Subscribe rules set by REST, by participant SID (absent: subscribe to everything).
+    var rules: [String: SubscribeRules] = [:]
 
     package init(store: any PlatformStore, webhooks: WebhookClient, configuration: Configuration = Configuration()) {
         self.store = store
@@ -71,23 +75,31 @@ public actor RoomService: RoomControl {
 
     public func completeRoom(sid: String) async -> RoomRecord? {
         guard rooms[sid] != nil else { return nil }
+        for participant in connectedParticipants(roomSid: sid) {
+            remove(participant.sid, reason: ParleyError(.roomCompleted, reason: "the room was completed"))
+        }
         return end(sid)
     }
 
     public func disconnectParticipant(roomSid: String, participantSid: String) async -> ParticipantRecord? {
-        nil  // Participants join with room signaling (next step of issue 16).
+        guard participants[participantSid]?.record.roomSid == roomSid else { return nil }
+        return remove(participantSid, reason: ParleyError(.participantNotFound, reason: "disconnected by the REST API"))
     }
 
     public func subscribedTracks(roomSid: String, participantSid: String) async -> [SubscribedTrack]? {
-        nil
+        guard participants[participantSid]?.record.roomSid == roomSid else { return nil }
+        return []  // Tracks are published over room signaling's media (the next step of issue 16).
     }
 
     public func subscribeRules(roomSid: String, participantSid: String) async -> SubscribeRules? {
-        nil
+        guard participants[participantSid]?.record.roomSid == roomSid else { return nil }
+        return rules[participantSid] ?? .subscribeAll
     }
 
     public func updateSubscribeRules(roomSid: String, participantSid: String, _ rules: SubscribeRules) async -> SubscribeRules? {
-        nil
+        guard participants[participantSid]?.record.roomSid == roomSid else { return nil }
+        self.rules[participantSid] = rules
+        return rules
     }
 
     // MARK: - Lifecycle
@@ -107,12 +119,15 @@ public actor RoomService: RoomControl {
         return room.record
     }
 
+    /// Disarms the room's pending timeout (someone joined).
+    func bumpTimer(_ sid: String) {
+        rooms[sid]?.timerGeneration += 1
+    }
+
     /// Ends the room after `minutes` unless something bumps its timer generation first.
     func armTimeout(_ sid: String, minutes: Int, reason: String) {
-        guard var room = rooms[sid] else { return }
-        room.timerGeneration += 1
-        let generation = room.timerGeneration
-        rooms[sid] = room
+        bumpTimer(sid)
+        guard let generation = rooms[sid]?.timerGeneration else { return }
         let clock = configuration.clock
         Task { [weak self] in
             try? await clock.sleep(for: .seconds(minutes * 60))
@@ -132,6 +147,16 @@ public actor RoomService: RoomControl {
     func callBack(_ sid: String, event: String) {
         guard var room = rooms[sid] else { return }
         let parameters = RoomCallbacks.room(room.record, event: event, sequence: room.sequence, now: now)
+        room.sequence += 1
+        rooms[sid] = room
+        send(parameters, for: room.record)
+    }
+
+    /// A participant event with the room's next sequence number.
+    func callBack(_ sid: String, participant: ParticipantRecord, event: String) {
+        guard var room = rooms[sid] else { return }
+        let parameters = RoomCallbacks.participant(participant, room: room.record, event: event, sequence: room.sequence,
+                                                   now: now)
         room.sequence += 1
         rooms[sid] = room
         send(parameters, for: room.record)

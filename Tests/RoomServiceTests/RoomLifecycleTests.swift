@@ -11,7 +11,7 @@ import VideoREST
 /// Rooms created by REST: stored, called back (signed, in SequenceNumber order), ended by
 /// `Status=completed` or by the unused-room timeout, in virtual time.
 @Suite struct RoomLifecycleTests {
-    struct Fixture {
+    struct Fixture: Sendable {
         let store = InMemoryAccountStore()
         let clock = VirtualClock()
         let http: HTTPClient

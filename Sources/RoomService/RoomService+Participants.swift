@@ -1,0 +1,129 @@
+import ParleyCore
+import ParleyStore
+import VideoREST
+
+/// What the room service tells a participant's connection (room signaling implements it).
+public protocol RoomParticipantLink: Sendable {
+    /// The participant was removed (room ended, `Status=disconnected`, a duplicate identity
+    /// joined, `MaxParticipantDuration` reached): the connection says so and leaves.
+    func removed(_ reason: ParleyError) async
+}
+
+/// Participants: joining (a room by name or SID, created on first join as a `group` room when
+/// none is in progress), leaving, removal, and the timers that go with them.
+extension RoomService {
+    /// A participant of a live room.
+    struct LiveParticipant {
+        var record: ParticipantRecord
+        let link: any RoomParticipantLink
+        var timerGeneration = 0
+    }
+
+    /// Joins `identity` to the account's in-progress room named `room` (a name or `RM…` SID),
+    /// creating a `group` room when none has that name. A participant already there with the
+    /// same identity is removed first (53205), as Twilio does.
+    /// - Throws: 53106 (a SID that names no in-progress room), 53105 (the room is full), 53200
+    ///   (empty identity), 53100/53101 (bad name).
+    public func join(accountSid: String, identity: String, room name: String,
+                     link: any RoomParticipantLink) async throws(ParleyError) -> (RoomRecord, ParticipantRecord) {
+        guard !identity.isEmpty else { throw ParleyError(.participantIdentityInvalid, reason: "the token has no identity") }
+        guard !name.isEmpty else { throw ParleyError(.roomNameInvalid, reason: "no room name") }
+        guard name.utf8.count <= 128 else { throw ParleyError(.roomNameTooLong, reason: "room names are at most 128 bytes") }
+        let sid = try liveRoomSid(accountSid: accountSid, name: name)
+        guard let room = rooms[sid] else { throw ParleyError(.roomNotFound, reason: "room \(name) is not in progress") }
+        if let duplicate = participants.values.first(where: { $0.record.roomSid == sid && $0.record.identity == identity }) {
+            remove(duplicate.record.sid, reason: ParleyError(.participantDuplicateIdentity,
+                                                                   reason: "\(identity) connected to the room again"))
+        }
+        let inRoom = participants.values.filter { $0.record.roomSid == sid }.count
+        guard inRoom < room.record.maxParticipants else {
+            throw ParleyError(.roomMaxParticipantsExceeded, reason: "room \(room.record.uniqueName) has \(inRoom) participants")
+        }
+        let time = now
+        let participant = ParticipantRecord(sid: SID.make("PA"), roomSid: sid, accountSid: accountSid, identity: identity,
+                                            startTime: time, updatedAt: time)
+        do { try store.insertParticipant(participant) } catch {
+            throw ParleyError(.restInternalServer, reason: "cannot store the participant: \(error)")
+        }
+        participants[participant.sid] = LiveParticipant(record: participant, link: link)
+        bumpTimer(sid)  // no longer unused or empty
+        Log.info(.platform, "room \(sid): participant \(participant.sid) connected")
+        callBack(sid, participant: participant, event: "participant-connected")
+        armDurationLimit(participant.sid, seconds: room.record.maxParticipantDuration)
+        return (room.record, participant)
+    }
+
+    /// The participant left (or its connection is gone for good): disconnected, called back; an
+    /// emptied room waits `EmptyRoomTimeout`.
+    public func leave(participantSid: String) {
+        guard let live = participants.removeValue(forKey: participantSid) else { return }
+        finish(live)
+    }
+
+    /// Removes a participant: it leaves, and its link is told why (off the actor, so no state
+    /// change waits on a connection).
+    @discardableResult
+    func remove(_ participantSid: String, reason: ParleyError) -> ParticipantRecord? {
+        guard let live = participants.removeValue(forKey: participantSid) else { return nil }
+        let record = finish(live)
+        let link = live.link
+        Task { await link.removed(reason) }
+        return record
+    }
+
+    /// The participants connected to a room, in the order they joined.
+    public func connectedParticipants(roomSid: String) -> [ParticipantRecord] {
+        participants.values.map(\.record).filter { $0.roomSid == roomSid }.sorted { $0.startTime < $1.startTime }
+    }
+
+    @discardableResult
+    private func finish(_ live: LiveParticipant) -> ParticipantRecord {
+        var record = live.record
+        let time = now
+        record.status = .disconnected
+        record.endTime = time
+        record.duration = time - record.startTime
+        record.updatedAt = time
+        do { try store.updateParticipant(record) } catch {
+            Log.warning(.platform, "participant \(record.sid): cannot store its end: \(error)")
+        }
+        Log.info(.platform, "room \(record.roomSid): participant \(record.sid) disconnected after \(record.duration ?? 0) s")
+        callBack(record.roomSid, participant: record, event: "participant-disconnected")
+        if let room = rooms[record.roomSid], connectedParticipants(roomSid: record.roomSid).isEmpty {
+            armTimeout(record.roomSid, minutes: room.record.emptyRoomTimeout, reason: "empty")
+        }
+        return record
+    }
+
+    /// The SID of the account's in-progress room `name` (a unique name or SID); a name no room
+    /// has makes an ad hoc `group` room.
+    private func liveRoomSid(accountSid: String, name: String) throws(ParleyError) -> String {
+        if SID.isValid(name, prefix: "RM") {
+            guard let room = rooms[name], room.record.accountSid == accountSid else {
+                throw ParleyError(.roomNotFound, reason: "no in-progress room \(name)")
+            }
+            return name
+        }
+        if let room = rooms.values.first(where: { $0.record.accountSid == accountSid && $0.record.uniqueName == name }) {
+            return room.record.sid
+        }
+        let time = now
+        let record = RoomRecord(sid: SID.make("RM"), accountSid: accountSid, uniqueName: name, type: .group,
+                                createdAt: time, updatedAt: time)
+        do { try store.insertRoom(record) } catch {
+            throw ParleyError(.roomCompleted, reason: "cannot create room \(name): \(error)")
+        }
+        rooms[record.sid] = LiveRoom(record: record)
+        Log.info(.platform, "room \(record.sid) created ad hoc by a join")
+        return record.sid
+    }
+
+    private func armDurationLimit(_ participantSid: String, seconds: Int) {
+        let clock = configuration.clock
+        Task { [weak self] in
+            try? await clock.sleep(for: .seconds(seconds))
+            await self?.remove(participantSid, reason: ParleyError(
+                .participantSessionLengthExceeded, reason: "MaxParticipantDuration of \(seconds) s reached"))
+        }
+    }
+}

@@ -16,7 +16,7 @@ extension RoomService {
     struct LiveParticipant {
         var record: ParticipantRecord
         let link: any RoomParticipantLink
-        var timerGeneration = 0
+        let order: Int
     }
 
     /// Joins `identity` to the account's in-progress room named `room` (a name or `RM…` SID),
@@ -45,7 +45,7 @@ extension RoomService {
         do { try store.insertParticipant(participant) } catch {
             throw ParleyError(.restInternalServer, reason: "cannot store the participant: \(error)")
         }
-        participants[participant.sid] = LiveParticipant(record: participant, link: link)
+        participants[participant.sid] = LiveParticipant(record: participant, link: link, order: nextOrdinal())
         bumpTimer(sid)  // no longer unused or empty
         Log.info(.platform, "room \(sid): participant \(participant.sid) connected")
         callBack(sid, participant: participant, event: "participant-connected")
@@ -73,11 +73,12 @@ extension RoomService {
 
     /// The participants connected to a room, in the order they joined.
     public func connectedParticipants(roomSid: String) -> [ParticipantRecord] {
-        participants.values.map(\.record).filter { $0.roomSid == roomSid }.sorted { $0.startTime < $1.startTime }
+        participants.values.filter { $0.record.roomSid == roomSid }.sorted { $0.order < $1.order }.map(\.record)
     }
 
     @discardableResult
     private func finish(_ live: LiveParticipant) -> ParticipantRecord {
+        unpublishAll(of: live.record)
         var record = live.record
         let time = now
         record.status = .disconnected

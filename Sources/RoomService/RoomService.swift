@@ -36,6 +36,10 @@ public actor RoomService: RoomControl {
     var rooms: [String: LiveRoom] = [:]
     /// Connected participants by SID.
     var participants: [String: LiveParticipant] = [:]
+    /// Orders participants by join and tracks by publication (record times are whole seconds).
+    var ordinal = 0
+    /// Published tracks of connected participants, by `MT…` SID.
+    var tracks: [String: LiveTrack] = [:]
     /// Subscribe rules set by REST, by participant SID (absent: subscribe to everything).
     var rules: [String: SubscribeRules] = [:]
 
@@ -46,6 +50,11 @@ public actor RoomService: RoomControl {
     }
 
     var now: Int64 { configuration.wallClock() }
+
+    func nextOrdinal() -> Int {
+        ordinal += 1
+        return ordinal
+    }
 
     // MARK: - RoomControl
 
@@ -88,7 +97,7 @@ public actor RoomService: RoomControl {
 
     public func subscribedTracks(roomSid: String, participantSid: String) async -> [SubscribedTrack]? {
         guard participants[participantSid]?.record.roomSid == roomSid else { return nil }
-        return []  // Tracks are published over room signaling's media (the next step of issue 16).
+        return subscriptions(of: participantSid)
     }
 
     public func subscribeRules(roomSid: String, participantSid: String) async -> SubscribeRules? {
@@ -115,7 +124,7 @@ public actor RoomService: RoomControl {
         room.record.updatedAt = time
         do { try store.updateRoom(room.record) } catch { Log.warning(.platform, "room \(sid): cannot store its end: \(error)") }
         Log.info(.platform, "room \(sid) ended after \(room.record.duration ?? 0) s")
-        send(RoomCallbacks.room(room.record, event: "room-ended", sequence: room.sequence, now: time), for: room.record)
+        sendCallback(RoomCallbacks.room(room.record, event: "room-ended", sequence: room.sequence, now: time), for: room.record)
         return room.record
     }
 
@@ -149,7 +158,7 @@ public actor RoomService: RoomControl {
         let parameters = RoomCallbacks.room(room.record, event: event, sequence: room.sequence, now: now)
         room.sequence += 1
         rooms[sid] = room
-        send(parameters, for: room.record)
+        sendCallback(parameters, for: room.record)
     }
 
     /// A participant event with the room's next sequence number.
@@ -159,10 +168,10 @@ public actor RoomService: RoomControl {
                                                    now: now)
         room.sequence += 1
         rooms[sid] = room
-        send(parameters, for: room.record)
+        sendCallback(parameters, for: room.record)
     }
 
-    private func send(_ parameters: [(String, String)], for room: RoomRecord) {
+    func sendCallback(_ parameters: [(String, String)], for room: RoomRecord) {
         guard let url = room.statusCallback, !url.isEmpty,
               let account = try? store.account(sid: room.accountSid) else { return }
         let method = TwiMLMethod(rawValue: room.statusCallbackMethod.uppercased()) ?? .post

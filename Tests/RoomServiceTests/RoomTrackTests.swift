@@ -1,0 +1,58 @@
+import ParleyCore
+import ParleyStore
+import ParleyTestSupport
+import RoomService
+import SFU
+import Testing
+import VideoREST
+
+/// Published tracks and subscriptions: names checked, callbacks in order, subscribe rules
+/// applied, a leaving participant's tracks removed before it disconnects.
+@Suite struct RoomTrackTests {
+    @Test func tracksArePublishedSubscribedByRulesAndRemovedWithTheirPublisher() async throws {
+        let f = try RoomLifecycleTests.Fixture()
+        let room = try await f.service.createRoom(f.request("tracks"))
+        let link = RoomParticipantTests.Link()
+        let (_, alice) = try await f.service.join(accountSid: f.accountSid, identity: "alice", room: "tracks", link: link)
+        let (_, bob) = try await f.service.join(accountSid: f.accountSid, identity: "bob", room: "tracks", link: link)
+        let mic = try await f.service.publish(participantSid: alice.sid, name: "mic", kind: .audio, mid: "0")
+        let camera = try await f.service.publish(participantSid: alice.sid, name: "camera", kind: .video, priority: "high")
+        #expect(SID.isValid(mic.sid, prefix: "MT") && mic.enabled)
+        for (name, priority, code) in [("mic", "standard", ParleyError.Code.trackNameIsDuplicated),
+                                       ("", "standard", .trackNameInvalid),
+                                       (String(repeating: "x", count: 129), "standard", .trackNameTooLong),
+                                       ("screen", "urgent", .trackInvalid)] {
+            do {
+                _ = try await f.service.publish(participantSid: alice.sid, name: name, kind: .video, priority: priority)
+                Issue.record("published \(name) with priority \(priority)")
+            } catch {
+                #expect(error.code == code)
+            }
+        }
+        #expect(try f.store.publishedTracks(participantSid: alice.sid).map(\.name) == ["mic", "camera"])
+        #expect(await f.service.subscribedTracks(roomSid: room.sid, participantSid: bob.sid)?.map(\.name) == ["mic", "camera"])
+        #expect(await f.service.subscribedTracks(roomSid: room.sid, participantSid: alice.sid) == [], "nobody receives their own")
+
+        let videoOnly = SubscribeRules(rules: [.init(action: .include, all: true), .init(action: .exclude, kind: "audio")])
+        _ = await f.service.updateSubscribeRules(roomSid: room.sid, participantSid: bob.sid, videoOnly)
+        #expect(await f.service.subscribedTracks(roomSid: room.sid, participantSid: bob.sid)?.map(\.trackSid) == [camera.sid])
+
+        #expect(await f.service.setEnabled(trackSid: mic.sid, false))
+        #expect(await !f.service.setEnabled(trackSid: mic.sid, false), "already disabled")
+        #expect(try f.store.publishedTracks(participantSid: alice.sid).first?.enabled == false)
+        #expect(await f.service.unpublish(trackSid: camera.sid))
+        await f.service.leave(participantSid: alice.sid)
+        #expect(try f.store.publishedTracks(participantSid: alice.sid).isEmpty)
+
+        let full = try await f.callbacks(9)
+        #expect(full.map { $0.parameters["StatusCallbackEvent"] ?? "" } == [
+            "room-created", "participant-connected", "participant-connected", "track-added", "track-added",
+            "track-disabled", "track-removed", "track-removed", "participant-disconnected",
+        ])
+        #expect(full.map { $0.parameters["SequenceNumber"] ?? "" } == (0..<9).map(String.init))
+        #expect(full[3].parameters["TrackSid"] == mic.sid && full[3].parameters["TrackKind"] == "audio"
+                    && full[3].parameters["TrackName"] == "mic" && full[3].parameters["ParticipantIdentity"] == "alice")
+        #expect(full[7].parameters["TrackSid"] == mic.sid, "the leaving participant's remaining track goes first")
+        await f.close()
+    }
+}

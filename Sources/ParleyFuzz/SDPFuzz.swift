@@ -29,6 +29,11 @@ enum SDPFuzz {
             _ = (parsed.iceUfrag(for: section), parsed.fingerprints(for: section), parsed.direction(for: section))
             _ = (section.rtpMaps, section.formatParameters.map(\.parameters), section.rtcpFeedback, section.extmaps)
             _ = (section.candidates.map(\.candidateString), section.ssrcAttributes, section.ssrcGroups, section.msids)
+            // RFC 8851/8853: what parses serializes to a value that parses back the same.
+            for rid in section.rids where (try? SDPRID(parsing: rid.sdpValue)) != rid { fatalError("rid round trip is unstable") }
+            if let simulcast = section.simulcast, (try? SDPSimulcast(parsing: simulcast.sdpValue)) != simulcast {
+                fatalError("simulcast round trip is unstable")
+            }
             for pt in section.payloadTypes {
                 if let red = section.redundancyPayloadType(wrapping: pt, among: section.payloadTypes) {
                     precondition(red != pt && section.rtpMap(for: red) != nil, "RED payload type without its rtpmap")

@@ -50,6 +50,14 @@ enum RTPFuzz {
             sum &+= UInt64((try? AbsSendTime(parsing: element.data))?.rawValue ?? 0)
             sum &+= UInt64((try? TransportWideSequenceNumber(parsing: element.data))?.value ?? 0)
             sum &+= UInt64((try? AudioLevel(parsing: element.data))?.level ?? 0)
+            for kind in [SDESIdentifierElement.Kind.mid, .streamID] {
+                if let identifier = try? SDESIdentifierElement(parsing: element.data, kind: kind) {
+                    guard SDESIdentifierElement.matches(element.data, identifier.serialized) else {
+                        fatalError("an SDES identifier does not match its own bytes")
+                    }
+                    sum &+= UInt64(identifier.text.utf8.count)
+                }
+            }
         }
         _ = view.extensionElement(id: 1)
         _ = view.extensionProfile

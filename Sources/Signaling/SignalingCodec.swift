@@ -32,9 +32,6 @@ public enum SignalingCodec {
             throw SignalingError(.malformedRequest, "\"type\" must be a string", id: id)
         }
         guard let type = SignalingMessageType(rawValue: typeName) else {
-            if typeName.hasPrefix(SignalingMessageType.reservedRoomPrefix) {
-                throw SignalingError(.malformedRequest, "room messages are not supported in protocol version 1", id: id)
-            }
             throw SignalingError(.malformedRequest, "unknown message type", id: id)
         }
         let fields = SignalingFieldReader(object: object, type: typeName, id: id)
@@ -111,12 +108,37 @@ public enum SignalingCodec {
         case .messageFailed: return .messageFailed(try MessageFailure(reading: fields))
         case .resumed: return .resumed(try Resumed(reading: fields))
         case .error: return .error(try SignalingErrorBody(reading: fields))
+        case .roomJoin: return .roomJoin(try RoomJoin(reading: fields))
+        case .roomOffer: return .roomOffer(try RoomOffer(reading: fields))
+        case .roomTrackEnabled: return .roomTrackEnabled(try RoomTrackEnabled(reading: fields))
+        case .roomSubscribe: return .roomSubscribe(try RoomTrackReference(reading: fields))
+        case .roomUnsubscribe: return .roomUnsubscribe(try RoomTrackReference(reading: fields))
+        case .roomLeave: return .roomLeave
+        case .roomJoined: return .roomJoined(try RoomJoined(reading: fields))
+        case .roomAnswer: return .roomAnswer(try RoomAnswer(reading: fields))
+        case .roomRenegotiate: return .roomRenegotiate(try RoomRenegotiate(reading: fields))
+        case .roomParticipantConnected: return .roomParticipantConnected(try RoomParticipantConnected(reading: fields))
+        case .roomParticipantDisconnected: return .roomParticipantDisconnected(try RoomParticipantReference(reading: fields))
+        case .roomParticipantReconnecting: return .roomParticipantReconnecting(try RoomParticipantReference(reading: fields))
+        case .roomParticipantReconnected: return .roomParticipantReconnected(try RoomParticipantReference(reading: fields))
+        case .roomTrackPublished: return .roomTrackPublished(try RoomTrackPublished(reading: fields))
+        case .roomTrackUnpublished: return .roomTrackUnpublished(try RoomTrackUnpublished(reading: fields))
+        case .roomTrackChanged: return .roomTrackChanged(try RoomTrackChanged(reading: fields))
+        case .roomSubscribed: return .roomSubscribed(try RoomSubscribed(reading: fields))
+        case .roomUnsubscribed: return .roomUnsubscribed(try RoomTrackReference(reading: fields))
+        case .roomSubscriptionFailed: return .roomSubscriptionFailed(try RoomSubscriptionFailed(reading: fields))
+        case .roomTrackSwitchedOff: return .roomTrackSwitchedOff(try RoomTrackReference(reading: fields))
+        case .roomTrackSwitchedOn: return .roomTrackSwitchedOn(try RoomTrackReference(reading: fields))
+        case .roomDominantSpeaker: return .roomDominantSpeaker(try RoomDominantSpeaker(reading: fields))
+        case .roomNetworkQuality: return .roomNetworkQuality(try RoomNetworkQuality(reading: fields))
+        case .roomRecording: return .roomRecording(try RoomRecording(reading: fields))
+        case .roomDisconnected: return .roomDisconnected(try RoomDisconnected(reading: fields))
         }
     }
 
     private static func write(_ message: SignalingMessage, into object: inout JSONObject) {
         switch message {
-        case .listen, .unlisten, .ping, .pong, .listening: break
+        case .listen, .unlisten, .ping, .pong, .listening, .roomLeave: break
         case .hello(let p): p.write(into: &object)
         case .invite(let p): p.write(into: &object)
         case .accept(let p): p.write(into: &object)
@@ -136,6 +158,24 @@ public enum SignalingCodec {
         case .messageFailed(let p): p.write(into: &object)
         case .resumed(let p): p.write(into: &object)
         case .error(let p): p.write(into: &object)
+        case .roomJoin(let p): p.write(into: &object)
+        case .roomOffer(let p): p.write(into: &object)
+        case .roomTrackEnabled(let p): p.write(into: &object)
+        case .roomSubscribe(let p), .roomUnsubscribe(let p), .roomUnsubscribed(let p), .roomTrackSwitchedOff(let p), .roomTrackSwitchedOn(let p): p.write(into: &object)
+        case .roomJoined(let p): p.write(into: &object)
+        case .roomAnswer(let p): p.write(into: &object)
+        case .roomRenegotiate(let p): p.write(into: &object)
+        case .roomParticipantConnected(let p): p.write(into: &object)
+        case .roomParticipantDisconnected(let p), .roomParticipantReconnecting(let p), .roomParticipantReconnected(let p): p.write(into: &object)
+        case .roomTrackPublished(let p): p.write(into: &object)
+        case .roomTrackUnpublished(let p): p.write(into: &object)
+        case .roomTrackChanged(let p): p.write(into: &object)
+        case .roomSubscribed(let p): p.write(into: &object)
+        case .roomSubscriptionFailed(let p): p.write(into: &object)
+        case .roomDominantSpeaker(let p): p.write(into: &object)
+        case .roomNetworkQuality(let p): p.write(into: &object)
+        case .roomRecording(let p): p.write(into: &object)
+        case .roomDisconnected(let p): p.write(into: &object)
         }
     }
 }

@@ -118,6 +118,37 @@ struct SignalingFieldReader {
         return result
     }
 
+    /// An array of objects of at most `limit` items, each read by its own reader; absent is
+    /// an error unless `optional`, when it is empty.
+    func objectArray(_ key: String, limit: Int, optional: Bool = false) throws(SignalingError) -> [SignalingFieldReader] {
+        guard let value = present(key) else {
+            if optional { return [] }
+            throw malformed("missing field \"\(key)\"")
+        }
+        guard case .array(let items) = value else { throw malformed("\"\(key)\" must be an array of objects") }
+        guard items.count <= limit else { throw bad("\"\(key)\" has more than \(limit) items") }
+        var result: [SignalingFieldReader] = []
+        result.reserveCapacity(items.count)
+        for item in items {
+            guard case .object(let inner) = item else { throw malformed("\"\(key)\" items must be objects") }
+            result.append(SignalingFieldReader(object: inner, type: "\(type).\(key)", id: id))
+        }
+        return result
+    }
+
+    /// A string member that must be one of an enum's raw values.
+    func enumeration<E: RawRepresentable & CaseIterable>(_ key: String, default value: E? = nil) throws(SignalingError) -> E
+        where E.RawValue == String {
+        guard let name = try optionalString(key) else {
+            if let value { return value }
+            throw malformed("missing field \"\(key)\"")
+        }
+        guard let result = E(rawValue: name) else {
+            throw bad("\"\(key)\" must be one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+        }
+        return result
+    }
+
     /// Checks length and characters; `fail` builds the error from a reason that never quotes the value.
     static func check(_ string: String, _ rule: TextRule, limit: Int,
                       fail: (String) -> SignalingError) throws(SignalingError) {

@@ -59,6 +59,58 @@ public enum SignalingMessage: Sendable, Equatable {
     /// A protocol or request error.
     case error(SignalingErrorBody)
 
+    // rooms (docs/signaling.md, "Rooms")
+    /// `room.join` (client → server): Joins a room with an SDP offer.
+    case roomJoin(RoomJoin)
+    /// `room.offer` (client → server): A renegotiation offer; the server replies with `.roomAnswer`.
+    case roomOffer(RoomOffer)
+    /// `room.trackEnabled` (client → server): Enables or disables a published track.
+    case roomTrackEnabled(RoomTrackEnabled)
+    /// `room.subscribe` (client → server): Subscribes to a remote track.
+    case roomSubscribe(RoomTrackReference)
+    /// `room.unsubscribe` (client → server): Unsubscribes from a remote track.
+    case roomUnsubscribe(RoomTrackReference)
+    /// `room.leave` (client → server): Leaves the room.
+    case roomLeave
+    /// `room.joined` (server → client): The join succeeded: the answer and the room's state.
+    case roomJoined(RoomJoined)
+    /// `room.answer` (server → client): The answer to a `room.offer`.
+    case roomAnswer(RoomAnswer)
+    /// `room.renegotiate` (server → client): The server needs more receive slots.
+    case roomRenegotiate(RoomRenegotiate)
+    /// `room.participantConnected` (server → client): A participant joined.
+    case roomParticipantConnected(RoomParticipantConnected)
+    /// `room.participantDisconnected` (server → client): A participant left.
+    case roomParticipantDisconnected(RoomParticipantReference)
+    /// `room.participantReconnecting` (server → client): A participant lost its connection.
+    case roomParticipantReconnecting(RoomParticipantReference)
+    /// `room.participantReconnected` (server → client): A participant is back.
+    case roomParticipantReconnected(RoomParticipantReference)
+    /// `room.trackPublished` (server → client): A remote participant published a track.
+    case roomTrackPublished(RoomTrackPublished)
+    /// `room.trackUnpublished` (server → client): A remote participant unpublished a track.
+    case roomTrackUnpublished(RoomTrackUnpublished)
+    /// `room.trackChanged` (server → client): A remote track was enabled or disabled.
+    case roomTrackChanged(RoomTrackChanged)
+    /// `room.subscribed` (server → client): A remote track flows in a receive slot.
+    case roomSubscribed(RoomSubscribed)
+    /// `room.unsubscribed` (server → client): A subscription ended.
+    case roomUnsubscribed(RoomTrackReference)
+    /// `room.subscriptionFailed` (server → client): A subscription failed.
+    case roomSubscriptionFailed(RoomSubscriptionFailed)
+    /// `room.trackSwitchedOff` (server → client): The server stopped forwarding a track (bandwidth).
+    case roomTrackSwitchedOff(RoomTrackReference)
+    /// `room.trackSwitchedOn` (server → client): The server forwards a track again.
+    case roomTrackSwitchedOn(RoomTrackReference)
+    /// `room.dominantSpeaker` (server → client): The dominant speaker changed.
+    case roomDominantSpeaker(RoomDominantSpeaker)
+    /// `room.networkQuality` (server → client): Network quality levels.
+    case roomNetworkQuality(RoomNetworkQuality)
+    /// `room.recording` (server → client): Recording started or stopped.
+    case roomRecording(RoomRecording)
+    /// `room.disconnected` (server → client): The server removed the participant from the room.
+    case roomDisconnected(RoomDisconnected)
+
     /// The wire `"type"` of the message.
     public var type: SignalingMessageType {
         switch self {
@@ -88,6 +140,31 @@ public enum SignalingMessage: Sendable, Equatable {
         case .messageFailed: .messageFailed
         case .resumed: .resumed
         case .error: .error
+        case .roomJoin: .roomJoin
+        case .roomOffer: .roomOffer
+        case .roomTrackEnabled: .roomTrackEnabled
+        case .roomSubscribe: .roomSubscribe
+        case .roomUnsubscribe: .roomUnsubscribe
+        case .roomLeave: .roomLeave
+        case .roomJoined: .roomJoined
+        case .roomAnswer: .roomAnswer
+        case .roomRenegotiate: .roomRenegotiate
+        case .roomParticipantConnected: .roomParticipantConnected
+        case .roomParticipantDisconnected: .roomParticipantDisconnected
+        case .roomParticipantReconnecting: .roomParticipantReconnecting
+        case .roomParticipantReconnected: .roomParticipantReconnected
+        case .roomTrackPublished: .roomTrackPublished
+        case .roomTrackUnpublished: .roomTrackUnpublished
+        case .roomTrackChanged: .roomTrackChanged
+        case .roomSubscribed: .roomSubscribed
+        case .roomUnsubscribed: .roomUnsubscribed
+        case .roomSubscriptionFailed: .roomSubscriptionFailed
+        case .roomTrackSwitchedOff: .roomTrackSwitchedOff
+        case .roomTrackSwitchedOn: .roomTrackSwitchedOn
+        case .roomDominantSpeaker: .roomDominantSpeaker
+        case .roomNetworkQuality: .roomNetworkQuality
+        case .roomRecording: .roomRecording
+        case .roomDisconnected: .roomDisconnected
         }
     }
 
@@ -100,15 +177,42 @@ public enum SignalingSender: Sendable, Equatable {
     case client, server, either
 }
 
-/// Every wire `"type"` of protocol version 1. Types starting with `room.` are reserved for rooms.
+/// Every wire `"type"` of protocol version 1; the `room.` family is versioned by `roomV` (`RoomProtocol`).
 public enum SignalingMessageType: String, Sendable, CaseIterable {
     case hello, listen, unlisten, invite, accept, reject, cancel, hangup, hold, dtmf, message, iceRestart
     case ping, pong
     case welcome, listening, callCreated, ringing, answer, connected, incoming, cancelled
     case messageSent, messageFailed, resumed, error
 
-    /// The namespace reserved for room messages (`room.join`, …); not part of version 1.
-    public static let reservedRoomPrefix = "room."
+    // rooms
+    case roomJoin = "room.join"
+    case roomOffer = "room.offer"
+    case roomTrackEnabled = "room.trackEnabled"
+    case roomSubscribe = "room.subscribe"
+    case roomUnsubscribe = "room.unsubscribe"
+    case roomLeave = "room.leave"
+    case roomJoined = "room.joined"
+    case roomAnswer = "room.answer"
+    case roomRenegotiate = "room.renegotiate"
+    case roomParticipantConnected = "room.participantConnected"
+    case roomParticipantDisconnected = "room.participantDisconnected"
+    case roomParticipantReconnecting = "room.participantReconnecting"
+    case roomParticipantReconnected = "room.participantReconnected"
+    case roomTrackPublished = "room.trackPublished"
+    case roomTrackUnpublished = "room.trackUnpublished"
+    case roomTrackChanged = "room.trackChanged"
+    case roomSubscribed = "room.subscribed"
+    case roomUnsubscribed = "room.unsubscribed"
+    case roomSubscriptionFailed = "room.subscriptionFailed"
+    case roomTrackSwitchedOff = "room.trackSwitchedOff"
+    case roomTrackSwitchedOn = "room.trackSwitchedOn"
+    case roomDominantSpeaker = "room.dominantSpeaker"
+    case roomNetworkQuality = "room.networkQuality"
+    case roomRecording = "room.recording"
+    case roomDisconnected = "room.disconnected"
+
+    /// The prefix of the room family's types.
+    public static let roomPrefix = "room."
 
     /// Which side may send this type.
     public var sender: SignalingSender {
@@ -117,6 +221,8 @@ public enum SignalingMessageType: String, Sendable, CaseIterable {
         case .hangup, .message, .ping, .pong: .either
         case .welcome, .listening, .callCreated, .ringing, .answer, .connected, .incoming, .cancelled,
              .messageSent, .messageFailed, .resumed, .error: .server
+        case .roomJoin, .roomOffer, .roomTrackEnabled, .roomSubscribe, .roomUnsubscribe, .roomLeave: .client
+        case .roomJoined, .roomAnswer, .roomRenegotiate, .roomParticipantConnected, .roomParticipantDisconnected, .roomParticipantReconnecting, .roomParticipantReconnected, .roomTrackPublished, .roomTrackUnpublished, .roomTrackChanged, .roomSubscribed, .roomUnsubscribed, .roomSubscriptionFailed, .roomTrackSwitchedOff, .roomTrackSwitchedOn, .roomDominantSpeaker, .roomNetworkQuality, .roomRecording, .roomDisconnected: .server
         }
     }
 }

@@ -68,7 +68,9 @@ import Testing
         #expect(SignalingMessage.hangup(Hangup(callSid: "CA1")).sender == .either)
         #expect(SignalingMessage.ping.sender == .either)
         #expect(SignalingMessage.incoming(Incoming(callSid: "CA1", from: "a", to: "b")).sender == .server)
-        #expect(SignalingMessageType.allCases.filter { $0.sender == .server }.count == 12)
+        #expect(SignalingMessageType.allCases.filter { $0.sender == .server && !$0.rawValue.hasPrefix("room.") }.count == 12)
+        #expect(SignalingMessageType.allCases.filter { $0.sender == .server && $0.rawValue.hasPrefix("room.") }.count == 19)
+        #expect(SignalingMessageType.allCases.filter { $0.sender == .client && $0.rawValue.hasPrefix("room.") }.count == 6)
     }
 
     @Test func refusesMessagesFromTheWrongSide() throws {

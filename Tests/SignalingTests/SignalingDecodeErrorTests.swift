@@ -32,7 +32,7 @@ import Signaling
         Case(#"{"type":7,"id":"2"}"#, 31100, id: "2"),
         Case(#"{"type":"dance","id":"3"}"#, 31100, id: "3"),
         Case(#"{"type":"Ping","id":"3"}"#, 31100, id: "3"),
-        Case(#"{"type":"room.join","id":"4","room":"r"}"#, 31100, id: "4"),
+        Case(#"{"type":"room.publish","id":"4","room":"r"}"#, 31100, id: "4"),
         // Envelope members of the wrong type: the id is unreadable.
         Case(#"{"type":"ping","id":5}"#, 31100),
         Case(#"{"type":"ping","id":"ok","ref":5}"#, 31100, id: "ok"),

@@ -170,7 +170,7 @@ let package = Package(
         // The Twilio Video v1-shaped REST API (Rooms, Participants, tracks, rules, recordings,
         // compositions); it reaches live rooms through the interface it defines (`RoomControl`).
         .target(name: "VideoREST",
-                dependencies: ["ParleyCore", "ParleyStore", "SFU"],
+                dependencies: ["ParleyCore", "ParleyStore", "SFU", "PlatformCore", "HTTPWire", "JSONWire"],
                 swiftSettings: strict),
         // Rooms: the room registry, participants, tracks and subscriptions, room signaling, status
         // callbacks; media through `RoomMediaPlane` (the SFU on WebRTC's media socket).
@@ -302,6 +302,9 @@ let package = Package(
         // The `parley` command line as users run it: child processes against a parley-server process.
         .testTarget(name: "ParleyCLITests",
                     dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore", "SpeechScoring", "ParleyCore"],
+                    swiftSettings: strict),
+        .testTarget(name: "VideoRESTTests",
+                    dependencies: ["VideoREST", "ParleyStore", "ParleyCore", "SFU", "HTTPWire", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",

@@ -304,7 +304,7 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore", "SpeechScoring", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "VideoRESTTests",
-                    dependencies: ["VideoREST", "ParleyStore", "ParleyCore", "SFU", "HTTPWire", "JSONWire"],
+                    dependencies: ["VideoREST", "ParleyStore", "ParleyCore", "SFU", "HTTPWire", "JSONWire", "ParleyNet"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",

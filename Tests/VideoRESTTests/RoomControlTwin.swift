@@ -88,9 +88,9 @@ struct VideoFixture {
     let router: VideoRESTRouter
     let account: Account
 
-    init() throws {
+    init(base: @escaping @Sendable () -> String = { "https://video.example" }) throws {
         twin = RoomControlTwin(store: store)
-        router = VideoRESTRouter(store: store, control: twin, publicBaseURL: { "https://video.example" })
+        router = VideoRESTRouter(store: store, control: twin, publicBaseURL: base)
         account = try store.createAccount(friendlyName: "test")
     }
 

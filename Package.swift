@@ -180,7 +180,7 @@ let package = Package(
         // The wiring: configuration, `PlatformServer` (store, media socket, engine, routers,
         // listener), the `/v1/echo` endpoint.
         .target(name: "ParleyServer",
-                dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
+                dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto"],
                 swiftSettings: strict),
 
@@ -304,7 +304,7 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore", "SpeechScoring", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "VideoRESTTests",
-                    dependencies: ["VideoREST", "ParleyStore", "ParleyCore", "SFU", "HTTPWire", "JSONWire", "ParleyNet"],
+                    dependencies: ["VideoREST", "ParleyStore", "ParleyCore", "SFU", "HTTPWire", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",

@@ -10,6 +10,7 @@ import ServerMedia
 import Signaling
 import Synchronization
 import VoiceEngine
+import VideoREST
 import VoiceREST
 import WebRTC
 
@@ -134,7 +135,8 @@ public final class PlatformServer: Sendable {
         self.rooms = rooms
         echo = EchoEndpoint(media: media, quotas: quotas)
         let router = APIRouter(verifier: verifier, metrics: metrics,
-                               endpoints: [echo, rest, PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
+                               endpoints: [echo, rest, VideoRESTRouter(store: store, control: rooms, publicBaseURL: { base.url }),
+                                           PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
                                            InsightsEndpoint(store: store)],
                                figures: { [media] in await Self.figures(of: media) })
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in

@@ -1,15 +1,12 @@
-import Foundation
 import JSONWire
 import ParleyStore
+import PlatformCore
 
 /// Video v1 resources as the vendor writes them: snake_case keys, ISO 8601 UTC dates, absolute `url`s.
 enum VideoResourceJSON {
     /// `2015-07-30T20:00:00Z`.
     static func date(_ seconds: Int64?) -> JSONValue {
-        guard let seconds else { return .null }
-        let formatter = ISO8601DateFormatter()
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return .string(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds))))
+        seconds.map { .string(RESTTime.iso8601($0)) } ?? .null
     }
 
     static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }

@@ -243,9 +243,10 @@ package actor VoiceService {
         case .hello:
             session.send(.error(SignalingErrorBody(code: .malformedRequest, message: "hello was already received")), ref: ref)
         default:
-            session.send(.error(SignalingErrorBody(code: .malformedRequest,
-                                                   message: "\(envelope.message.type.rawValue) is sent by the server, not the client")),
-                         ref: ref)
+            let type = envelope.message.type
+            let why = type.sender == .client ? "\(type.rawValue): room signaling is not served yet"
+                : "\(type.rawValue) is sent by the server, not the client"
+            session.send(.error(SignalingErrorBody(code: .malformedRequest, message: why)), ref: ref)
         }
     }
 

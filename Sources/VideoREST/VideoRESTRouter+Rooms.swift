@@ -52,7 +52,7 @@ extension VideoRESTRouter {
     }
 
     /// `POST /v1/Rooms`'s parameters, validated with the vendor's codes.
-    static func createRequest(_ p: VideoParameters, accountSid: String) throws(RESTFailure) -> RoomCreateRequest {
+    static func createRequest(_ p: RESTParameters, accountSid: String) throws(RESTFailure) -> RoomCreateRequest {
         var r = RoomCreateRequest(accountSid: accountSid)
         if let name = p["UniqueName"] {
             guard name.utf8.count <= 128 else { throw failure(.roomNameTooLong, "UniqueName is longer than 128 bytes") }
@@ -104,7 +104,7 @@ extension VideoRESTRouter {
     }
 
     /// A timeout-like integer in `range` (53109 outside it).
-    private static func int(_ p: VideoParameters, _ name: String, _ range: ClosedRange<Int>, _ fallback: Int) throws(RESTFailure) -> Int {
+    private static func int(_ p: RESTParameters, _ name: String, _ range: ClosedRange<Int>, _ fallback: Int) throws(RESTFailure) -> Int {
         guard let text = p[name] else { return fallback }
         guard let n = Int(text), range.contains(n) else {
             throw failure(.roomTimeoutOutOfRange, "\(name) must be \(range.lowerBound)–\(range.upperBound)")
@@ -112,7 +112,7 @@ extension VideoRESTRouter {
         return n
     }
 
-    private static func bool(_ p: VideoParameters, _ name: String) throws(RESTFailure) -> Bool? {
+    private static func bool(_ p: RESTParameters, _ name: String) throws(RESTFailure) -> Bool? {
         guard let text = p[name] else { return nil }
         switch text.lowercased() {
         case "true": return true

@@ -63,7 +63,7 @@ public struct VideoRESTRouter: Sendable {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3).map(String.init)
         guard !segments.contains(""), path.hasPrefix(Self.root) else { throw .notFound(path) }
         let account = try authenticate(request)
-        let context = VideoContext(request: request, parameters: try VideoParameters(request), account: account,
+        let context = VideoContext(request: request, parameters: try RESTParameters(request), account: account,
                                    base: publicBaseURL())
         switch segments.count {
         case 0: return try await rooms(context)
@@ -141,7 +141,7 @@ extension VideoRESTRouter: APIEndpoint {
 /// What a resource handler needs.
 struct VideoContext {
     let request: HTTPRequest
-    let parameters: VideoParameters
+    let parameters: RESTParameters
     let account: Account
     /// The public base URL, without a trailing slash.
     let base: String

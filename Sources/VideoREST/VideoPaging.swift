@@ -2,33 +2,6 @@ import HTTPWire
 import JSONWire
 import PlatformCore
 
-/// One request's parameters: the query, plus the `application/x-www-form-urlencoded` body
-/// (bounded by `FormURLEncoding`'s limits). The first value of a repeated name wins.
-struct VideoParameters {
-    let pairs: [(name: String, value: String)]
-
-    init(_ request: HTTPRequest) throws(RESTFailure) {
-        var pairs = request.queryItems
-        if !request.body.isEmpty {
-            let type = request.headers["Content-Type"]?.lowercased() ?? "application/x-www-form-urlencoded"
-            guard type.hasPrefix("application/x-www-form-urlencoded") else {
-                throw .invalidParameter("the body must be application/x-www-form-urlencoded, not \(type)")
-            }
-            do {
-                pairs += try FormURLEncoding.decode(request.body).map { (name: $0.0, value: $0.1) }
-            } catch {
-                throw .invalidParameter("the form body is too large or has too many parameters")
-            }
-        }
-        self.pairs = pairs
-    }
-
-    subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
-
-    /// Every value of `name`, in order (`VideoCodecs`).
-    func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
-}
-
 /// Video v1 paging: `PageSize` (default 50, at most 1000), `Page` (from 0), `PageToken`
 /// (`PA<offset>`, which wins over `Page`); the envelope's `meta` as the `twilio` library reads it.
 struct VideoPaging {
@@ -36,7 +9,7 @@ struct VideoPaging {
     var page = 0
     var offset = 0
 
-    init(_ parameters: VideoParameters) throws(RESTFailure) {
+    init(_ parameters: RESTParameters) throws(RESTFailure) {
         if let text = parameters["PageSize"] {
             guard let n = Int(text), n >= 1 else { throw .invalidParameter("PageSize must be a positive integer, got \(text)") }
             pageSize = min(n, 1000)

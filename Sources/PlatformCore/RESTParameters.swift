@@ -1,16 +1,15 @@
 import HTTPWire
-import PlatformCore
 
 /// The parameters of one REST request: the query for GET, the
 /// `application/x-www-form-urlencoded` body for POST (the vendor's API takes no JSON bodies).
-/// Names are case-sensitive, as the vendor's; the first value of a repeated name wins (`values` has them all).
-struct RESTParameters {
-    private(set) var pairs: [(name: String, value: String)]
+/// Shared by the v2010 and Video v1 routers. Names are case-sensitive, as the vendor's; the first value of a repeated name wins (`values` has them all).
+package struct RESTParameters {
+    package private(set) var pairs: [(name: String, value: String)]
 
-    init(_ pairs: [(name: String, value: String)]) { self.pairs = pairs }
+    package init(_ pairs: [(name: String, value: String)]) { self.pairs = pairs }
 
     /// The query items of `request`, plus its form body when it has one.
-    init(_ request: HTTPRequest) throws(RESTFailure) {
+    package init(_ request: HTTPRequest) throws(RESTFailure) {
         var pairs = request.queryItems
         if !request.body.isEmpty {
             let type = request.headers["Content-Type"]?.lowercased() ?? "application/x-www-form-urlencoded"
@@ -26,14 +25,14 @@ struct RESTParameters {
         self.pairs = pairs
     }
 
-    subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+    package subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
 
     /// Every value of `name`, in order (a repeated name such as `StatusCallbackEvent`).
-    func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+    package func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
 
     /// Whether `name` was sent at all (an empty value counts: it clears a field).
-    func contains(_ name: String) -> Bool { pairs.contains { $0.name == name } }
+    package func contains(_ name: String) -> Bool { pairs.contains { $0.name == name } }
 
     /// `name=value&…`, both encoded (for the page URIs we write).
-    static func encodeQuery(_ pairs: [(String, String)]) -> String { FormURLEncoding.encode(pairs) }
+    package static func encodeQuery(_ pairs: [(String, String)]) -> String { FormURLEncoding.encode(pairs) }
 }

@@ -107,11 +107,8 @@ extension RoomService {
     }
 
     private func callBack(track: PublishedTrackRecord, participant: ParticipantRecord, event: String) {
-        guard var room = rooms[track.roomSid] else { return }
-        let parameters = RoomCallbacks.track(track, participant: participant, room: room.record, event: event,
-                                             sequence: room.sequence, now: now)
-        room.sequence += 1
-        rooms[track.roomSid] = room
-        sendCallback(parameters, for: room.record)
+        emit(track.roomSid) { room, sequence, now in
+            RoomCallbacks.track(track, participant: participant, room: room, event: event, sequence: sequence, now: now)
+        }
     }
 }

@@ -154,21 +154,23 @@ public actor RoomService: RoomControl {
 
     /// A room event with the room's next sequence number.
     func callBack(_ sid: String, event: String) {
-        guard var room = rooms[sid] else { return }
-        let parameters = RoomCallbacks.room(room.record, event: event, sequence: room.sequence, now: now)
-        room.sequence += 1
-        rooms[sid] = room
-        sendCallback(parameters, for: room.record)
+        emit(sid) { room, sequence, now in RoomCallbacks.room(room, event: event, sequence: sequence, now: now) }
     }
 
     /// A participant event with the room's next sequence number.
     func callBack(_ sid: String, participant: ParticipantRecord, event: String) {
+        emit(sid) { room, sequence, now in
+            RoomCallbacks.participant(participant, room: room, event: event, sequence: sequence, now: now)
+        }
+    }
+
+    /// Builds a live room's next callback with its next `SequenceNumber` and sends it.
+    func emit(_ sid: String, _ parameters: (RoomRecord, Int, Int64) -> [(String, String)]) {
         guard var room = rooms[sid] else { return }
-        let parameters = RoomCallbacks.participant(participant, room: room.record, event: event, sequence: room.sequence,
-                                                   now: now)
+        let built = parameters(room.record, room.sequence, now)
         room.sequence += 1
         rooms[sid] = room
-        sendCallback(parameters, for: room.record)
+        sendCallback(built, for: room.record)
     }
 
     func sendCallback(_ parameters: [(String, String)], for room: RoomRecord) {

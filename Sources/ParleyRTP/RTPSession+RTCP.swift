@@ -113,12 +113,13 @@ extension RTPSession {
         try datagram(makeReports(now: now, ntp: ntp))
     }
 
-    /// A key frame request from send stream `stream` to the sender of `mediaSSRC`: a PLI
-    /// (RFC 4585 §6.3.1) in a minimal compound packet (§3.1: RR, PLI, SDES), protected. A
-    /// forwarder sends it to a source when a receiver of the forwarded stream asked for one.
-    public func keyframeRequestDatagram(from stream: Int, to mediaSSRC: UInt32) throws(RTPSessionError) -> [UInt8] {
-        guard stream >= 0, stream < sendStreams.count else { throw .noSuchStream(stream) }
-        let ssrc = sendStreams[stream].ssrc
+    /// A key frame request from send stream `stream` (or `receiverSSRC` when nil: an endpoint that
+    /// only receives) to the sender of `mediaSSRC`: a PLI (RFC 4585 §6.3.1) in a minimal compound
+    /// packet (§3.1: RR, PLI, SDES), protected. A forwarder sends it to a source when a receiver
+    /// of the forwarded stream asked for one.
+    public func keyframeRequestDatagram(from stream: Int?, to mediaSSRC: UInt32) throws(RTPSessionError) -> [UInt8] {
+        if let stream, stream < 0 || stream >= sendStreams.count { throw .noSuchStream(stream) }
+        let ssrc = stream.map { sendStreams[$0].ssrc } ?? receiverSSRC
         return try datagram([.receiverReport(ReceiverReport(ssrc: ssrc)),
                              .pictureLossIndication(PictureLossIndication(senderSSRC: ssrc, mediaSSRC: mediaSSRC)),
                              .sourceDescription(SourceDescription(chunks: [

@@ -56,6 +56,91 @@ public struct MediaOffer: Sendable {
             throw ParleyError(.mediaServerRemoteDescFailed, reason: "audio proto \(media.proto) is not DTLS-SRTP")
         }
         let group = media.mid.flatMap { offer.bundleGroup(containing: $0) } ?? []
+        let transport = try Self.transport(of: offer, section: media, group: group)
+        self.audioIndex = audioIndex
+        remoteCredentials = transport.credentials
+        remoteFingerprints = transport.fingerprints
+        setup = transport.setup
+
+        let audio = OfferedMediaSection(offer: offer, index: audioIndex, codec: audioCodec)
+        var sections: [OfferedMediaSection] = []
+        var usedPayloadTypes = Set([audio.payloadType] + (audio.telephoneEventPayloadType.map { [$0] } ?? []))
+        var videoAccepted = false
+        for (index, section) in offer.media.enumerated() {
+            if index == audioIndex {
+                sections.append(audio)
+                continue
+            }
+            // One video section, on the audio's transport (bundled), with payload types of its own.
+            if !videoCodecs.isEmpty, !videoAccepted, section.mediaType == "video", Self.isBundled(section, in: group),
+               let codec = Self.pickVideo(section, among: videoCodecs, excluding: usedPayloadTypes) {
+                sections.append(OfferedMediaSection(offer: offer, index: index, codec: codec))
+                usedPayloadTypes.insert(codec.payloadType)
+                videoAccepted = true
+            } else {
+                sections.append(OfferedMediaSection(rejected: section, index: index, offer: offer))
+            }
+        }
+        self.sections = sections
+        let accepted = Set(sections.filter(\.isAccepted).compactMap(\.mid))
+        bundleMids = group.filter { accepted.contains($0) }
+    }
+
+    /// Reads a room participant's offer (an SFU session): every audio and video section bundled
+    /// with the first one is accepted with its own codec (Opus, else G.711; the first of
+    /// `videoCodecs` it offers), however many there are; sections of one kind may repeat payload
+    /// types (RFC 8843 §9.1.2 lets a receiver tell them apart by SSRC), but a payload type may not
+    /// name two codecs. No RED, telephone events or NACK: the forwarder passes media as it comes.
+    /// `audioIndex` is the first accepted section.
+    /// - Throws: 53403 (no transport parameters, a section that is not DTLS-SRTP), 53404 (no
+    ///   section with a codec we take).
+    public init(roomOffer offer: SessionDescription, videoCodecs: [VideoCodec]) throws(ParleyError) {
+        description = offer
+        guard let first = offer.media.first(where: { !$0.isRejected && ["audio", "video"].contains($0.mediaType) }) else {
+            throw ParleyError(.mediaNoSupportedCodec, reason: "offer has no audio or video section")
+        }
+        guard Self.isSRTP(first) else {
+            throw ParleyError(.mediaServerRemoteDescFailed, reason: "proto \(first.proto) is not DTLS-SRTP")
+        }
+        let group = first.mid.flatMap { offer.bundleGroup(containing: $0) } ?? []
+        let transport = try Self.transport(of: offer, section: first, group: group)
+        remoteCredentials = transport.credentials
+        remoteFingerprints = transport.fingerprints
+        setup = transport.setup
+        var codecs: [UInt8: MediaCodec] = [:]
+        var sections: [OfferedMediaSection] = []
+        for (index, section) in offer.media.enumerated() {
+            let bundled = section.mid == first.mid || Self.isBundled(section, in: group)
+            let choice: OfferedMediaSection.Choice? = switch section.mediaType {
+            case "audio" where bundled: Self.pickAudio(section)
+            case "video" where bundled: Self.pickVideo(section, among: videoCodecs, excluding: [])
+            default: nil
+            }
+            if let choice, codecs[choice.payloadType].map({ $0 == choice.codec }) ?? true {
+                codecs[choice.payloadType] = choice.codec
+                sections.append(OfferedMediaSection(offer: offer, index: index, codec: choice, forwarded: true))
+            } else {
+                sections.append(OfferedMediaSection(rejected: section, index: index, offer: offer))
+            }
+        }
+        guard let audioIndex = sections.firstIndex(where: \.isAccepted) else {
+            throw ParleyError(.mediaNoSupportedCodec, reason: "no section offers a codec this server forwards")
+        }
+        self.audioIndex = audioIndex
+        self.sections = sections
+        let accepted = Set(sections.filter(\.isAccepted).compactMap(\.mid))
+        bundleMids = group.filter { accepted.contains($0) }
+    }
+
+    /// A section on the group's transport: in the BUNDLE group, DTLS-SRTP and rtcp-mux.
+    static func isBundled(_ section: MediaDescription, in group: [String]) -> Bool {
+        guard !section.isRejected, isSRTP(section), section.rtcpMux, let mid = section.mid else { return false }
+        return group.contains(mid)
+    }
+
+    /// The transport parameters of the BUNDLE group holding `media` (or of `media` alone).
+    static func transport(of offer: SessionDescription, section media: MediaDescription, group: [String])
+        throws(ParleyError) -> (credentials: ICECredentials, fingerprints: [DTLSFingerprint], setup: SDPSetupRole) {
         // RFC 8843 §7.2.1: the transport is the tagged (first) section's; browsers repeat it in each.
         let tagged = group.first.flatMap { offer.media(withMid: $0) }.flatMap { $0.isRejected ? nil : $0 } ?? media
         guard let ufrag = offer.iceUfrag(for: tagged), let pwd = offer.icePwd(for: tagged) else {
@@ -75,34 +160,7 @@ public struct MediaOffer: Sendable {
         guard media.rtcpMux else {
             throw ParleyError(.mediaServerRemoteDescFailed, reason: "offer lacks a=rtcp-mux (RFC 8843 needs it)")
         }
-        self.audioIndex = audioIndex
-        remoteCredentials = ICECredentials(ufrag: ufrag, pwd: pwd)
-        remoteFingerprints = fingerprints
-        self.setup = setup
-
-        let audio = OfferedMediaSection(offer: offer, index: audioIndex, codec: audioCodec)
-        var sections: [OfferedMediaSection] = []
-        var usedPayloadTypes = Set([audio.payloadType] + (audio.telephoneEventPayloadType.map { [$0] } ?? []))
-        var videoAccepted = false
-        for (index, section) in offer.media.enumerated() {
-            if index == audioIndex {
-                sections.append(audio)
-                continue
-            }
-            // One video section, on the audio's transport (bundled), with payload types of its own.
-            if !videoCodecs.isEmpty, !videoAccepted, section.mediaType == "video", !section.isRejected, Self.isSRTP(section),
-               section.rtcpMux, let mid = section.mid, group.contains(mid),
-               let codec = Self.pickVideo(section, among: videoCodecs, excluding: usedPayloadTypes) {
-                sections.append(OfferedMediaSection(offer: offer, index: index, codec: codec))
-                usedPayloadTypes.insert(codec.payloadType)
-                videoAccepted = true
-            } else {
-                sections.append(OfferedMediaSection(rejected: section, index: index, offer: offer))
-            }
-        }
-        self.sections = sections
-        let accepted = Set(sections.filter(\.isAccepted).compactMap(\.mid))
-        bundleMids = group.filter { accepted.contains($0) }
+        return (ICECredentials(ufrag: ufrag, pwd: pwd), fingerprints, setup)
     }
 
     /// Our DTLS role: the offerer's `actpass` or `active` makes us the server (`a=setup:passive`,

@@ -55,21 +55,28 @@ extension MediaTransportCore {
     /// keep the certificate fingerprint and the codec. Unchanged credentials get the current
     /// credentials back (a plain re-offer).
     func restart(id: String, offer description: SessionDescription) -> Result<String, ParleyError> {
-        guard let session = sessions[id], !session.state.isTerminal else {
+        guard let session = sessions[id], !session.state.isTerminal, session.kind != .room else {
             return .failure(ParleyError(.mediaServerRemoteDescFailed, reason: "no live media session \(id)"))
         }
         let offer: MediaOffer
         do { offer = try MediaOffer(offer: description, videoCodecs: session.kind == .echo ? VideoCodec.allCases : []) } catch {
             return .failure(error)
         }
-        guard offer.remoteFingerprints.contains(where: { session.offer.remoteFingerprints.contains($0) }) else {
-            return .failure(ParleyError(.mediaServerRemoteDescFailed,
-                                        reason: "the re-offer changes the DTLS certificate; a new DTLS session is not supported"))
-        }
         guard offer.accepted.map(\.codec) == session.offer.accepted.map(\.codec) else {
             let codecs = { (o: MediaOffer) in o.accepted.compactMap { $0.codec?.encodingName }.joined(separator: "+") }
             return .failure(ParleyError(.mediaNoSupportedCodec,
                                         reason: "the re-offer's codecs \(codecs(offer)) differ from the session's \(codecs(session.offer))"))
+        }
+        return restart(session, offer: offer)
+    }
+
+    /// Applies a checked re-offer: the same DTLS certificate, new ICE credentials if the peer's
+    /// changed, a new answer (version + 1) from the session's answer parameters.
+    func restart(_ session: PeerSession, offer: MediaOffer) -> Result<String, ParleyError> {
+        let id = session.id
+        guard offer.remoteFingerprints.contains(where: { session.offer.remoteFingerprints.contains($0) }) else {
+            return .failure(ParleyError(.mediaServerRemoteDescFailed,
+                                        reason: "the re-offer changes the DTLS certificate; a new DTLS session is not supported"))
         }
         var parameters = session.answerParameters
         parameters.sessionVersion += 1

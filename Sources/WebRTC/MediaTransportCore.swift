@@ -54,10 +54,16 @@ final class MediaTransportCore {
                                           trackID: kind == .echo ? "echo-audio" : "audio-\(id.suffix(8))",
                                           sessionID: UInt64.random(in: 1...(1 << 62), using: &random))
         parameters.telephoneEvent = kind == .call
+        if kind == .room {
+            parameters.videoSSRC = nil
+            parameters.sectionTracks = Self.sectionTracks(for: offer, adding: [:], using: &random)
+        }
         let credentials = parameters.localCredentials
         let answer = ServerAnswerBuilder.answer(to: offer, parameters: parameters).serialized()
         var sessionConfig = PeerSession.Configuration()
-        sessionConfig.maxDuration = configuration.maxSessionDuration
+        // A room participant's time is bounded by the room (MaxParticipantDuration, up to 24 h).
+        sessionConfig.maxDuration = kind == .room ? max(configuration.maxSessionDuration, .seconds(86_400))
+            : configuration.maxSessionDuration
         sessionConfig.connectTimeout = configuration.connectTimeout
         sessionConfig.rtcpInterval = configuration.rtcpInterval
         sessionConfig.ice.consentTimeout = configuration.consentTimeout
@@ -71,7 +77,7 @@ final class MediaTransportCore {
             stats.sessionsCreated += 1
             stats.sessions = sessions.count
             Log.info(.webrtc, "\(kind) session \(id) created: \(offer.codec) PT \(offer.payloadType)"
-                     + "\(session.tracks[0].telephoneEventPayloadType.map { ", telephone-event PT \($0)" } ?? "")"
+                     + "\(session.tracks.first?.telephoneEventPayloadType.map { ", telephone-event PT \($0)" } ?? "")"
                      + "\(offer.video.map { ", video \($0.codec.map(\.encodingName) ?? "-") PT \($0.payloadType)" } ?? "")"
                      + ", DTLS \(offer.localDTLSRole)")
             return .success(PeerSessionAnswer(id: id, sdp: answer))
@@ -183,8 +189,10 @@ final class MediaTransportCore {
             switch session.kind {
             case .echo:
                 stats.datagramsSent += session.receiveEchoRTP(datagram, from: source, now: now, out: &outbox, batch: batch)
-            case .call:
-                let forwarded = session.receiveCallRTP(datagram, from: source, now: now, out: &outbox, batch: batch)
+            case .call, .room:
+                let forwarded = session.kind == .call
+                    ? session.receiveCallRTP(datagram, from: source, now: now, out: &outbox, batch: batch)
+                    : session.receiveRoomRTP(datagram, from: source, now: now, out: &outbox, batch: batch)
                 stats.datagramsSent += forwarded
                 stats.rtpForwarded += forwarded
             }

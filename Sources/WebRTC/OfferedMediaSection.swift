@@ -47,7 +47,9 @@ public struct OfferedMediaSection: Sendable, Hashable {
     /// Our direction in the answer (RFC 3264 §6.1): the offer's, seen from our side.
     public var answerDirection: SDPDirection { direction.reversed }
 
-    init(offer: SessionDescription, index: Int, codec choice: Choice) {
+    /// - Parameter forwarded: a room section, whose media the forwarder passes on as it comes:
+    ///   keyframe requests only, no RED, telephone events or Generic NACK.
+    init(offer: SessionDescription, index: Int, codec choice: Choice, forwarded: Bool = false) {
         let media = offer.media[index]
         self.index = index
         mediaType = media.mediaType
@@ -61,6 +63,10 @@ public struct OfferedMediaSection: Sendable, Hashable {
             rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { feedback in
                 (feedback.type == "nack" && feedback.parameter == "pli") || (feedback.type == "ccm" && feedback.parameter == "fir")
             }
+            telephoneEventPayloadType = nil
+            redPayloadType = nil
+        } else if forwarded {
+            rtcpFeedback = []
             telephoneEventPayloadType = nil
             redPayloadType = nil
         } else {

@@ -18,16 +18,7 @@ extension PeerSession {
     /// An SRTP packet for a call session. Returns the number of datagrams queued.
     func receiveCallRTP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
                         out: inout [Datagram], batch: UDPSendBatch) -> Int {
-        apply(ice.noteTraffic(from: source, now: Self.instant(now)), fallback: datagram.address, now: now, out: &out)
-        guard state == .connected else {
-            counters.mediaDropped += 1
-            return 0
-        }
-        let packet: RTPReceivedPacket
-        do { packet = try rtp.receiveRTP(datagram.slot, length: datagram.bytes.count, arrival: now) } catch {
-            count(error)
-            return 0
-        }
+        guard let packet = unprotectRTP(datagram, from: source, now: now, out: &out) else { return 0 }
         // A call session negotiates audio (with RED, and telephone events) only.
         guard let format = packet.format, format.kind != .video else {
             counters.mediaDropped += 1
@@ -124,20 +115,22 @@ extension PeerSession {
                                 payloadType: payloadType, codec: offer.codec))
     }
 
-    /// Sends a packet of our source (`source`, or a frame recovered from its RED) on our audio
-    /// track. False if it was not queued.
+    /// Sends a packet of a source (`source`, or a frame recovered from its RED) on our track
+    /// `track` (the audio track of a call session; a receive slot of a room session). False if it
+    /// was not queued.
     func sendForwarded(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool,
                        kind: RTPPayloadFormat.Kind, source view: RTPPacketView?, frame: UnsafeRawBufferPointer,
-                       now: Double, batch: UDPSendBatch) -> Bool {
+                       track: Int = 0, now: Double, batch: UDPSendBatch) -> Bool {
         guard state == .connected, let destination = selectedSocketAddress,
-              case .send(let update) = tracks[0].forward(ssrc: ssrc, sequenceNumber: sequenceNumber,
-                                                         timestamp: timestamp, marker: marker, kind: kind, now: now),
-              let payloadBytes = queuePacket(update, track: 0, source: view, frame: frame, to: destination, now: now, batch: batch)
+              case .send(let update) = tracks[track].forward(ssrc: ssrc, sequenceNumber: sequenceNumber,
+                                                             timestamp: timestamp, marker: marker, kind: kind, now: now),
+              let payloadBytes = queuePacket(update, track: track, source: view, frame: frame, to: destination, now: now,
+                                             batch: batch)
         else {
             counters.forwardDropped += 1
             return false
         }
-        rtp.noteSent(stream: 0, timestamp: update.timestamp, payloadBytes: payloadBytes, now: now)
+        rtp.noteSent(stream: track, timestamp: update.timestamp, payloadBytes: payloadBytes, now: now)
         counters.rtpForwarded += 1
         return true
     }
@@ -182,6 +175,7 @@ extension PeerSession {
 
     /// Ends every forwarding link of this session, as source and as sink.
     func unlinkForwarding() {
+        unlinkRoom()
         setSource(nil)
         for sink in sinks {
             sink.source = nil

@@ -55,6 +55,22 @@ extension PeerSession {
         return 1
     }
 
+    /// What the call and room paths do first with an RTP datagram: consent refreshed by the
+    /// traffic, then, on a connected session, the packet unprotected in place and recorded; nil
+    /// (counted) otherwise.
+    func unprotectRTP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
+                      out: inout [Datagram]) -> RTPReceivedPacket? {
+        apply(ice.noteTraffic(from: source, now: Self.instant(now)), fallback: datagram.address, now: now, out: &out)
+        guard state == .connected else {
+            counters.mediaDropped += 1
+            return nil
+        }
+        do { return try rtp.receiveRTP(datagram.slot, length: datagram.bytes.count, arrival: now) } catch {
+            count(error)
+            return nil
+        }
+    }
+
     /// SRTP-protects a packet in a send slot; -1 (nothing queued) on failure.
     func protect(_ slot: UnsafeMutableRawBufferPointer, length: Int) -> Int {
         do { return try rtp.protectRTP(slot, length: length) } catch {
@@ -87,7 +103,9 @@ extension PeerSession {
         counters.rtcpReceived += 1
         counters.senderReportsReceived += summary.senderReports
         counters.receiverReportsReceived += summary.receiverReports
-        for ssrc in summary.keyframeRequests { relayKeyframeRequest(on: ssrc, out: &out) }
+        for ssrc in summary.keyframeRequests {
+            if kind == .room { relayRoomKeyframeRequest(on: ssrc, now: now, out: &out) } else { relayKeyframeRequest(on: ssrc, out: &out) }
+        }
         if !summary.nacks.isEmpty { answer(summary.nacks, now: now, out: &out) }
         // The peer's loss on our audio decides how much redundancy a RED track adds.
         if summary.reportBlocksOnOurStreams > 0, let report = rtp.sendStreams.first?.remoteReport {

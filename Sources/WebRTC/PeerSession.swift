@@ -36,7 +36,8 @@ final class PeerSession {
 
     let id: String
     let kind: PeerSessionKind
-    let offer: MediaOffer
+    /// The remote description the session runs on (a room session's re-offers replace it).
+    var offer: MediaOffer
     let configuration: Configuration
     /// The current answer, and what it was built from (a restart changes both).
     var answer: String
@@ -88,6 +89,12 @@ final class PeerSession {
     /// When consent expired on this connected session (it waits `restartGrace` for a restart).
     var consentLostAt: Double?
 
+    // Room sessions (`PeerSession+Room.swift`).
+    /// The sections the peer sends in (its published tracks), with who receives each.
+    var roomInbound: [RoomInbound] = []
+    /// For each of our tracks (same index), the published section it carries, if any.
+    var roomSources: [RoomSource?] = []
+
     init(id: String, kind: PeerSessionKind, offer: MediaOffer, answer: String, parameters: AnswerParameters,
          certificate: CertificateIdentity, configuration: Configuration, now: Double) throws(ParleyError) {
         self.id = id
@@ -112,6 +119,10 @@ final class PeerSession {
             retransmissions = RTPRetransmissionCache()
             nackRequester = RTPNACKRequester()
             nackDue.reserveCapacity(64)
+        }
+        if kind == .room {
+            addRoomSections(of: offer)
+            return
         }
         var random = SystemRandomNumberGenerator()
         for section in [offer.audio] + offer.accepted.filter({ $0.index != offer.audioIndex }) {
@@ -347,9 +358,10 @@ final class PeerSession {
         let received = rtp.latestReceiveStream(section: offer.audioIndex)
         let video = offer.video
         return PeerSessionSnapshot(
-            id: id, kind: kind, state: state, failure: failure, codec: offer.codec, payloadType: tracks[0].mediaPayloadType,
-            telephoneEventPayloadType: tracks[0].telephoneEventPayloadType,
-            localSSRC: localSSRC, remoteSSRC: received?.ssrc,
+            id: id, kind: kind, state: state, failure: failure, codec: offer.codec,
+            payloadType: tracks.first?.mediaPayloadType ?? offer.payloadType,
+            telephoneEventPayloadType: tracks.first?.telephoneEventPayloadType,
+            localSSRC: tracks.first?.ssrc ?? rtp.receiverSSRC, remoteSSRC: received?.ssrc,
             videoCodec: video?.codec.flatMap { if case .video(let c) = $0 { c } else { nil } },
             localVideoSSRC: video.flatMap { trackIndex(section: $0.index) }.map { tracks[$0].ssrc },
             selectedAddress: ice.selectedAddress, iceConnectedAfter: after(iceConnectedAt),

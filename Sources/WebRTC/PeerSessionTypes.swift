@@ -23,6 +23,9 @@ public enum PeerSessionKind: String, Sendable, Hashable, CaseIterable {
     case echo
     /// Forwards it to the sessions it is the source of (`createCallSession`, `forward(from:to:)`).
     case call
+    /// A room participant's: each section it sends in goes to the receive slots routed to it,
+    /// each receive slot carries one routed section (`createRoomSession`, `route(_:to:)`).
+    case room
 }
 
 /// A copy of one session's state and counters, safe to hand to other threads.

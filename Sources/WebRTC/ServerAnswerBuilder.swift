@@ -20,6 +20,20 @@ public struct AnswerParameters: Sendable {
     public var sessionVersion: UInt64 = 2
     /// Accept the offer's `telephone-event` at the codec's clock rate (RFC 4733), for call sessions.
     public var telephoneEvent = false
+    /// Room sessions: the track we send in each section (by mid) where we send; sections without
+    /// one send nothing. Empty for echo and call sessions, which send `ssrc` and `videoSSRC`.
+    public var sectionTracks: [String: SectionTrack] = [:]
+
+    /// The stream and SSRC we send in one m-section (RFC 8830 msid, RFC 5576 ssrc).
+    public struct SectionTrack: Sendable, Hashable {
+        public var msid: SDPMSID
+        public var ssrc: UInt32
+
+        public init(msid: SDPMSID, ssrc: UInt32) {
+            self.msid = msid
+            self.ssrc = ssrc
+        }
+    }
 
     public init(localCredentials: ICECredentials, fingerprint: DTLSFingerprint, candidates: [ICETransportAddress],
                 ssrc: UInt32, videoSSRC: UInt32? = nil, cname: String, streamID: String = "parley-echo",
@@ -69,12 +83,16 @@ public enum ServerAnswerBuilder {
                 continue
             }
             let isAudio = codec.audio != nil
-            let ssrc = isAudio ? p.ssrc : p.videoSSRC
+            let track: (msid: SDPMSID, ssrc: UInt32)?
+            if p.sectionTracks.isEmpty {
+                track = (isAudio ? p.ssrc : p.videoSSRC).map { (SDPMSID(streamID: p.streamID, trackID: isAudio ? p.trackID : p.videoTrackID), $0) }
+            } else {
+                track = section.mid.flatMap { p.sectionTracks[$0] }.map { ($0.msid, $0.ssrc) }
+            }
             let local = LocalMediaSection(
                 mediaType: section.mediaType, mid: section.mid, proto: section.proto, direction: section.answerDirection,
                 formats: LocalMediaSection.answerFormats(section, telephoneEvent: isAudio && p.telephoneEvent),
-                track: ssrc.flatMap { ssrc in section.answerDirection.sends
-                    ? (SDPMSID(streamID: p.streamID, trackID: isAudio ? p.trackID : p.videoTrackID), ssrc, p.cname) : nil })
+                track: track.flatMap { track in section.answerDirection.sends ? (track.msid, track.ssrc, p.cname) : nil })
             session.media.append(local.description(transport))
         }
         return session

@@ -1,0 +1,156 @@
+import ICE
+import ParleyNet
+import ParleyRTP
+import RTP
+import SDP
+
+/// A section a room peer sends in (one of its published tracks): the SSRCs it arrives with and
+/// the receive slots of other sessions it is routed to.
+struct RoomInbound {
+    let section: Int
+    let mid: String
+    let codec: MediaCodec
+    /// From the section's `a=ssrc` lines (RFC 5576), or learnt from the first packet of the kind
+    /// when the section announced none. At most `maxSSRCs`.
+    var ssrcs: [UInt32]
+    var sinks: [RoomSink] = []
+    /// When a key frame was last asked of this section (seconds on the server's clock).
+    var lastKeyframeRequest: Double = -.infinity
+
+    static let maxSSRCs = 4
+}
+
+/// A receive slot fed by a `RoomInbound`: the session and the index of its track.
+struct RoomSink {
+    let session: PeerSession
+    let track: Int
+}
+
+/// What a receive slot carries: the publishing session and its `roomInbound` index.
+struct RoomSource {
+    let session: PeerSession
+    let inbound: Int
+}
+
+/// Room sessions: one participant's sections of an SFU (RFC 7667 §3.7). Each section the peer
+/// sends in is a published track; each section it receives in is a receive slot, where we send
+/// one track of our own (SSRC from `AnswerParameters.sectionTracks`) carrying whichever published
+/// section is routed to it, renumbered by the slot's `RTPForwardingTrack` so the stream stays
+/// continuous across changes of source. Key frame requests on a slot go to its source's peer.
+extension PeerSession {
+    /// At most one key frame request per published section in this time (many receivers of one
+    /// track ask at once after a loss; RFC 4585 §3.5 asks feedback to be rate limited).
+    static let keyframeRequestInterval = 0.2
+
+    /// Adds the send tracks and published sections of `offer` that the session does not have yet
+    /// (at creation, and for every re-offer). Existing tracks and routes stay.
+    func addRoomSections(of offer: MediaOffer) {
+        var random = SystemRandomNumberGenerator()
+        for section in offer.accepted {
+            guard let codec = section.codec, let mid = section.mid else { continue }
+            if section.answerDirection.sends, trackIndex(section: section.index) == nil,
+               let track = answerParameters.sectionTracks[mid] {
+                rtp.addSendStream(ssrc: track.ssrc, clockRate: codec.clockRate, section: section.index)
+                tracks.append(RTPForwardingTrack(
+                    ssrc: track.ssrc, kind: codec.audio == nil ? .video : .audio, clockRate: codec.clockRate,
+                    mediaPayloadType: section.payloadType, telephoneEventPayloadType: nil,
+                    initialSequence: .random(in: 0...UInt16.max, using: &random),
+                    initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
+                roomSources.append(nil)
+            }
+            if section.direction.sends {
+                let ssrcs = Array(section.remoteSSRCs.prefix(RoomInbound.maxSSRCs))
+                if let index = roomInbound.firstIndex(where: { $0.section == section.index }) {
+                    if !ssrcs.isEmpty { roomInbound[index].ssrcs = ssrcs }
+                } else {
+                    roomInbound.append(RoomInbound(section: section.index, mid: mid, codec: codec, ssrcs: ssrcs))
+                }
+            }
+        }
+    }
+
+    /// A room peer's RTP: forwarded, as it came, to every slot routed to its section. Returns
+    /// the number of datagrams queued.
+    func receiveRoomRTP(_ datagram: UDPReceivedDatagram, from source: ICETransportAddress, now: Double,
+                        out: inout [Datagram], batch: UDPSendBatch) -> Int {
+        guard let packet = unprotectRTP(datagram, from: source, now: now, out: &out) else { return 0 }
+        let view = packet.view
+        guard let format = packet.format, format.kind == .audio || format.kind == .video,
+              let inbound = inboundIndex(ssrc: view.ssrc, video: format.kind == .video) else {
+            counters.mediaDropped += 1
+            return 0
+        }
+        counters.rtpReceived += 1
+        var queued = 0
+        var index = 0
+        while index < roomInbound[inbound].sinks.count {
+            let sink = roomInbound[inbound].sinks[index]
+            if sink.session.sendForwarded(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
+                                          marker: view.marker, kind: format.kind, source: view, frame: view.payload,
+                                          track: sink.track, now: now, batch: batch) { queued += 1 }
+            index += 1
+        }
+        return queued
+    }
+
+    /// The published section of an SSRC; an unknown SSRC is taken by the first section of its
+    /// kind that announced none.
+    func inboundIndex(ssrc: UInt32, video: Bool) -> Int? {
+        var index = 0
+        while index < roomInbound.count {
+            if roomInbound[index].ssrcs.contains(ssrc) { return index }
+            index += 1
+        }
+        guard let learner = roomInbound.firstIndex(where: { $0.ssrcs.isEmpty && ($0.codec.audio == nil) == video }) else {
+            return nil
+        }
+        roomInbound[learner].ssrcs = [ssrc]
+        return learner
+    }
+
+    /// Asks our peer for a key frame of its published section `inbound` (PLI, RFC 4585 §6.3.1),
+    /// at most once per `keyframeRequestInterval`.
+    func requestKeyframe(inbound: Int, now: Double, out: inout [Datagram]) {
+        guard inbound < roomInbound.count, roomInbound[inbound].codec.audio == nil,
+              now - roomInbound[inbound].lastKeyframeRequest >= Self.keyframeRequestInterval,
+              let ssrc = roomInbound[inbound].ssrcs.first, let destination = selectedSocketAddress else { return }
+        roomInbound[inbound].lastKeyframeRequest = now
+        do {
+            out.append(Datagram(address: destination, bytes: try rtp.keyframeRequestDatagram(from: nil, to: ssrc)))
+            counters.rtcpSent += 1
+            counters.keyframeRequestsRelayed += 1
+        } catch {
+            count(error)
+        }
+    }
+
+    /// Our peer asked a key frame of a slot's track: the request goes to the slot's source.
+    func relayRoomKeyframeRequest(on ssrc: UInt32, now: Double, out: inout [Datagram]) {
+        guard let track = tracks.firstIndex(where: { $0.ssrc == ssrc && $0.kind == .video }),
+              let source = roomSources[track] else { return }
+        source.session.requestKeyframe(inbound: source.inbound, now: now, out: &out)
+    }
+
+    /// Routes `source` (a session and one of its published sections) into our slot `track`, or
+    /// empties the slot; the slot's next packet resynchronises its stream.
+    func setRoomSource(_ source: RoomSource?, track: Int) {
+        if let old = roomSources[track] {
+            old.session.roomInbound[old.inbound].sinks.removeAll { $0.session === self && $0.track == track }
+        }
+        roomSources[track] = source
+        if let source { source.session.roomInbound[source.inbound].sinks.append(RoomSink(session: self, track: track)) }
+        tracks[track].sourceChanged()
+    }
+
+    /// Ends the routes of a room session: its slots are emptied, and slots fed by it elsewhere too.
+    func unlinkRoom() {
+        for track in roomSources.indices where roomSources[track] != nil { setRoomSource(nil, track: track) }
+        for inbound in roomInbound.indices {
+            for sink in roomInbound[inbound].sinks {
+                sink.session.roomSources[sink.track] = nil
+                sink.session.tracks[sink.track].sourceChanged()
+            }
+            roomInbound[inbound].sinks = []
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import ParleyCore
+import SDP
+import Testing
+import WebRTC
+
+/// Room sessions of a `MediaTransportServer` (the SFU's data path) with our own `PeerConnection`
+/// as each participant: every section the client sends in is a published track, every section it
+/// receives in a slot with an SSRC of the server's, and routes decide which goes where.
+@Suite(.serialized) struct RoomSessionTests {
+    /// A participant: a client with audio and VP8 video (both sendrecv), its room session, and the
+    /// SSRCs the server announced for its two slots.
+    struct Participant {
+        let pc: PeerConnection
+        let answer: RoomSessionAnswer
+        let slotSSRCs: [UInt32]
+
+        static func join(_ server: MediaTransportServer) async throws -> Participant {
+            var configuration = PeerConnection.Configuration()
+            configuration.videoCodecs = [.vp8]
+            configuration.rtcpInterval = .milliseconds(200)
+            let pc = try PeerConnection(configuration: configuration)
+            let answer = try await server.createRoomSession(offer: try await pc.createOffer()) { _ in }
+            try await pc.setRemoteAnswer(answer.sdp)
+            #expect(await pc.waitUntilConnected(timeout: .seconds(10)))
+            let media = try SessionDescription(parsing: answer.sdp).media
+            return Participant(pc: pc, answer: answer, slotSSRCs: media.compactMap(\.ssrcs.first))
+        }
+
+        func address(_ mid: String) -> MediaSectionAddress { MediaSectionAddress(session: answer.id, mid: mid) }
+
+        /// Ten audio packets and ten one-packet video frames.
+        func send(_ count: Int, from start: Int = 0) {
+            for i in start..<(start + count) {
+                pc.sendAudio(payload: [UInt8](repeating: UInt8(i), count: 40), timestampIncrement: 960)
+                pc.sendRTP(payload: [UInt8](repeating: UInt8(i), count: 120), payloadType: 96, sequenceNumber: UInt16(i),
+                           timestamp: UInt32(3_000 * i), marker: true)
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func routesCarryEachPublishedSectionIntoTheSlotsGivenIt() async throws {
+        let server = try MediaTransportServer()
+        let alice = try await Participant.join(server)
+        let bob = try await Participant.join(server)
+        #expect(alice.answer.sending.map(\.mid) == ["0", "1"] && alice.answer.receiving.map(\.mid) == ["0", "1"])
+        #expect(alice.answer.sending.map(\.codec) == [.audio(.opus), .video(.vp8)])
+        #expect(alice.slotSSRCs.count == 2 && Set(alice.slotSSRCs).count == 2)
+
+        // Nothing is routed yet: what alice sends goes nowhere.
+        alice.send(5)
+        #expect(await eventually { await server.session(id: alice.answer.id)?.counters.rtpReceived ?? 0 >= 10 })
+        #expect(await bob.pc.statistics().videoPacketsReceived == 0)
+
+        #expect(await server.route(alice.address("0"), to: bob.address("0")))
+        #expect(await server.route(alice.address("1"), to: bob.address("1")))
+        // Kinds, own sessions and unknown sections are refused.
+        #expect(await server.route(alice.address("0"), to: bob.address("1")) == false)
+        #expect(await server.route(alice.address("1"), to: alice.address("1")) == false)
+        #expect(await server.route(alice.address("7"), to: bob.address("1")) == false)
+        #expect(await server.route(MediaSectionAddress(session: "nobody", mid: "0"), to: bob.address("0")) == false)
+
+        alice.send(10, from: 5)
+        #expect(await eventually {
+            let s = await bob.pc.statistics()
+            return s.videoPacketsReceived >= 10 && s.packetsReceived >= 10
+        })
+        let bobStats = await bob.pc.statistics()
+        #expect(bobStats.remoteSSRC == bob.slotSSRCs[0], "audio arrives under the server's slot SSRC")
+        // The route asked alice for a key frame (PLI) of her video.
+        let aliceSession = await server.session(id: alice.answer.id)
+        #expect(aliceSession?.counters.keyframeRequestsRelayed ?? 0 >= 1)
+
+        // Emptying the video slot stops the video; audio goes on.
+        #expect(await server.route(nil, to: bob.address("1")))
+        let videoBefore = await bob.pc.statistics().videoPacketsReceived
+        alice.send(10, from: 15)
+        #expect(await eventually { await bob.pc.statistics().packetsReceived >= bobStats.packetsReceived + 10 })
+        #expect(await bob.pc.statistics().videoPacketsReceived == videoBefore)
+
+        // When alice's session ends, bob's slot empties with it.
+        await alice.pc.close()
+        #expect(await eventually { await server.session(id: alice.answer.id) == nil })
+        #expect(await server.route(alice.address("0"), to: bob.address("0")) == false)
+        await bob.pc.close()
+        await server.shutdown()
+    }
+
+    @Test func roomOffersTakeEverySectionWithTheirOwnCodec() throws {
+        let offer = try SessionDescription(parsing: Self.threeSectionOffer)
+        let parsed = try MediaOffer(roomOffer: offer, videoCodecs: MediaTransportServer.roomVideoCodecs)
+        #expect(parsed.accepted.map(\.mid) == ["0", "1", "2"])
+        #expect(parsed.accepted.map(\.payloadType) == [111, 96, 96])  // payload types repeat across sections
+        #expect(parsed.bundleMids == ["0", "1", "2"])
+        #expect(parsed.accepted.allSatisfy { $0.redPayloadType == nil && $0.telephoneEventPayloadType == nil })
+        #expect(parsed.sections[2].remoteSSRCs.isEmpty && parsed.sections[1].remoteSSRCs == [22])
+        // A payload type naming two codecs is refused in the later section.
+        let clash = Self.threeSectionOffer.replacingOccurrences(of: "a=rtpmap:96 VP8/90000\r\na=mid:2",
+                                                                with: "a=rtpmap:96 H264/90000\r\na=mid:2")
+        let clashing = try MediaOffer(roomOffer: try SessionDescription(parsing: clash), videoCodecs: [.vp8, .h264])
+        #expect(clashing.accepted.map(\.mid) == ["0", "1"])
+    }
+
+    static let threeSectionOffer = [
+        "v=0", "o=- 1 1 IN IP4 0.0.0.0", "s=-", "t=0 0", "a=group:BUNDLE 0 1 2",
+        "m=audio 9 UDP/TLS/RTP/SAVPF 111 63 126", "c=IN IP4 0.0.0.0",
+        "a=rtpmap:111 opus/48000/2", "a=rtpmap:63 red/48000/2", "a=fmtp:63 111/111", "a=rtpmap:126 telephone-event/48000",
+        "a=mid:0", "a=sendonly", "a=rtcp-mux", "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
+        "a=fingerprint:sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"), "a=setup:actpass",
+        "a=ssrc:11 cname:x",
+        "m=video 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 0.0.0.0", "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack pli",
+        "a=mid:1", "a=sendonly", "a=rtcp-mux", "a=ssrc:22 cname:x",
+        "m=video 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 0.0.0.0", "a=rtpmap:96 VP8/90000\r\na=mid:2", "a=recvonly", "a=rtcp-mux",
+        "",
+    ].joined(separator: "\r\n")
+}

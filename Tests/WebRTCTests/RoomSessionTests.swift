@@ -101,6 +101,39 @@ import WebRTC
         #expect(clashing.accepted.map(\.mid) == ["0", "1"])
     }
 
+    @Test func reOffersAddSlotsAndKeepWhatStays() async throws {
+        let server = try MediaTransportServer()
+        let first = try await server.createRoomSession(offer: Self.threeSectionOffer) { _ in }
+        #expect(first.sending.map(\.mid) == ["0", "1"] && first.receiving.map(\.mid) == ["2"])
+        let slotSSRC = try #require(try SessionDescription(parsing: first.sdp).media[2].ssrcs.first)
+        // Two more receive slots (audio and video); the published sections stay.
+        let more = Self.threeSectionOffer.replacingOccurrences(of: "a=group:BUNDLE 0 1 2", with: "a=group:BUNDLE 0 1 2 3 4")
+            + Self.slot("audio", mid: "3", format: "111", map: "opus/48000/2") + Self.slot("video", mid: "4", format: "96", map: "VP8/90000")
+        let second = try await server.renegotiateRoomSession(id: first.id, offer: more)
+        #expect(second.id == first.id)
+        #expect(second.sending.map(\.mid) == ["0", "1"] && second.receiving.map(\.mid) == ["2", "3", "4"])
+        #expect(second.receiving.map(\.codec) == [.video(.vp8), .audio(.opus), .video(.vp8)])
+        let media = try SessionDescription(parsing: second.sdp).media
+        #expect(media[2].ssrcs.first == slotSSRC, "a slot keeps its SSRC")
+        #expect(Set([slotSSRC] + media[3].ssrcs.prefix(1) + media[4].ssrcs.prefix(1)).count == 3)
+        #expect(media.map(\.mid) == ["0", "1", "2", "3", "4"] && media.allSatisfy { !$0.isRejected })
+        #expect(try SessionDescription(parsing: second.sdp).origin.sessionVersion == 3)
+        // Fewer sections than before, or a changed codec, are refused.
+        await #expect(throws: ParleyError.self) { try await server.renegotiateRoomSession(id: first.id, offer: Self.threeSectionOffer) }
+        let recoded = more.replacingOccurrences(of: "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\na=rtpmap:111 opus/48000/2\r\na=mid:3",
+                                                with: "m=audio 9 UDP/TLS/RTP/SAVPF 0\r\nc=IN IP4 0.0.0.0\r\na=rtpmap:0 PCMU/8000\r\na=mid:3")
+        #expect(recoded != more)
+        await #expect(throws: ParleyError.self) { try await server.renegotiateRoomSession(id: first.id, offer: recoded) }
+        await #expect(throws: ParleyError.self) { try await server.renegotiateRoomSession(id: "nobody", offer: more) }
+        await server.shutdown()
+    }
+
+    /// A recvonly receive slot, as a browser's `addTransceiver(kind, {direction: "recvonly"})` offers it.
+    static func slot(_ kind: String, mid: String, format: String, map: String) -> String {
+        ["m=\(kind) 9 UDP/TLS/RTP/SAVPF \(format)", "c=IN IP4 0.0.0.0", "a=rtpmap:\(format) \(map)", "a=mid:\(mid)",
+         "a=recvonly", "a=rtcp-mux", ""].joined(separator: "\r\n")
+    }
+
     static let threeSectionOffer = [
         "v=0", "o=- 1 1 IN IP4 0.0.0.0", "s=-", "t=0 0", "a=group:BUNDLE 0 1 2",
         "m=audio 9 UDP/TLS/RTP/SAVPF 111 63 126", "c=IN IP4 0.0.0.0",

@@ -1,0 +1,50 @@
+import ParleyCore
+import ParleyStore
+import RoomService
+import WebRTC
+
+/// The room service's media plane on the server's WebRTC socket: each participant's session is a
+/// room session of the `MediaTransportServer`, and routes are its section-to-slot forwarding.
+struct WebRTCRoomMedia: RoomMediaPlane {
+    let transport: MediaTransportServer
+
+    func open(offer: String, events: @escaping @Sendable (RoomMediaEvent) -> Void)
+        async throws(ParleyError) -> RoomMediaDescription {
+        let answer = try await transport.createRoomSession(offer: offer) { event in
+            if let mapped = Self.roomEvent(event) { events(mapped) }
+        }
+        return Self.description(answer)
+    }
+
+    func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription {
+        Self.description(try await transport.renegotiateRoomSession(id: session, offer: offer))
+    }
+
+    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool {
+        await transport.route(source.map { MediaSectionAddress(session: $0.session, mid: $0.mid) },
+                              to: MediaSectionAddress(session: slot.session, mid: slot.mid))
+    }
+
+    func close(session: String) async {
+        _ = await transport.closeSession(id: session)
+    }
+
+    static func description(_ answer: RoomSessionAnswer) -> RoomMediaDescription {
+        func sections(_ list: [RoomSessionAnswer.Section]) -> [RoomMediaDescription.Section] {
+            list.map { .init(mid: $0.mid, kind: $0.codec.audio == nil ? .video : .audio) }
+        }
+        return RoomMediaDescription(session: answer.id, answer: answer.sdp, sending: sections(answer.sending),
+                                    receiving: sections(answer.receiving))
+    }
+
+    /// A session event as the room service sees it (keys and restarts are no room events).
+    static func roomEvent(_ event: PeerSessionEvent) -> RoomMediaEvent? {
+        switch event {
+        case .stateChanged(let id, .connected, _): .connected(session: id)
+        case .stateChanged(let id, let state, let error) where state.isTerminal: .closed(session: id, error: error)
+        case .connectivityLost(let id): .disconnected(session: id)
+        case .connectivityRestored(let id): .reconnected(session: id)
+        case .stateChanged, .digit, .consentLost, .iceRestarted: nil
+        }
+    }
+}

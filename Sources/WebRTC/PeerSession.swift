@@ -222,7 +222,7 @@ final class PeerSession {
                 return fail(error)
             }
             Log.debug(.webrtc, "session \(id): DTLS connected, SRTP \(rtp.srtp.map { "\($0.profile)" } ?? "-")")
-            updateConnected(now: now)
+            updateConnected(now: now, out: &out)
         case .failed(let error):
             fail(ParleyError(.mediaDtlsTransportFailed, reason: error.failureReason ?? "DTLS failed"))
         case .closed:
@@ -255,7 +255,7 @@ final class PeerSession {
                         iceDisconnected = false
                         events?.send(.connectivityRestored(sessionID: id))
                     }
-                    updateConnected(now: now)
+                    updateConnected(now: now, out: &out)
                 case .failed:
                     // A lite agent fails only when consent on the selected pair expires.
                     if !state.isTerminal, ice.selectedAddress != nil { events?.send(.consentLost(sessionID: id)) }
@@ -283,11 +283,13 @@ final class PeerSession {
         }
     }
 
-    func updateConnected(now: Double) {
+    func updateConnected(now: Double, out: inout [Datagram]) {
         guard !state.isTerminal, state != .connected, iceConnectedAt != nil, rtp.isReady else { return }
         connectedAt = now
         setState(.connected)
         nextRTCPAt = now
+        // A room slot routed before we connected starts with a key frame of its source.
+        for source in roomSources { if let source { source.session.requestKeyframe(inbound: source.inbound, now: now, out: &out) } }
     }
 
     func setState(_ new: PeerConnectionState) {

@@ -83,21 +83,16 @@ async def main(handoff, seconds):
 
     @sub.on("track")
     def on_track(track):
-        async def consume():
-            while True:
-                try:
-                    frame = await track.recv()
-                except Exception:
-                    return
-                if track.kind == "audio":
-                    got["audio_frames"] += 1
-                    got["audio_peak"] = max(got["audio_peak"], float(np.abs(frame.to_ndarray()).max()) / 32768)
-                else:
-                    got["video_frames"] += 1
-                    got["video_size"] = [frame.width, frame.height]
-                    if got["first_video_ms"] is None:
-                        got["first_video_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-        asyncio.ensure_future(consume())
+        def count(frame):
+            if track.kind == "audio":
+                got["audio_frames"] += 1
+                got["audio_peak"] = max(got["audio_peak"], float(np.abs(frame.to_ndarray()).max()) / 32768)
+            else:
+                got["video_frames"] += 1
+                got["video_size"] = [frame.width, frame.height]
+                if got["first_video_ms"] is None:
+                    got["first_video_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+        consume(track, count)
 
     await pub.setLocalDescription(await pub.createOffer())
     await sub.setLocalDescription(await sub.createOffer())

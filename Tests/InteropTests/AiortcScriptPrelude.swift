@@ -45,21 +45,27 @@ enum AiortcScriptPrelude {
                     connected.set()
             return connected
 
+        # Calls on_frame with every frame the track delivers, until it ends.
+        def consume(track, on_frame):
+            async def run():
+                while True:
+                    try:
+                        frame = await track.recv()
+                    except Exception:
+                        return
+                    on_frame(frame)
+            asyncio.ensure_future(run())
+
         # Appends every received audio frame's mono samples to chunks and its sample count to frames.
         def record(pc, chunks, frames):
             @pc.on("track")
             def on_track(track):
-                async def consume():
-                    while True:
-                        try:
-                            frame = await track.recv()
-                        except Exception:
-                            return
-                        a = frame.to_ndarray().reshape(-1)
-                        ch = len(frame.layout.channels)
-                        chunks.append(a[::ch] if ch > 1 and not frame.format.is_planar else a[: frame.samples])
-                        frames.append(frame.samples)
-                asyncio.ensure_future(consume())
+                def keep(frame):
+                    a = frame.to_ndarray().reshape(-1)
+                    ch = len(frame.layout.channels)
+                    chunks.append(a[::ch] if ch > 1 and not frame.format.is_planar else a[: frame.samples])
+                    frames.append(frame.samples)
+                consume(track, keep)
 
         """
     }

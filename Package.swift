@@ -230,7 +230,7 @@ let package = Package(
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
-                                         "JSONWire", "ParleyStore"],
+                                         "JSONWire", "ParleyStore", "WebRTC", "ICE", "ParleyCrypto"],
                           swiftSettings: strict),
 
         // Tests.

@@ -8,6 +8,7 @@ enum FuzzTarget: String, CaseIterable {
     case http, websocket, jwt, stun, sdp, rtp, rtcp, srtp, red, wav, twiml, form, signaling, insights, vp8, dcep
     case telephoneEvent = "telephone-event"
     case audioReceive = "audio-receive"
+    case mediaOffer = "media-offer"
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -29,6 +30,7 @@ enum FuzzTarget: String, CaseIterable {
         case .signaling: SignalingFuzz.run(data)
         case .vp8: VP8Fuzz.run(data)
         case .dcep: DataChannelFuzz.run(data)
+        case .mediaOffer: MediaOfferFuzz.run(data)
         }
     }
 }

@@ -44,6 +44,7 @@ struct WebRTCRoomMedia: RoomMediaPlane {
         case .stateChanged(let id, let state, let error) where state.isTerminal: .closed(session: id, error: error)
         case .connectivityLost(let id): .disconnected(session: id)
         case .connectivityRestored(let id): .reconnected(session: id)
+        case .audioLevel(let id, let mid, let level): .audioLevel(session: id, mid: mid, level: level)
         case .stateChanged, .digit, .consentLost, .iceRestarted: nil
         }
     }

@@ -35,6 +35,8 @@ struct LocalMediaSection {
     var formats: [Format]
     /// The track we send in the section (msid, and an SSRC with its CNAME); nil when we send nothing.
     var track: (msid: SDPMSID, ssrc: UInt32, cname: String)?
+    /// Header extensions accepted in the section (RFC 8285 §5).
+    var extmaps: [SDPExtmap] = []
 
     func description(_ transport: Transport) -> MediaDescription {
         var media = MediaDescription(mediaType: mediaType, port: transport.port, proto: proto,
@@ -45,6 +47,7 @@ struct LocalMediaSection {
         if let mid { a.append(SDPAttribute(.mid(mid))) }
         a.append(SDPAttribute(.direction(direction)))
         a.append(SDPAttribute(.rtcpMux))
+        for extmap in extmaps { a.append(SDPAttribute(.extmap(extmap))) }
         a.append(SDPAttribute(.iceUfrag(transport.credentials.ufrag)))
         a.append(SDPAttribute(.icePwd(transport.credentials.pwd)))
         if !transport.iceOptions.isEmpty {

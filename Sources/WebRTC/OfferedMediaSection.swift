@@ -36,6 +36,11 @@ public struct OfferedMediaSection: Sendable, Hashable {
     public let redPayloadType: UInt8?
     /// The SSRCs the offerer announced in the section.
     public let remoteSSRCs: [UInt32]
+    /// Room audio sections: the offer's id for the RFC 6464 client-to-mixer audio level
+    /// (`urn:ietf:params:rtp-hdrext:ssrc-audio-level`), accepted in the answer, if offered.
+    public let audioLevelExtensionID: UInt8?
+
+    static let audioLevelURI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
 
     public var isAccepted: Bool { codec != nil }
 
@@ -77,6 +82,9 @@ public struct OfferedMediaSection: Sendable, Hashable {
         }
         telephoneEventFormatParameters = telephoneEventPayloadType.flatMap { media.formatParameters(for: $0)?.parameterString }
         remoteSSRCs = media.ssrcs
+        // RFC 8285 §4.2: one-byte ids 1–14 (what browsers offer for it).
+        audioLevelExtensionID = forwarded && choice.codec.audio != nil
+            ? media.extmaps.first { $0.uri == Self.audioLevelURI && (1...14).contains($0.id) }.map { UInt8($0.id) } : nil
     }
 
     init(rejected media: MediaDescription, index: Int, offer: SessionDescription) {
@@ -93,6 +101,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
         telephoneEventFormatParameters = nil
         redPayloadType = nil
         remoteSSRCs = media.ssrcs
+        audioLevelExtensionID = nil
     }
 
     /// The section's payload formats for an RTP session (telephone events only if accepted; RED

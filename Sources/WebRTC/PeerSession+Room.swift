@@ -16,6 +16,11 @@ struct RoomInbound {
     var sinks: [RoomSink] = []
     /// When a key frame was last asked of this section (seconds on the server's clock).
     var lastKeyframeRequest: Double = -.infinity
+    /// The negotiated RFC 6464 audio level extension id, the loudest level since the last
+    /// report, and when the next report is due.
+    var audioLevelID: UInt8?
+    var loudest: UInt8 = 127
+    var nextLevelReport: Double = 0
 
     static let maxSSRCs = 4
 }
@@ -38,6 +43,9 @@ struct RoomSource {
 /// section is routed to it, renumbered by the slot's `RTPForwardingTrack` so the stream stays
 /// continuous across changes of source. Key frame requests on a slot go to its source's peer.
 extension PeerSession {
+    /// How often a published audio section's loudest level is reported (`.audioLevel`).
+    static let audioLevelInterval = 0.1
+
     /// At most one key frame request per published section in this time (many receivers of one
     /// track ask at once after a loss; RFC 4585 §3.5 asks feedback to be rate limited).
     static let keyframeRequestInterval = 0.2
@@ -62,8 +70,11 @@ extension PeerSession {
                 let ssrcs = Array(section.remoteSSRCs.prefix(RoomInbound.maxSSRCs))
                 if let index = roomInbound.firstIndex(where: { $0.section == section.index }) {
                     if !ssrcs.isEmpty { roomInbound[index].ssrcs = ssrcs }
+                    roomInbound[index].audioLevelID = section.audioLevelExtensionID
                 } else {
-                    roomInbound.append(RoomInbound(section: section.index, mid: mid, codec: codec, ssrcs: ssrcs))
+                    var inbound = RoomInbound(section: section.index, mid: mid, codec: codec, ssrcs: ssrcs)
+                    inbound.audioLevelID = section.audioLevelExtensionID
+                    roomInbound.append(inbound)
                 }
             }
         }
@@ -81,6 +92,7 @@ extension PeerSession {
             return 0
         }
         counters.rtpReceived += 1
+        if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
         var queued = 0
         var index = 0
         while index < roomInbound[inbound].sinks.count {
@@ -91,6 +103,17 @@ extension PeerSession {
             index += 1
         }
         return queued
+    }
+
+    /// Keeps the loudest RFC 6464 level (§3) of a published audio section and reports it once per
+    /// `audioLevelInterval`.
+    func noteAudioLevel(_ view: RTPPacketView, id: UInt8, inbound: Int, now: Double) {
+        guard let data = view.extensionElement(id: id), let level = try? AudioLevel(parsing: data) else { return }
+        roomInbound[inbound].loudest = min(roomInbound[inbound].loudest, level.level)
+        guard now >= roomInbound[inbound].nextLevelReport else { return }
+        events?.send(.audioLevel(sessionID: self.id, mid: roomInbound[inbound].mid, level: roomInbound[inbound].loudest))
+        roomInbound[inbound].loudest = 127
+        roomInbound[inbound].nextLevelReport = now + Self.audioLevelInterval
     }
 
     /// The published section of an SSRC; an unknown SSRC is taken by the first section of its

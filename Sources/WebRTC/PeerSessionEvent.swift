@@ -21,12 +21,16 @@ public enum PeerSessionEvent: Sendable, Hashable {
     /// An ICE restart (`restartSession`) completed: the peer nominated a pair under the new
     /// credentials.
     case iceRestarted(sessionID: String)
+    /// Room sessions: the loudest RFC 6464 level (0 dBov loudest … 127 silence) the peer sent
+    /// in the published audio section `mid` over the last `PeerSession.audioLevelInterval`, when
+    /// the section negotiated `ssrc-audio-level`.
+    case audioLevel(sessionID: String, mid: String, level: UInt8)
 
     /// The session the event is about.
     public var sessionID: String {
         switch self {
         case .stateChanged(let id, _, _), .digit(let id, _), .connectivityLost(let id), .connectivityRestored(let id),
-             .consentLost(let id), .iceRestarted(let id):
+             .consentLost(let id), .iceRestarted(let id), .audioLevel(let id, _, _):
             id
         }
     }

@@ -89,10 +89,15 @@ public enum ServerAnswerBuilder {
             } else {
                 track = section.mid.flatMap { p.sectionTracks[$0] }.map { ($0.msid, $0.ssrc) }
             }
-            let local = LocalMediaSection(
+            var local = LocalMediaSection(
                 mediaType: section.mediaType, mid: section.mid, proto: section.proto, direction: section.answerDirection,
                 formats: LocalMediaSection.answerFormats(section, telephoneEvent: isAudio && p.telephoneEvent),
                 track: track.flatMap { track in section.answerDirection.sends ? (track.msid, track.ssrc, p.cname) : nil })
+            // We only read levels of what the peer sends (RFC 8285 §6: recvonly from our side).
+            if let id = section.audioLevelExtensionID, section.direction.sends {
+                local.extmaps = [SDPExtmap(id: UInt16(id), direction: section.answerDirection == .sendrecv ? .recvonly : nil,
+                                           uri: OfferedMediaSection.audioLevelURI)]
+            }
             session.media.append(local.description(transport))
         }
         return session

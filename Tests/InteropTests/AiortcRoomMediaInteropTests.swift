@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ParleyTestSupport
 import Testing
 import WebRTC
@@ -25,7 +26,10 @@ import WebRTC
 
         let offers = try #require(await child.waitForJSON(key: "offers", timeout: .seconds(20))?["offers"] as? [String: String],
                                   "no offers\n\(child.stderr.suffix(3000))")
-        let publisher = try await server.createRoomSession(offer: try #require(offers["publisher"])) { _ in }
+        let levels = Levels()
+        let publisher = try await server.createRoomSession(offer: try #require(offers["publisher"])) { event in
+            if case .audioLevel(_, let mid, let level) = event { levels.list.withLock { $0.append((mid, level)) } }
+        }
         let subscriber = try await server.createRoomSession(offer: try #require(offers["subscriber"])) { _ in }
         #expect(publisher.sending.map(\.codec) == [.audio(.opus), .video(.vp8)] && publisher.receiving.isEmpty)
         #expect(subscriber.receiving.map(\.codec) == [.audio(.opus), .video(.vp8)] && subscriber.sending.isEmpty)
@@ -61,6 +65,17 @@ import WebRTC
         #expect(videoFrames > 30, "subscriber decoded \(videoFrames) video frames")
         #expect(result["video_size"] as? [Int] == [640, 480], "video size \(result["video_size"] ?? "-")")
         #expect(publisherSession?.counters.rtpReceived ?? 0 > 0 && subscriberSession?.counters.rtpForwarded ?? 0 > 0)
+        // RFC 6464 levels of the publisher's tone (amplitude 0.5: about -9 dBov), ten a second.
+        let heard = levels.list.withLock { $0 }
+        let values = heard.map { $0.1 }
+        print("aiortc room media: \(heard.count) audio levels, \(Set(values).sorted())")
+        #expect(heard.count >= 20 && heard.allSatisfy { $0.0 == publisher.sending[0].mid })
+        #expect(values.filter { (6...12).contains($0) }.count >= values.count / 2, "levels \(values)")
+        #expect(publisher.sdp.contains("urn:ietf:params:rtp-hdrext:ssrc-audio-level"))
+    }
+
+    final class Levels: Sendable {
+        let list = Mutex<[(String, UInt8)]>([])
     }
 }
 

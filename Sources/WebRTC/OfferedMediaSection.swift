@@ -46,8 +46,11 @@ public struct OfferedMediaSection: Sendable, Hashable {
 
     /// Audio with Generic NACK negotiated (`a=rtcp-fb:PT nack`, RFC 4585 §4.2).
     public var audioNACK: Bool {
-        codec?.audio != nil && rtcpFeedback.contains { $0.type == "nack" && $0.parameter == nil }
+        codec?.audio != nil && genericNACK
     }
+
+    /// Generic NACK negotiated (`a=rtcp-fb:PT nack`, RFC 4585 §4.2): audio of call sessions, video of rooms.
+    public var genericNACK: Bool { rtcpFeedback.contains { $0.type == "nack" && $0.parameter == nil } }
 
     /// Our direction in the answer (RFC 3264 §6.1): the offer's, seen from our side.
     public var answerDirection: SDPDirection { direction.reversed }
@@ -65,8 +68,10 @@ public struct OfferedMediaSection: Sendable, Hashable {
         payloadType = choice.payloadType
         formatParameters = media.formatParameters(for: choice.payloadType)?.parameterString
         if case .video = choice.codec {
+            // A room also answers Generic NACK on video (RFC 4585 §6.2.1), per hop.
             rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { feedback in
-                (feedback.type == "nack" && feedback.parameter == "pli") || (feedback.type == "ccm" && feedback.parameter == "fir")
+                (feedback.type == "nack" && (feedback.parameter == "pli" || (forwarded && feedback.parameter == nil)))
+                    || (feedback.type == "ccm" && feedback.parameter == "fir")
             }
             telephoneEventPayloadType = nil
             redPayloadType = nil

@@ -79,13 +79,21 @@ extension PeerSession {
     /// Generic NACK (RFC 4585 §6.2.1) to our peer for its packets missing before `view` (those
     /// RED just recovered are not missing), while a retransmission can still be played.
     private func requestMissing(before view: RTPPacketView, now: Double, out: inout [Datagram]) {
-        nackRequester?.received(view.sequenceNumber, now: now, suppliedByRED: recoveredBlocks)
+        guard nackRequester != nil else { return }
+        nackRequester!.received(view.sequenceNumber, now: now, suppliedByRED: recoveredBlocks)
+        sendNACKs(&nackRequester!, mediaSSRC: view.ssrc, from: 0, playoutBudget: configuration.nackPlayoutBudget.seconds,
+                  now: now, out: &out)
+    }
+
+    /// Asks our peer (from send stream `stream`, or our receiver SSRC) for what `requester` says
+    /// is due now on `mediaSSRC`, given the round trip and the playout budget.
+    func sendNACKs(_ requester: inout RTPNACKRequester, mediaSSRC: UInt32, from stream: Int?, playoutBudget: Double,
+                   now: Double, out: inout [Datagram]) {
         let rtt = rtp.sendStreams.first?.roundTripTime?.seconds ?? 0.02
-        nackRequester?.due(now: now, roundTripTime: rtt, playoutBudget: configuration.nackPlayoutBudget.seconds,
-                           into: &nackDue)
+        requester.due(now: now, roundTripTime: rtt, playoutBudget: playoutBudget, into: &nackDue)
         guard !nackDue.isEmpty, let destination = selectedSocketAddress else { return }
         do {
-            out.append(Datagram(address: destination, bytes: try rtp.nackDatagram(from: 0, to: view.ssrc, lost: nackDue)))
+            out.append(Datagram(address: destination, bytes: try rtp.nackDatagram(from: stream, to: mediaSSRC, lost: nackDue)))
             counters.nacksSent += 1
             counters.rtcpSent += 1
         } catch {
@@ -93,11 +101,15 @@ extension PeerSession {
         }
     }
 
-    /// Our peer's Generic NACKs on our audio: each packet still kept goes out again as it went.
+    /// Our peer's Generic NACKs on our tracks: each packet still kept goes out again as it went.
     func answer(_ nacks: [TransportLayerNACK], now: Double, out: inout [Datagram]) {
-        guard let retransmissions, let destination = selectedSocketAddress else { return }
-        counters.retransmissionsSent += retransmissions.answer(nacks, mediaSSRC: tracks[0].ssrc, now: now) { bytes in
-            out.append(Datagram(address: destination, bytes: Array(bytes)))
+        guard let destination = selectedSocketAddress else { return }
+        var track = 0
+        while track < retransmissions.count {
+            counters.retransmissionsSent += retransmissions[track]?.answer(nacks, mediaSSRC: tracks[track].ssrc, now: now) { bytes in
+                out.append(Datagram(address: destination, bytes: Array(bytes)))
+            } ?? 0
+            track += 1
         }
     }
 

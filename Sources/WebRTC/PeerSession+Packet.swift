@@ -50,10 +50,10 @@ extension PeerSession {
                 payloadBytes = frame.count
             }
             let protected = protect(slot, length: length)
-            // Kept as it went, for the peer's NACKs (audio track only).
-            if index == 0, protected > 0 {
-                retransmissions?.store(UnsafeRawBufferPointer(rebasing: slot[0..<protected]),
-                                       sequenceNumber: update.sequenceNumber, now: now)
+            // Kept as it went, for the peer's NACKs (tracks that negotiated them).
+            if protected > 0, index < retransmissions.count {
+                retransmissions[index]?.store(UnsafeRawBufferPointer(rebasing: slot[0..<protected]),
+                                              sequenceNumber: update.sequenceNumber, now: now)
             }
             return protected
         }

@@ -21,6 +21,8 @@ struct RoomInbound {
     var audioLevelID: UInt8?
     var loudest: UInt8 = 127
     var nextLevelReport: Double = 0
+    /// Generic NACK toward the publisher for what its hop lost (video that negotiated it).
+    var nacks: RTPNACKRequester?
 
     static let maxSSRCs = 4
 }
@@ -43,6 +45,14 @@ struct RoomSource {
 /// section is routed to it, renumbered by the slot's `RTPForwardingTrack` so the stream stays
 /// continuous across changes of source. Key frame requests on a slot go to its source's peer.
 extension PeerSession {
+    /// How long a lost video packet is worth asking the publisher for again: receivers hold
+    /// video frames longer than audio.
+    static let videoNACKPlayoutBudget = 0.3
+    /// A video slot keeps what it sent this long (512 packets: about 1.5 s at 2.5 Mbit/s) for
+    /// its receiver's NACKs; a packet fits a slot of 1,300 bytes (MTU-sized, with the SRTP tag).
+    static let slotCacheCapacity = 512
+    static let slotCacheBytes = 1300
+
     /// How often a published audio section's loudest level is reported (`.audioLevel`).
     static let audioLevelInterval = 0.1
 
@@ -65,6 +75,8 @@ extension PeerSession {
                     initialSequence: .random(in: 0...UInt16.max, using: &random),
                     initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
                 roomSources.append(nil)
+                retransmissions.append(codec.audio == nil && section.genericNACK
+                    ? RTPRetransmissionCache(capacity: Self.slotCacheCapacity, slotBytes: Self.slotCacheBytes) : nil)
             }
             if section.direction.sends {
                 let ssrcs = Array(section.remoteSSRCs.prefix(RoomInbound.maxSSRCs))
@@ -74,6 +86,7 @@ extension PeerSession {
                 } else {
                     var inbound = RoomInbound(section: section.index, mid: mid, codec: codec, ssrcs: ssrcs)
                     inbound.audioLevelID = section.audioLevelExtensionID
+                    if codec.audio == nil, section.genericNACK { inbound.nacks = RTPNACKRequester() }
                     roomInbound.append(inbound)
                 }
             }
@@ -93,6 +106,11 @@ extension PeerSession {
         }
         counters.rtpReceived += 1
         if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
+        if roomInbound[inbound].nacks != nil {
+            roomInbound[inbound].nacks!.received(view.sequenceNumber, now: now)
+            sendNACKs(&roomInbound[inbound].nacks!, mediaSSRC: view.ssrc, from: nil,
+                      playoutBudget: Self.videoNACKPlayoutBudget, now: now, out: &out)
+        }
         var queued = 0
         var index = 0
         while index < roomInbound[inbound].sinks.count {

@@ -78,7 +78,9 @@ final class PeerSession {
     var recoveredBlocks: [REDLossRecovery.Recovered]
     /// Generic NACK on audio (call sessions that negotiated it): what our track sent, what our
     /// peer's stream misses, and the list `due` fills.
-    var retransmissions: RTPRetransmissionCache?
+    /// What each track (same index) sent, for the peer's NACKs: the audio track of a call
+    /// session, the video slots of a room session, where Generic NACK was negotiated.
+    var retransmissions: [RTPRetransmissionCache?] = []
     var nackRequester: RTPNACKRequester?
     var nackDue: [UInt16] = []
     /// The older ufrag the agent still honours after an ICE restart (`ICELiteAgent.previousLocalUfrag`), routed to us too.
@@ -116,11 +118,12 @@ final class PeerSession {
         recoveredBlocks = []
         recoveredBlocks.reserveCapacity(REDPayloadView.maxBlocks)
         if kind == .call, offer.audio.audioNACK {
-            retransmissions = RTPRetransmissionCache()
+            retransmissions = [RTPRetransmissionCache()]
             nackRequester = RTPNACKRequester()
             nackDue.reserveCapacity(64)
         }
         if kind == .room {
+            nackDue.reserveCapacity(64)
             addRoomSections(of: offer)
             return
         }

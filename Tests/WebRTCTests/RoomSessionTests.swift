@@ -15,12 +15,12 @@ import WebRTC
         let answer: RoomSessionAnswer
         let slotSSRCs: [UInt32]
 
-        static func join(_ server: MediaTransportServer) async throws -> Participant {
+        static func join(_ server: MediaTransportServer, editOffer: (String) -> String = { $0 }) async throws -> Participant {
             var configuration = PeerConnection.Configuration()
             configuration.videoCodecs = [.vp8]
             configuration.rtcpInterval = .milliseconds(200)
             let pc = try PeerConnection(configuration: configuration)
-            let answer = try await server.createRoomSession(offer: try await pc.createOffer()) { _ in }
+            let answer = try await server.createRoomSession(offer: editOffer(try await pc.createOffer())) { _ in }
             try await pc.setRemoteAnswer(answer.sdp)
             #expect(await pc.waitUntilConnected(timeout: .seconds(10)))
             let media = try SessionDescription(parsing: answer.sdp).media
@@ -83,6 +83,28 @@ import WebRTC
         #expect(await eventually { await server.session(id: alice.answer.id) == nil })
         #expect(await server.route(alice.address("0"), to: bob.address("0")) == false)
         await bob.pc.close()
+        await server.shutdown()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aGapInPublishedVideoIsAskedForAgain() async throws {
+        let server = try MediaTransportServer()
+        // Generic NACK on video (RFC 4585 §4.2), as browsers offer it.
+        let alice = try await Participant.join(server) {
+            $0.replacingOccurrences(of: "a=rtcp-fb:96 nack pli\r\n", with: "a=rtcp-fb:96 nack\r\na=rtcp-fb:96 nack pli\r\n")
+        }
+        #expect(alice.answer.sdp.contains("a=rtcp-fb:96 nack\r\n"), "answer:\n\(alice.answer.sdp)")
+        // Packets 0–4, then a gap (5 and 6 lost), then a packet every 10 ms until the server asks.
+        for i in 0..<5 { alice.pc.sendRTP(payload: [1, 2, 3], payloadType: 96, sequenceNumber: UInt16(i), timestamp: 0, marker: true) }
+        var next: UInt16 = 7
+        var asked = false
+        while !asked, next < 300 {
+            alice.pc.sendRTP(payload: [1, 2, 3], payloadType: 96, sequenceNumber: next, timestamp: 0, marker: true)
+            next += 1
+            try await Task.sleep(for: .milliseconds(10))  // media pacing, not a wait for a condition
+            asked = await server.session(id: alice.answer.id)?.counters.nacksSent ?? 0 >= 1
+        }
+        #expect(asked, "no NACK after \(next) packets")
+        await alice.pc.close()
         await server.shutdown()
     }
 

@@ -45,6 +45,10 @@ struct WebRTCRoomMedia: RoomMediaPlane {
         case .connectivityLost(let id): .disconnected(session: id)
         case .connectivityRestored(let id): .reconnected(session: id)
         case .audioLevel(let id, let mid, let level): .audioLevel(session: id, mid: mid, level: level)
+        case .quality(let id, let q):
+            .quality(session: id, RoomMediaQuality(uplinkLoss: q.uplinkLoss, downlinkLoss: q.downlinkLoss,
+                                                   roundTripTime: q.roundTripTime, jitter: q.jitter,
+                                                   downlinkBitrateEstimate: nil))
         case .stateChanged, .digit, .consentLost, .iceRestarted: nil
         }
     }

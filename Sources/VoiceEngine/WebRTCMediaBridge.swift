@@ -67,7 +67,7 @@ extension CallMediaEvent {
             self = .ended(id, failure: nil)
         case .digit(_, let digit):
             self = .digit(id, digit)
-        case .stateChanged, .connectivityLost, .connectivityRestored, .consentLost, .iceRestarted, .audioLevel:
+        case .stateChanged, .connectivityLost, .connectivityRestored, .consentLost, .iceRestarted, .audioLevel, .quality:
             return nil
         }
     }

@@ -1,6 +1,7 @@
 import ICE
 import ParleyNet
 import ParleyRTP
+import RTCP
 import RTP
 import SDP
 
@@ -121,6 +122,30 @@ extension PeerSession {
             index += 1
         }
         return queued
+    }
+
+    /// Reports the peer's paths since the last sample (`.quality`): uplink loss from what we
+    /// received, downlink loss and round trip from its reports on our slots.
+    func reportQuality() {
+        guard let events else { return }
+        var expected: Int64 = 0, lost: Int64 = 0, jitter = 0.0
+        for stream in rtp.receiveStreams {
+            let s = stream.statistics
+            lost += s.cumulativeLost
+            expected += s.cumulativeLost + Int64(s.packetsReceived)
+            jitter = max(jitter, Double(s.jitter) / Double(max(stream.clockRate, 1)))
+        }
+        let interval = (expected: expected - qualityBaseline.expected, lost: lost - qualityBaseline.lost)
+        qualityBaseline = (expected, lost)
+        var downlink = 0.0
+        var rtt: Duration?
+        for stream in rtp.sendStreams {
+            if let report = stream.remoteReport { downlink = max(downlink, Double(report.fractionLost) / 256) }
+            if let sample = stream.roundTripTime { rtt = max(rtt ?? sample, sample) }
+        }
+        let uplink = interval.expected > 0 ? min(max(Double(interval.lost) / Double(interval.expected), 0), 1) : 0
+        events.send(.quality(sessionID: id, PeerSessionQuality(uplinkLoss: uplink, downlinkLoss: downlink,
+                                                               roundTripTime: rtt, jitter: jitter)))
     }
 
     /// Keeps the loudest RFC 6464 level (§3) of a published audio section and reports it once per

@@ -96,6 +96,8 @@ final class PeerSession {
     var roomInbound: [RoomInbound] = []
     /// For each of our tracks (same index), the published section it carries, if any.
     var roomSources: [RoomSource?] = []
+    /// Packets expected and lost from the peer at the last quality sample (all its streams).
+    var qualityBaseline = (expected: Int64(0), lost: Int64(0))
 
     init(id: String, kind: PeerSessionKind, offer: MediaOffer, answer: String, parameters: AnswerParameters,
          certificate: CertificateIdentity, configuration: Configuration, now: Double) throws(ParleyError) {
@@ -348,6 +350,7 @@ final class PeerSession {
         if state == .connected, now >= nextRTCPAt {
             nextRTCPAt = now + configuration.rtcpInterval.seconds
             sendReports(now: now, out: &out)
+            if kind == .room { reportQuality() }
         }
         if let key = telephoneEvents.expire(now: now) { reportDigit(key) }
     }

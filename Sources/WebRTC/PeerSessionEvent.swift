@@ -25,14 +25,35 @@ public enum PeerSessionEvent: Sendable, Hashable {
     /// in the published audio section `mid` over the last `PeerSession.audioLevelInterval`, when
     /// the section negotiated `ssrc-audio-level`.
     case audioLevel(sessionID: String, mid: String, level: UInt8)
+    /// Room sessions, once per RTCP interval: what the peer's paths to and from us look like.
+    case quality(sessionID: String, PeerSessionQuality)
 
     /// The session the event is about.
     public var sessionID: String {
         switch self {
         case .stateChanged(let id, _, _), .digit(let id, _), .connectivityLost(let id), .connectivityRestored(let id),
-             .consentLost(let id), .iceRestarted(let id), .audioLevel(let id, _, _):
+             .consentLost(let id), .iceRestarted(let id), .audioLevel(let id, _, _), .quality(let id, _):
             id
         }
+    }
+}
+
+/// A room peer's paths over the last interval, for its network quality level.
+public struct PeerSessionQuality: Sendable, Hashable {
+    /// Fraction (0–1) of the peer's packets to us lost since the previous sample (RFC 3550 A.3).
+    public var uplinkLoss: Double
+    /// The highest fraction lost the peer reported on our streams to it (its last RTCP reports).
+    public var downlinkLoss: Double
+    /// Round trip to the peer from its reports on our streams (RFC 3550 §6.4.1), when known.
+    public var roundTripTime: Duration?
+    /// The highest interarrival jitter of the peer's streams to us, in seconds (RFC 3550 A.8).
+    public var jitter: Double
+
+    public init(uplinkLoss: Double, downlinkLoss: Double, roundTripTime: Duration?, jitter: Double) {
+        self.uplinkLoss = uplinkLoss
+        self.downlinkLoss = downlinkLoss
+        self.roundTripTime = roundTripTime
+        self.jitter = jitter
     }
 }
 

@@ -30,7 +30,9 @@ import WebRTC
         let publisher = try await server.createRoomSession(offer: try #require(offers["publisher"])) { event in
             if case .audioLevel(_, let mid, let level) = event { levels.list.withLock { $0.append((mid, level)) } }
         }
-        let subscriber = try await server.createRoomSession(offer: try #require(offers["subscriber"])) { _ in }
+        let subscriber = try await server.createRoomSession(offer: try #require(offers["subscriber"])) { event in
+            if case .quality(_, let quality) = event { levels.quality.withLock { $0.append(quality) } }
+        }
         #expect(publisher.sending.map(\.codec) == [.audio(.opus), .video(.vp8)] && publisher.receiving.isEmpty)
         #expect(subscriber.receiving.map(\.codec) == [.audio(.opus), .video(.vp8)] && subscriber.sending.isEmpty)
         for (source, slot) in zip(publisher.sending, subscriber.receiving) {
@@ -72,10 +74,16 @@ import WebRTC
         #expect(heard.count >= 20 && heard.allSatisfy { $0.0 == publisher.sending[0].mid })
         #expect(values.filter { (6...12).contains($0) }.count >= values.count / 2, "levels \(values)")
         #expect(publisher.sdp.contains("urn:ietf:params:rtp-hdrext:ssrc-audio-level"))
+        // Once a second, the subscriber's paths: nothing lost on loopback (aiortc's reports carry no
+        // LSR for our slots, so no round trip is known).
+        let quality = levels.quality.withLock { $0 }
+        print("aiortc room media: subscriber quality \(quality)")
+        #expect(quality.count >= 2 && quality.allSatisfy { $0.downlinkLoss == 0 && $0.uplinkLoss == 0 })
     }
 
     final class Levels: Sendable {
         let list = Mutex<[(String, UInt8)]>([])
+        let quality = Mutex<[PeerSessionQuality]>([])
     }
 }
 

@@ -56,7 +56,13 @@ extension RoomService {
         announced.insert(record.sid)
         tellOthers(of: record, .roomParticipantConnected(RoomParticipantConnected(
             participant: RoomParticipantInfo(sid: record.sid, identity: record.identity))))
-        for track in publishedTracks(participantSid: record.sid) { announce(track) }
+        let published = publishedTracks(participantSid: record.sid).compactMap { trackInfo($0.sid, local: false) }
+        for other in announcedOthers(of: record.sid) {
+            for track in published {
+                other.post(.roomTrackPublished(RoomTrackPublished(participantSid: record.sid, track: track)))
+            }
+            reconcile(other.record.sid)
+        }
         return joined
     }
 

@@ -205,7 +205,7 @@ let package = Package(
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "VoiceREST", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
-                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring"],
+                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring", "RoomService"],
                 swiftSettings: strict),
 
         // Two-party SDK calls in one process, the pieces `parley demo` and `parley-bench
@@ -289,7 +289,7 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
                                    "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
-                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner"],
+                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner", "RoomService"],
                     swiftSettings: strict),
         .testTarget(name: "RoomServiceTests",
                     dependencies: ["RoomService", "VideoREST", "ParleyTestSupport", "ParleyTestClock", "PlatformCore", "ParleyStore",

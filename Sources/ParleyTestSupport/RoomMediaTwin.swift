@@ -1,34 +1,35 @@
 import ParleyCore
 import ParleyStore
 import RoomService
-import Signaling
 import Synchronization
 
 /// A `RoomMediaPlane` in memory: an "offer" is lines `send|recv <kind> <mid>`; it records what
 /// the service asked of it (opens, routes, closes) and can fire a session's events.
-final class RoomMediaTwin: RoomMediaPlane {
-    struct Route: Equatable, CustomStringConvertible {
-        let source: RoomTrackAddress?
-        let slot: RoomTrackAddress
-        var description: String { "\(source.map { "\($0.session)/\($0.mid)" } ?? "-")→\(slot.session)/\(slot.mid)" }
+public final class RoomMediaTwin: RoomMediaPlane {
+    public struct Route: Equatable, CustomStringConvertible, Sendable {
+        public let source: RoomTrackAddress?
+        public let slot: RoomTrackAddress
+        public var description: String { "\(source.map { "\($0.session)/\($0.mid)" } ?? "-")→\(slot.session)/\(slot.mid)" }
     }
 
     private struct State {
         var next = 0
-        var routes: [Route] = []
-        var closed: [String] = []
+        public var routes: [Route] = []
+        public var closed: [String] = []
         var events: [String: @Sendable (RoomMediaEvent) -> Void] = [:]
     }
 
     private let state = Mutex(State())
 
-    var routes: [Route] { state.withLock { $0.routes } }
-    var closed: [String] { state.withLock { $0.closed } }
+    public init() {}
+
+    public var routes: [Route] { state.withLock { $0.routes } }
+    public var closed: [String] { state.withLock { $0.closed } }
 
     /// The routes as `source→slot` strings, `-` for an emptied slot.
-    var routeLog: [String] { routes.map(\.description) }
+    public var routeLog: [String] { routes.map(\.description) }
 
-    func open(offer: String, events: @escaping @Sendable (RoomMediaEvent) -> Void)
+    public func open(offer: String, events: @escaping @Sendable (RoomMediaEvent) -> Void)
         async throws(ParleyError) -> RoomMediaDescription {
         let session = state.withLock { s -> String in
             s.next += 1
@@ -38,19 +39,19 @@ final class RoomMediaTwin: RoomMediaPlane {
         return try Self.describe(offer, session: session)
     }
 
-    func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription {
+    public func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription {
         guard state.withLock({ $0.events[session] != nil }) else {
             throw ParleyError(.mediaServerRemoteDescFailed, reason: "no session \(session)")
         }
         return try Self.describe(offer, session: session)
     }
 
-    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool {
+    public func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool {
         state.withLock { $0.routes.append(Route(source: source, slot: slot)) }
         return true
     }
 
-    func close(session: String) async {
+    public func close(session: String) async {
         state.withLock {
             $0.closed.append(session)
             $0.events[session] = nil
@@ -58,12 +59,12 @@ final class RoomMediaTwin: RoomMediaPlane {
     }
 
     /// Fires an event of `session` as the media loop would.
-    func fire(_ event: RoomMediaEvent, session: String) {
+    public func fire(_ event: RoomMediaEvent, session: String) {
         state.withLock { $0.events[session] }?(event)
     }
 
     /// An offer: `send audio 0`, `recv video 3`, … one a line.
-    static func offer(_ lines: String...) -> String { lines.joined(separator: "\n") }
+    public static func offer(_ lines: String...) -> String { lines.joined(separator: "\n") }
 
     private static func describe(_ offer: String, session: String) throws(ParleyError) -> RoomMediaDescription {
         var sending: [RoomMediaDescription.Section] = []
@@ -80,24 +81,3 @@ final class RoomMediaTwin: RoomMediaPlane {
     }
 }
 
-/// A participant's link that records what it is sent, in order.
-final class RecordingLink: RoomParticipantLink {
-    private let log = Mutex<(all: [(SignalingMessage, String?)], taken: Int)>(([], 0))
-    private let reasons = Mutex<[ParleyError.Code]>([])
-
-    func send(_ message: SignalingMessage, ref: String?) async { log.withLock { $0.all.append((message, ref)) } }
-    func removed(_ reason: ParleyError) async { reasons.withLock { $0.append(reason.code) } }
-
-    /// Everything sent, and each message's `ref`.
-    var messages: [SignalingMessage] { log.withLock { $0.all.map(\.0) } }
-    var refs: [String?] { log.withLock { $0.all.map(\.1) } }
-    var removals: [ParleyError.Code] { reasons.withLock { $0 } }
-
-    /// The messages sent since the last call.
-    func take() -> [SignalingMessage] {
-        log.withLock { log in
-            defer { log.taken = log.all.count }
-            return log.all[log.taken...].map(\.0)
-        }
-    }
-}

@@ -214,4 +214,36 @@ import Testing
         #expect(f.media.closed == ["S1", "S2", "S3"])
         f.close()
     }
+
+    @Test func aDuplicateIdentityReplacesTheFirstAndReconnectsAreTold() async throws {
+        let f = try Fixture()
+        let (first, second, bob) = (RecordingLink(), RecordingLink(), RecordingLink())
+        let a1 = try await f.connect("alice", first, offer: RoomMediaTwin.offer("send audio 0"),
+                                     tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)])
+        let b = try await f.connect("bob", bob, offer: RoomMediaTwin.offer("recv audio 0"), tracks: [])
+        _ = bob.take()
+        let a2 = try await f.connect("alice", second, offer: RoomMediaTwin.offer("send audio 0"),
+                                     tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)])
+        for _ in 0..<5_000 where first.removals.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(first.messages.last == .roomDisconnected(RoomDisconnected(
+            code: 53205, message: "alice connected to the room again")) && first.removals == [.participantDuplicateIdentity])
+        let newMic = Self.sid(a2, "mic")
+        #expect(bob.take() == [
+            .roomUnsubscribed(RoomTrackReference(trackSid: Self.sid(a1, "mic"))),
+            .roomTrackUnpublished(RoomTrackUnpublished(participantSid: a1.participant.sid, trackSid: Self.sid(a1, "mic"))),
+            .roomParticipantDisconnected(RoomParticipantReference(participantSid: a1.participant.sid)),
+            .roomParticipantConnected(RoomParticipantConnected(participant: RoomParticipantInfo(sid: a2.participant.sid, identity: "alice"))),
+            .roomTrackPublished(RoomTrackPublished(participantSid: a2.participant.sid, track: RoomTrackInfo(sid: newMic, name: "mic", kind: .audio))),
+            .roomSubscribed(RoomSubscribed(trackSid: newMic, mid: "0", participantSid: a2.participant.sid)),
+        ], "the freed slot carries the new mic")
+        #expect(f.media.routeLog == ["S1/0→S2/0", "-→S2/0", "S3/0→S2/0"])
+
+        f.media.fire(.disconnected(session: "S3"), session: "S3")
+        f.media.fire(.reconnected(session: "S3"), session: "S3")
+        let reference = RoomParticipantReference(participantSid: a2.participant.sid)
+        for _ in 0..<5_000 where bob.messages.count < 9 { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(bob.take() == [.roomParticipantReconnecting(reference), .roomParticipantReconnected(reference)])
+        #expect(b.participants.map(\.identity) == ["alice"])
+        f.close()
+    }
 }

@@ -175,7 +175,7 @@ let package = Package(
         // Rooms: the room registry, participants, tracks and subscriptions, room signaling, status
         // callbacks; media through `RoomMediaPlane` (the SFU on WebRTC's media socket).
         .target(name: "RoomService",
-                dependencies: ["ParleyCore", "ParleyStore", "PlatformCore", "SFU", "TwiML", "VideoREST"],
+                dependencies: ["ParleyCore", "ParleyStore", "PlatformCore", "SFU", "TwiML", "VideoREST", "Signaling"],
                 swiftSettings: strict),
         // The wiring: configuration, `PlatformServer` (store, media socket, engine, routers,
         // listener), the `/v1/echo` endpoint.
@@ -205,7 +205,7 @@ let package = Package(
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "VoiceREST", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
-                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring"],
+                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring", "RoomService"],
                 swiftSettings: strict),
 
         // Two-party SDK calls in one process, the pieces `parley demo` and `parley-bench
@@ -289,11 +289,11 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
                                    "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
-                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner"],
+                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner", "RoomService"],
                     swiftSettings: strict),
         .testTarget(name: "RoomServiceTests",
                     dependencies: ["RoomService", "VideoREST", "ParleyTestSupport", "ParleyTestClock", "PlatformCore", "ParleyStore",
-                                   "ParleyNet", "ParleyCore", "SFU"],
+                                   "ParleyNet", "ParleyCore", "SFU", "Signaling"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

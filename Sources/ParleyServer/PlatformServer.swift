@@ -67,8 +67,10 @@ public final class PlatformServer: Sendable {
     /// creates, mode 0600) the store, ensures the default account and key exist, and prepares the
     /// listener. Nothing listens until `start()`. `clock` times the call engine's timers (ring
     /// timeouts, time limits, TwiML pauses, resume windows): tests pass a virtual clock.
+    /// `roomMedia` carries rooms' media: by default the SFU on the server's WebRTC socket
+    /// (`WebRTCRoomMedia`); tests pass an in-memory twin.
     public init(configuration: ServerConfiguration, store: (any PlatformStore)? = nil,
-                clock: any MonotonicClock = SystemClock()) throws {
+                clock: any MonotonicClock = SystemClock(), roomMedia: (any RoomMediaPlane)? = nil) throws {
         self.configuration = configuration
         try RecordingsDirectory.prepare(configuration.recordingsDirectory)
         let store = try store ?? SQLiteAccountStore(path: configuration.databasePath)
@@ -117,6 +119,12 @@ public final class PlatformServer: Sendable {
         }
         let quotas = QuotaLedger(limits: configuration.quotas)
         self.quotas = quotas
+        var roomConfig = RoomService.Configuration()
+        roomConfig.clock = clock
+        let rooms = RoomService(store: store, webhooks: WebhookClient(http: webhookHTTP),
+                                media: roomMedia ?? WebRTCRoomMedia(transport: media),
+                                configuration: roomConfig)
+        self.rooms = rooms
         var voiceConfig = VoiceService.Configuration()
         voiceConfig.recordingsDirectory = configuration.recordingsDirectory
         voiceConfig.clock = clock
@@ -125,14 +133,10 @@ public final class PlatformServer: Sendable {
                                  fetcher: try MediaFetcher(client: webhookHTTP),
                                  webhooks: WebhookClient(http: webhookHTTP),
                                  pushProviders: providers, quotas: quotas,
-                                 publicBaseURL: { base.url })
+                                 roomSignaling: RoomSignalingAdapter(rooms: rooms), publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
-        var roomConfig = RoomService.Configuration()
-        roomConfig.clock = clock
-        let rooms = RoomService(store: store, webhooks: WebhookClient(http: webhookHTTP), configuration: roomConfig)
-        self.rooms = rooms
         echo = EchoEndpoint(media: media, quotas: quotas)
         let router = APIRouter(verifier: verifier, metrics: metrics,
                                endpoints: [echo, rest, VideoRESTRouter(store: store, control: rooms, publicBaseURL: { base.url }),

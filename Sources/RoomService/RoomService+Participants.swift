@@ -1,11 +1,16 @@
 import ParleyCore
 import ParleyStore
+import Signaling
 import VideoREST
 
-/// What the room service tells a participant's connection (room signaling implements it).
+/// What the room service tells a participant's connection (room signaling implements it). Calls
+/// to one link come one at a time, in the order the service made them.
 public protocol RoomParticipantLink: Sendable {
+    /// A room message for the participant's client; `ref` is the request it answers.
+    func send(_ message: SignalingMessage, ref: String?) async
     /// The participant was removed (room ended, `Status=disconnected`, a duplicate identity
-    /// joined, `MaxParticipantDuration` reached): the connection says so and leaves.
+    /// joined, `MaxParticipantDuration` reached, its media session closed), after its
+    /// `room.disconnected` was sent: the connection forgets it.
     func removed(_ reason: ParleyError) async
 }
 
@@ -17,6 +22,16 @@ extension RoomService {
         var record: ParticipantRecord
         let link: any RoomParticipantLink
         let order: Int
+        /// Its link's calls, in order.
+        let outbox = SerialWork()
+        /// Its media session, once `connect` opened one.
+        var session: RoomSession?
+
+        /// Sends a message on the link after everything posted before it.
+        func post(_ message: SignalingMessage, ref: String? = nil) {
+            let link = self.link
+            outbox.post { await link.send(message, ref: ref) }
+        }
     }
 
     /// Joins `identity` to the account's in-progress room named `room` (a name or `RM…` SID),
@@ -26,6 +41,12 @@ extension RoomService {
     ///   (empty identity), 53100/53101 (bad name).
     public func join(accountSid: String, identity: String, room name: String,
                      link: any RoomParticipantLink) async throws(ParleyError) -> (RoomRecord, ParticipantRecord) {
+        try admit(accountSid: accountSid, identity: identity, room: name, link: link)
+    }
+
+    /// `join` without a suspension point, so `connect` can join and set up a session in one step.
+    func admit(accountSid: String, identity: String, room name: String,
+               link: any RoomParticipantLink) throws(ParleyError) -> (RoomRecord, ParticipantRecord) {
         guard !identity.isEmpty else { throw ParleyError(.participantIdentityInvalid, reason: "the token has no identity") }
         guard !name.isEmpty else { throw ParleyError(.roomNameInvalid, reason: "no room name") }
         guard name.utf8.count <= 128 else { throw ParleyError(.roomNameTooLong, reason: "room names are at most 128 bytes") }
@@ -58,16 +79,20 @@ extension RoomService {
     public func leave(participantSid: String) {
         guard let live = participants.removeValue(forKey: participantSid) else { return }
         finish(live)
+        live.outbox.finish()
     }
 
-    /// Removes a participant: it leaves, and its link is told why (off the actor, so no state
-    /// change waits on a connection).
+    /// Removes a participant: it leaves, and its link is sent `room.disconnected` and told why
+    /// (off the actor, so no state change waits on a connection).
     @discardableResult
     func remove(_ participantSid: String, reason: ParleyError) -> ParticipantRecord? {
         guard let live = participants.removeValue(forKey: participantSid) else { return nil }
         let record = finish(live)
+        live.post(.roomDisconnected(RoomDisconnected(code: reason.code.rawValue,
+                                                     message: reason.failureReason ?? reason.code.text)))
         let link = live.link
-        Task { await link.removed(reason) }
+        live.outbox.post { await link.removed(reason) }
+        live.outbox.finish()
         return record
     }
 
@@ -79,6 +104,7 @@ extension RoomService {
     @discardableResult
     private func finish(_ live: LiveParticipant) -> ParticipantRecord {
         unpublishAll(of: live.record)
+        if let session = live.session { sessionGone(session, of: live.record) }
         var record = live.record
         let time = now
         record.status = .disconnected

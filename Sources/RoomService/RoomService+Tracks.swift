@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import SFU
+import Signaling
 import VideoREST
 
 /// Published tracks and who receives them: publishing, unpublishing, enabling and disabling,
@@ -48,6 +49,7 @@ extension RoomService {
         }
         tracks[record.sid] = LiveTrack(record: record, priority: priority, mid: mid, order: nextOrdinal())
         callBack(track: record, participant: participant.record, event: "track-added")
+        trackPublished(record.sid)
         return record
     }
 
@@ -63,6 +65,7 @@ extension RoomService {
         tracks[track.sid] = nil
         _ = try? store.deletePublishedTrack(sid: track.sid)
         callBack(track: track, participant: publisher, event: "track-removed")
+        trackUnpublished(track)
     }
 
     /// Enables or disables a published track (`track-enabled`, `track-disabled`); false if it is
@@ -76,6 +79,8 @@ extension RoomService {
         tracks[trackSid] = track
         _ = try? store.upsertPublishedTrack(track.record)
         callBack(track: track.record, participant: participant.record, event: enabled ? "track-enabled" : "track-disabled")
+        tellOthers(of: participant.record, .roomTrackChanged(RoomTrackChanged(
+            participantSid: participant.record.sid, trackSid: trackSid, enabled: enabled)))
         return true
     }
 

@@ -42,12 +42,35 @@ public actor RoomService: RoomControl {
     var tracks: [String: LiveTrack] = [:]
     /// Subscribe rules set by REST, by participant SID (absent: subscribe to everything).
     var rules: [String: SubscribeRules] = [:]
+    /// The participants' WebRTC sessions and the forwarding between them; nil: no room can be
+    /// joined with media (`connect` refuses with 53000).
+    let media: (any RoomMediaPlane)?
+    /// Routes and closes, sent to the media plane in the order the service decided them.
+    let mediaWork = SerialWork()
+    /// Participants with media whose `room.participantConnected` went out (until they leave).
+    var announced: Set<String> = []
+    /// Media sessions → their participant's SID.
+    var sessionOwners: [String: String] = [:]
+    /// Every session's media events, handled in order by one task.
+    nonisolated let mediaEventSink: AsyncStream<RoomMediaEvent>.Continuation
 
-    package init(store: any PlatformStore, webhooks: WebhookClient, configuration: Configuration = Configuration()) {
+    package init(store: any PlatformStore, webhooks: WebhookClient, media: (any RoomMediaPlane)? = nil,
+                 configuration: Configuration = Configuration()) {
         self.store = store
         self.configuration = configuration
+        self.media = media
         callbacks = StatusCallbackQueue(webhooks: webhooks, clock: configuration.clock)
+        let (events, sink) = AsyncStream<RoomMediaEvent>.makeStream()
+        mediaEventSink = sink
+        Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.mediaEvent(event)
+            }
+        }
     }
+
+    deinit { mediaEventSink.finish() }
 
     var now: Int64 { configuration.wallClock() }
 
@@ -108,6 +131,7 @@ public actor RoomService: RoomControl {
     public func updateSubscribeRules(roomSid: String, participantSid: String, _ rules: SubscribeRules) async -> SubscribeRules? {
         guard participants[participantSid]?.record.roomSid == roomSid else { return nil }
         self.rules[participantSid] = rules
+        reconcile(participantSid)
         return rules
     }
 

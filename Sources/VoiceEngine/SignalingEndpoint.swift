@@ -7,7 +7,7 @@ import WebSocketWire
 
 /// `GET /v1/signaling` (WebSocket): the signaling protocol of docs/signaling.md. The first
 /// message must be a `hello` with a valid access token within 10 s; after that each message goes
-/// to the `VoiceService`. Malformed messages get an `error` and the connection stays up; a silent
+/// to the `VoiceService` (room requests to its `RoomSignalingHandler`, if any). Malformed messages get an `error` and the connection stays up; a silent
 /// client (no message for three heartbeats) is closed.
 ///
 /// A connection holds no task while it is idle: the socket receives its messages on the event
@@ -51,7 +51,11 @@ package final class SignalingEndpoint: Sendable {
         case .attached(let sessionID):
             do throws(SignalingError) {
                 let envelope = try SignalingCodec.decode(Self.text(message))
-                await service.handle(envelope, sessionID: sessionID)
+                if let rooms = service.roomSignaling, Self.isRoomRequest(envelope.message) {
+                    await roomRequest(envelope, sessionID: sessionID, handler: rooms, socket: socket)
+                } else {
+                    await service.handle(envelope, sessionID: sessionID)
+                }
             } catch {
                 metrics.countSignalingError(code: error.code.rawValue)
                 socket.sendError(error.parleyError, ref: error.id)

@@ -75,11 +75,14 @@ struct SessionCredentials {
     /// The API key that signed the token (`iss`): revoking it ends the session.
     let apiKeySid: String
     let voice: VoiceGrant?
+    /// What room signaling checks (`room.*` need a video grant).
+    let video: VideoGrant?
 
     init(_ token: VerifiedToken) {
         accountSid = token.accountSid
         identity = token.identity
         apiKeySid = token.apiKeySid
         voice = token.voice
+        video = token.video
     }
 }

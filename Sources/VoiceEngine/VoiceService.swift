@@ -53,6 +53,8 @@ package actor VoiceService {
     let publicBaseURL: @Sendable () -> String
     /// Per-identity and per-key limits on connections, calls and media sessions.
     let quotas: QuotaLedger
+    /// Who serves `room.*` requests (nil: they are answered with 31100).
+    nonisolated let roomSignaling: (any RoomSignalingHandler)?
     /// Who carries the leg each `<Dial>` noun or REST-created call asks for, asked in order.
     private(set) var dialRoutes: [any DialRoute] = [ClientDialRoute()]
 
@@ -85,8 +87,9 @@ package actor VoiceService {
     package init(configuration: Configuration, store: any PlatformStore, media: any CallMediaBridge,
          verifier: AccessTokenVerifier, metrics: ServerMetrics, player: CallMediaPlayer, speech: SpeechSynthesizer,
          fetcher: MediaFetcher, webhooks: WebhookClient, pushProviders: [String: any PushProvider], quotas: QuotaLedger,
-         publicBaseURL: @escaping @Sendable () -> String) {
+         roomSignaling: (any RoomSignalingHandler)? = nil, publicBaseURL: @escaping @Sendable () -> String) {
         self.configuration = configuration
+        self.roomSignaling = roomSignaling
         clock = configuration.clock
         epoch = configuration.clock.now
         self.store = store
@@ -190,6 +193,10 @@ package actor VoiceService {
         sessions[session.id] = nil
         session.connectionLease.release()
         metrics.signalingSessionsChanged(sessions.count)
+        if let roomSignaling {
+            let id = session.id
+            Task { await roomSignaling.ended(connection: id) }
+        }
     }
 
     private func removeListener(_ session: SignalingSession) {

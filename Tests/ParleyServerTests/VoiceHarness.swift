@@ -4,6 +4,7 @@ import ParleyCore
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
+import RoomService
 import Signaling
 import Testing
 import WebRTC
@@ -18,7 +19,7 @@ struct VoiceHarness {
     var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
     static func start(store: (any PlatformStore)? = nil, clock: any MonotonicClock = SystemClock(),
-                      configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> VoiceHarness {
+                      roomMedia: (any RoomMediaPlane)? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> VoiceHarness {
         if ProcessInfo.processInfo.environment["PARLEY_TEST_LOG"] != nil { Log.setLevel(.debug) }
         var config = ServerConfiguration()
         config.port = 0
@@ -26,7 +27,7 @@ struct VoiceHarness {
         config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(UUID().uuidString)"
         configure(&config)
         let store = store ?? InMemoryAccountStore()
-        let server = try PlatformServer(configuration: config, store: store, clock: clock)
+        let server = try PlatformServer(configuration: config, store: store, clock: clock, roomMedia: roomMedia)
         try server.start()
         let credentials = server.defaultCredentials
         let app = try TwiMLTestApp(authToken: credentials.account.authToken)

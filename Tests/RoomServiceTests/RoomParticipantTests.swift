@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import SFU
+import Signaling
 import ParleyTestClock
 import ParleyTestSupport
 import RoomService
@@ -13,6 +14,7 @@ import VideoREST
 @Suite struct RoomParticipantTests {
     final class Link: RoomParticipantLink {
         let reasons = Mutex<[ParleyError.Code]>([])
+        func send(_ message: SignalingMessage, ref: String?) async {}
         func removed(_ reason: ParleyError) async { reasons.withLock { $0.append(reason.code) } }
         func waitForRemoval() async throws -> [ParleyError.Code] {
             for _ in 0..<5_000 where reasons.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }

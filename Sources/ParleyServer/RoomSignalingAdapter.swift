@@ -1,0 +1,124 @@
+import AccessToken
+import ParleyCore
+import RoomService
+import Signaling
+import Synchronization
+import VoiceEngine
+
+/// Room signaling over the room service: the engine hands each client `room.*` request here
+/// (docs/signaling.md §12). One room per signaling session; its participant leaves on
+/// `room.leave` or when the session ends, and a participant the service removes is forgotten.
+actor RoomSignalingAdapter: RoomSignalingHandler {
+    let rooms: RoomService
+    /// Signaling sessions → the participant each is in a room as.
+    private var participants: [String: String] = [:]
+    /// Sessions whose `room.join` is under way, and those of them that ended meanwhile.
+    private var joining: Set<String> = []
+    private var endedWhileJoining: Set<String> = []
+
+    init(rooms: RoomService) {
+        self.rooms = rooms
+    }
+
+    func handle(_ message: SignalingMessage, ref: String?, from connection: RoomSignalingConnection) async {
+        let reply = connection.send
+        switch message {
+        case .roomJoin(let join):
+            await self.join(join, ref: ref, connection: connection)
+        case .roomOffer(let offer):
+            guard let sid = await participant(of: connection, ref: ref) else { return }
+            do {
+                try await rooms.renegotiate(participantSid: sid, offer: offer.offer, tracks: offer.tracks, ref: ref)
+            } catch {
+                await reply(Self.error(error), ref)
+            }
+        case .roomTrackEnabled(let change):
+            guard let sid = await participant(of: connection, ref: ref) else { return }
+            await rooms.setTrackEnabled(participantSid: sid, trackSid: change.trackSid, change.enabled)
+        case .roomSubscribe(let track):
+            guard let sid = await participant(of: connection, ref: ref) else { return }
+            await rooms.subscribe(participantSid: sid, trackSid: track.trackSid, ref: ref)
+        case .roomUnsubscribe(let track):
+            guard let sid = await participant(of: connection, ref: ref) else { return }
+            await rooms.unsubscribe(participantSid: sid, trackSid: track.trackSid, ref: ref)
+        case .roomLeave:
+            guard let sid = participants.removeValue(forKey: connection.id) else { return }
+            await rooms.leave(participantSid: sid)
+        default:
+            await reply(.error(SignalingErrorBody(code: .malformedRequest, message: "\(message.type.rawValue) is not a room request")), ref)
+        }
+    }
+
+    func ended(connection id: String) async {
+        if joining.contains(id) { endedWhileJoining.insert(id) }
+        guard let sid = participants.removeValue(forKey: id) else { return }
+        await rooms.leave(participantSid: sid)
+    }
+
+    /// The service removed the participant (its `room.disconnected` was sent).
+    func forget(connection id: String, participantSid: String) {
+        if participants[id] == participantSid { participants[id] = nil }
+    }
+
+    private func join(_ join: RoomJoin, ref: String?, connection: RoomSignalingConnection) async {
+        guard participants[connection.id] == nil, !joining.contains(connection.id) else {
+            return await connection.send(Self.error(ParleyError(.conflict, reason: "this connection is in a room already")), ref)
+        }
+        // A grant that names a room admits to that room only.
+        if let granted = connection.video.room, let asked = join.room, granted != asked {
+            return await connection.send(Self.error(ParleyError(
+                .accessTokenGrantsInvalid, reason: "the access token's video grant is for another room")), ref)
+        }
+        joining.insert(connection.id)
+        defer { joining.remove(connection.id) }
+        let link = Link(connection: connection, adapter: self)
+        do {
+            let joined = try await rooms.connect(accountSid: connection.accountSid, identity: connection.identity,
+                                                 room: join.room ?? connection.video.room ?? "", offer: join.offer,
+                                                 tracks: join.tracks, automaticSubscription: join.automaticSubscription,
+                                                 ref: ref, link: link)
+            link.participantSid.withLock { $0 = joined.participant.sid }
+            if endedWhileJoining.remove(connection.id) != nil {
+                await rooms.leave(participantSid: joined.participant.sid)
+            } else {
+                participants[connection.id] = joined.participant.sid
+            }
+        } catch {
+            endedWhileJoining.remove(connection.id)
+            await connection.send(Self.error(error), ref)
+        }
+    }
+
+    /// The session's participant, or an `error` (53204) when it is in no room.
+    private func participant(of connection: RoomSignalingConnection, ref: String?) async -> String? {
+        if let sid = participants[connection.id] { return sid }
+        await connection.send(Self.error(ParleyError(.participantNotFound, reason: "this connection is in no room")), ref)
+        return nil
+    }
+
+    static func error(_ error: ParleyError) -> SignalingMessage {
+        .error(SignalingErrorBody(code: error.code.rawValue, message: error.failureReason ?? error.code.text))
+    }
+
+    /// A participant's link: its messages go out on its signaling session.
+    final class Link: RoomParticipantLink {
+        let connection: RoomSignalingConnection
+        let adapter: RoomSignalingAdapter
+        /// Set once `connect` returned.
+        let participantSid = Mutex<String?>(nil)
+
+        init(connection: RoomSignalingConnection, adapter: RoomSignalingAdapter) {
+            self.connection = connection
+            self.adapter = adapter
+        }
+
+        func send(_ message: SignalingMessage, ref: String?) async {
+            await connection.send(message, ref)
+        }
+
+        func removed(_ reason: ParleyError) async {
+            guard let sid = participantSid.withLock({ $0 }) else { return }
+            await adapter.forget(connection: connection.id, participantSid: sid)
+        }
+    }
+}

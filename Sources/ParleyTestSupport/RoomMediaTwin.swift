@@ -1,0 +1,83 @@
+import ParleyCore
+import ParleyStore
+import RoomService
+import Synchronization
+
+/// A `RoomMediaPlane` in memory: an "offer" is lines `send|recv <kind> <mid>`; it records what
+/// the service asked of it (opens, routes, closes) and can fire a session's events.
+public final class RoomMediaTwin: RoomMediaPlane {
+    public struct Route: Equatable, CustomStringConvertible, Sendable {
+        public let source: RoomTrackAddress?
+        public let slot: RoomTrackAddress
+        public var description: String { "\(source.map { "\($0.session)/\($0.mid)" } ?? "-")→\(slot.session)/\(slot.mid)" }
+    }
+
+    private struct State {
+        var next = 0
+        public var routes: [Route] = []
+        public var closed: [String] = []
+        var events: [String: @Sendable (RoomMediaEvent) -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var routes: [Route] { state.withLock { $0.routes } }
+    public var closed: [String] { state.withLock { $0.closed } }
+
+    /// The routes as `source→slot` strings, `-` for an emptied slot.
+    public var routeLog: [String] { routes.map(\.description) }
+
+    public func open(offer: String, events: @escaping @Sendable (RoomMediaEvent) -> Void)
+        async throws(ParleyError) -> RoomMediaDescription {
+        let session = state.withLock { s -> String in
+            s.next += 1
+            s.events["S\(s.next)"] = events
+            return "S\(s.next)"
+        }
+        return try Self.describe(offer, session: session)
+    }
+
+    public func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription {
+        guard state.withLock({ $0.events[session] != nil }) else {
+            throw ParleyError(.mediaServerRemoteDescFailed, reason: "no session \(session)")
+        }
+        return try Self.describe(offer, session: session)
+    }
+
+    public func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool {
+        state.withLock { $0.routes.append(Route(source: source, slot: slot)) }
+        return true
+    }
+
+    public func close(session: String) async {
+        state.withLock {
+            $0.closed.append(session)
+            $0.events[session] = nil
+        }
+    }
+
+    /// Fires an event of `session` as the media loop would.
+    public func fire(_ event: RoomMediaEvent, session: String) {
+        state.withLock { $0.events[session] }?(event)
+    }
+
+    /// An offer: `send audio 0`, `recv video 3`, … one a line.
+    public static func offer(_ lines: String...) -> String { lines.joined(separator: "\n") }
+
+    private static func describe(_ offer: String, session: String) throws(ParleyError) -> RoomMediaDescription {
+        var sending: [RoomMediaDescription.Section] = []
+        var receiving: [RoomMediaDescription.Section] = []
+        for line in offer.split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            guard words.count == 3, let kind = TrackKind(rawValue: words[1]) else {
+                throw ParleyError(.mediaServerRemoteDescFailed, reason: "bad offer line \(line)")
+            }
+            let section = RoomMediaDescription.Section(mid: words[2], kind: kind)
+            if words[0] == "send" { sending.append(section) } else { receiving.append(section) }
+        }
+        return RoomMediaDescription(session: session, answer: "answer of \(session)", sending: sending, receiving: receiving)
+    }
+}
+

@@ -19,12 +19,17 @@ public struct InProcessPlatform: Sendable {
         config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(getpid())"
         let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
         try server.start()
-        let creds = server.defaultCredentials
-        let token = try AccessTokenBuilder.mint(accountSid: creds.account.sid, apiKeySid: creds.apiKey.sid,
-                                                apiSecret: creds.apiKey.secret, identity: identity, ttl: ttl,
-                                                grants: [.voice(VoiceGrant(incomingAllow: true))],
-                                                now: Int64(Date().timeIntervalSince1970))
+        let token = try Self.token(server, identity: identity, grants: [.voice(VoiceGrant(incomingAllow: true))], ttl: ttl)
         return InProcessPlatform(server: server, token: token)
+    }
+
+    /// A token for `identity` with `grants`, signed by the server's default key.
+    public static func token(_ server: PlatformServer, identity: String, grants: [AccessTokenGrant],
+                             ttl: Int64 = 3600) throws -> String {
+        let creds = server.defaultCredentials
+        return try AccessTokenBuilder.mint(accountSid: creds.account.sid, apiKeySid: creds.apiKey.sid,
+                                           apiSecret: creds.apiKey.secret, identity: identity, ttl: ttl, grants: grants,
+                                           now: Int64(Date().timeIntervalSince1970))
     }
 }
 

@@ -158,7 +158,10 @@ extension RoomService {
         switch event {
         case .closed(let session, let error):
             guard let sid = sessionOwners[session] else { return }
-            remove(sid, reason: error ?? ParleyError(.mediaConnection, reason: "the media session closed"))
+            // The peer closed it (DTLS close_notify): it is leaving, as with `room.leave`, which
+            // may still be on its way. A failure removes it with the media error (53405, 53407).
+            guard let error else { return leave(participantSid: sid) }
+            remove(sid, reason: error)
         case .disconnected(let session), .reconnected(let session):
             guard let sid = sessionOwners[session], let record = participants[sid]?.record else { return }
             let reference = RoomParticipantReference(participantSid: sid)

@@ -99,7 +99,7 @@ extension RoomService {
         guard let media else { return }
         mediaWork.post {
             if !(await media.route(source, to: slot)) {
-                Log.debug(.platform, "room media: no route from \(source.map { "\($0.session)/\($0.mid)" } ?? "nothing") to \(slot.session)/\(slot.mid)")
+                Log.warning(.platform, "room media: no route from \(source.map { "\($0.session)/\($0.mid)" } ?? "nothing") to \(slot.session)/\(slot.mid)")
             }
         }
     }

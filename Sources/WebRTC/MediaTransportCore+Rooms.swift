@@ -100,8 +100,11 @@ extension MediaTransportCore {
         }
         if let current = sink.roomSources[track], current.session === publisher, current.inbound == inbound { return true }
         sink.setRoomSource(RoomSource(session: publisher, inbound: inbound), track: track)
-        publisher.requestKeyframe(inbound: inbound, now: now, out: &outbox)
-        flush()
+        // A slot not connected yet asks once it is (`updateConnected`): frames before are dropped.
+        if sink.state == .connected {
+            publisher.requestKeyframe(inbound: inbound, now: now, out: &outbox)
+            flush()
+        }
         Log.debug(.webrtc, "route \(source.session)/\(source.mid) → \(slot.session)/\(slot.mid)")
         return true
     }

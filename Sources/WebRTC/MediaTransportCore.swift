@@ -49,7 +49,7 @@ final class MediaTransportCore {
         var parameters = AnswerParameters(localCredentials: uniqueCredentials(), fingerprint: certificate.fingerprint,
                                           candidates: candidates, ssrc: ssrc,
                                           videoSSRC: offer.video == nil ? nil : Self.ssrc(other: ssrc, using: &random),
-                                          cname: "parley-\(id.prefix(8))",
+                                          cname: Self.cname(id),
                                           streamID: kind == .echo ? "parley-echo" : "parley-\(id.prefix(8))",
                                           trackID: kind == .echo ? "echo-audio" : "audio-\(id.suffix(8))",
                                           sessionID: UInt64.random(in: 1...(1 << 62), using: &random))
@@ -103,6 +103,12 @@ final class MediaTransportCore {
     func snapshot(id: String) -> PeerSessionSnapshot? { sessions[id]?.snapshot(now: now) }
 
     func snapshots() -> [PeerSessionSnapshot] { sessions.values.map { $0.snapshot(now: now) } }
+
+    /// A session's RTCP CNAME (RFC 7022: random per session), 16 bytes long: then each SDES
+    /// chunk of our reports ends in exactly two zero octets (terminator and one pad, RFC 3550
+    /// §6.5), the one layout aiortc 1.16 reads when several chunks follow each other (it takes the
+    /// terminator as a two-octet item); any other length makes it drop our sender reports.
+    static func cname(_ id: String) -> String { "parley-\(id.prefix(9))" }
 
     /// A random SSRC other than `other` (RFC 3550 §8.1: one session's SSRCs are distinct).
     static func ssrc(other: UInt32, using random: inout SystemRandomNumberGenerator) -> UInt32 {

@@ -376,6 +376,7 @@ final class PeerSession {
             dtlsConnectedAfter: after(dtlsConnectedAt), connectedAfter: after(connectedAt),
             age: .nanoseconds(Int64((now - createdAt) * 1e9)), counters: counters,
             jitter: received?.statistics.jitter ?? 0, cumulativeLost: received?.statistics.cumulativeLost ?? 0,
-            forwardingSource: source?.id, forwardingSinks: sinks.map(\.id), tapped: tap != nil)
+            forwardingSource: source?.id, forwardingSinks: sinks.map(\.id), tapped: tap != nil,
+            packetsSentBySSRC: Dictionary(rtp.sendStreams.map { ($0.ssrc, $0.packetsSent) }, uniquingKeysWith: +))
     }
 }

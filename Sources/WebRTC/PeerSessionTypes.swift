@@ -60,6 +60,8 @@ public struct PeerSessionSnapshot: Sendable {
     public var forwardingSinks: [String]
     /// An audio tap is set.
     public var tapped: Bool
+    /// Packets sent on each of our streams, by SSRC (a room session's slots; a call's audio).
+    public var packetsSentBySSRC: [UInt32: UInt64] = [:]
 }
 
 /// Per-session packet counters.

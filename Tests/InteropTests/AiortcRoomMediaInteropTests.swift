@@ -74,11 +74,12 @@ import WebRTC
         #expect(heard.count >= 20 && heard.allSatisfy { $0.0 == publisher.sending[0].mid })
         #expect(values.filter { (6...12).contains($0) }.count >= values.count / 2, "levels \(values)")
         #expect(publisher.sdp.contains("urn:ietf:params:rtp-hdrext:ssrc-audio-level"))
-        // Once a second, the subscriber's paths: nothing lost on loopback (aiortc's reports carry no
-        // LSR for our slots, so no round trip is known).
+        // Once a second, the subscriber's paths: nothing lost on loopback, and a round trip from
+        // its reports on our slots (which needs it to read our sender reports).
         let quality = levels.quality.withLock { $0 }
         print("aiortc room media: subscriber quality \(quality)")
         #expect(quality.count >= 2 && quality.allSatisfy { $0.downlinkLoss == 0 && $0.uplinkLoss == 0 })
+        #expect(quality.contains { $0.roundTripTime != nil }, "no round trip: aiortc did not read our sender reports")
     }
 
     final class Levels: Sendable {
@@ -102,20 +103,8 @@ async def main(handoff, seconds):
     pub.addTransceiver(VideoStreamTrack(), direction="sendonly")
     sub.addTransceiver("audio", direction="recvonly")
     sub.addTransceiver("video", direction="recvonly")
-    got = {"audio_frames": 0, "audio_peak": 0.0, "video_frames": 0, "video_size": None, "first_video_ms": None}
-
-    @sub.on("track")
-    def on_track(track):
-        def count(frame):
-            if track.kind == "audio":
-                got["audio_frames"] += 1
-                got["audio_peak"] = max(got["audio_peak"], float(np.abs(frame.to_ndarray()).max()) / 32768)
-            else:
-                got["video_frames"] += 1
-                got["video_size"] = [frame.width, frame.height]
-                if got["first_video_ms"] is None:
-                    got["first_video_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-        consume(track, count)
+    got = {}
+    tally(sub, got, t0)
 
     await pub.setLocalDescription(await pub.createOffer())
     await sub.setLocalDescription(await sub.createOffer())

@@ -56,6 +56,24 @@ enum AiortcScriptPrelude {
                     on_frame(frame)
             asyncio.ensure_future(run())
 
+        # Counts the decoded frames of every remote track of pc into got: audio frames and their
+        # peak (0-1), video frames, the last size and when the first came (ms after t0).
+        def tally(pc, got, t0):
+            got.update({"audio_frames": 0, "audio_peak": 0.0, "video_frames": 0, "video_size": None,
+                        "first_video_ms": None})
+            @pc.on("track")
+            def on_track(track):
+                def count(frame):
+                    if track.kind == "audio":
+                        got["audio_frames"] += 1
+                        got["audio_peak"] = max(got["audio_peak"], float(np.abs(frame.to_ndarray()).max()) / 32768)
+                    else:
+                        got["video_frames"] += 1
+                        got["video_size"] = [frame.width, frame.height]
+                        if got["first_video_ms"] is None:
+                            got["first_video_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+                consume(track, count)
+
         # Appends every received audio frame's mono samples to chunks and its sample count to frames.
         def record(pc, chunks, frames):
             @pc.on("track")

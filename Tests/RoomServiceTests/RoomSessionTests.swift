@@ -196,11 +196,11 @@ import Testing
         let b = try await f.connect("bob", bob, offer: RoomMediaTwin.offer("recv audio 0"), tracks: [])
         _ = alice.take()
         _ = bob.take()
-        // The media plane closes alice's session: she is removed and told, bob hears she left.
-        f.media.fire(.closed(session: "S2", error: nil), session: "S2")
+        // Alice's media session fails: she is removed and told, bob hears she left.
+        f.media.fire(.closed(session: "S2", error: ParleyError(.mediaConnection, reason: "ICE consent expired")), session: "S2")
         for _ in 0..<5_000 where alice.removals.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
         await f.service.settle()
-        #expect(alice.take() == [.roomDisconnected(RoomDisconnected(code: 53405, message: "the media session closed"))])
+        #expect(alice.take() == [.roomDisconnected(RoomDisconnected(code: 53405, message: "ICE consent expired"))])
         #expect(alice.removals == [.mediaConnection])
         #expect(bob.take() == [
             .roomUnsubscribed(RoomTrackReference(trackSid: Self.sid(a, "mic"))),
@@ -212,6 +212,26 @@ import Testing
         #expect(bob.take() == [.roomDisconnected(RoomDisconnected(code: 53118, message: "the room was completed"))])
         await f.service.settle()
         #expect(f.media.closed == ["S1", "S2", "S3"])
+        f.close()
+    }
+
+    @Test func aCleanCloseOfTheMediaSessionIsALeave() async throws {
+        let f = try Fixture()
+        let (alice, bob) = (RecordingLink(), RecordingLink())
+        let a = try await f.connect("alice", alice, offer: RoomMediaTwin.offer("send audio 0"),
+                                    tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)])
+        _ = try await f.connect("bob", bob, offer: RoomMediaTwin.offer("recv audio 0"), tracks: [])
+        _ = alice.take()
+        _ = bob.take()
+        // Alice's peer sends close_notify (its room.leave may still be on the way): she leaves.
+        f.media.fire(.closed(session: "S1", error: nil), session: "S1")
+        for _ in 0..<5_000 where !bob.messages.contains(.roomParticipantDisconnected(RoomParticipantReference(participantSid: a.participant.sid))) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        await f.service.settle()
+        #expect(alice.take().isEmpty && alice.removals.isEmpty)
+        #expect(await f.service.connectedParticipants(roomSid: a.room.sid).map(\.identity) == ["bob"])
+        #expect(bob.take().last == .roomParticipantDisconnected(RoomParticipantReference(participantSid: a.participant.sid)))
         f.close()
     }
 

@@ -1,0 +1,93 @@
+import Foundation
+import ParleyTestSupport
+import Testing
+
+/// Two Chromium instances (libwebrtc) join the video room `standup` on a real `parley-server` from
+/// its own room page (`GET /rooms/standup#token=…`), as `alice` and `bob` with video-grant tokens:
+/// each must see the other and receive the other's fake microphone (> 100 packets, energy > 0) and
+/// fake camera (> 30 frames decoded, at the size the other's camera captures) through the SFU; the
+/// Rooms REST API must list the room with both participants; then bob leaves and alice must get
+/// `room.participantDisconnected`.
+///
+/// Everything runs in a private network + PID namespace with only `lo` (`ChromiumRun.room`, which
+/// drives both pages over the DevTools protocol). Needs root, `chromium`, `iproute2`,
+/// `util-linux` and `python3`; without them the test fails, it does not skip.
+@Suite(.serialized, .tags(.interop)) struct ChromiumRoomInteropTests {
+    static let peers = ["alice", "bob"]
+
+    @Test(.timeLimit(.minutes(2))) func twoBrowsersSeeAndHearEachOtherInARoom() async throws {
+        let run = try ChromiumRun.room("standup", mediaSeconds: 40)
+        defer { run.cleanUp() }
+        let ended = await run.wait(timeout: .seconds(100))
+        #expect(ended, "the Chromium room run did not finish within 100 s; it was killed")
+        let report = try run.report()
+        let pages = report["pages"] as? [String: [String: Any]] ?? [:]
+        let diagnostics = Self.diagnostics(report, pages: pages)
+
+        #expect(report["interfaces"] as? [String] == ["lo"], "namespace interfaces: \(report["interfaces"] ?? "-")")
+        #expect(report["error"] == nil, "orchestrator: \(report["error"] ?? "-")\n\(diagnostics)")
+        let page = report["page"] as? [String: Any] ?? [:]
+        #expect(page["status"] as? Int == 200 && (page["content_type"] as? String)?.hasPrefix("text/html") == true,
+                "GET /rooms/standup: \(page)")
+        #expect(page["has_parley_room"] as? Bool == true, "the page has no window.parleyRoom: \(page)")
+
+        var states: [String: [String: Any]] = [:]
+        for (me, other) in [("alice", "bob"), ("bob", "alice")] {
+            let media = pages[me]?["media"] as? [String: Any] ?? [:]
+            let state = media["state"] as? [String: Any] ?? [:]
+            states[me] = state
+            let rows = (media["stats"] as? [[String: Any]] ?? []).filter { $0["identity"] as? String == other }
+            let audio = rows.first { $0["kind"] as? String == "audio" } ?? [:]
+            let video = rows.first { $0["kind"] as? String == "video" } ?? [:]
+            let timing = state["timing"] as? [String: Any] ?? [:]
+            let firstFrame = (timing["firstRemoteFrame"] as? [String: Any])?[other] ?? "-"
+            print("chromium room: \(me) ← \(other): join → first frame \(firstFrame) ms, "
+                  + "frames \(video["framesDecoded"] ?? "-") at \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), "
+                  + "audio packets \(audio["packetsReceived"] ?? "-"), energy \(audio["totalAudioEnergy"] ?? "-"), "
+                  + "phase \(state["phase"] ?? "-"), media \(state["connectionState"] ?? "-"), negotiations \(state["negotiations"] ?? "-")")
+
+            #expect(state["phase"] as? String == "joined", "\(me) did not join\n\(diagnostics)")
+            #expect((state["errors"] as? [Any] ?? []).isEmpty, "\(me)'s errors: \(state["errors"] ?? "-")")
+            let identities = (state["participants"] as? [String: [String: Any]] ?? [:]).values.compactMap { $0["identity"] as? String }
+            #expect(identities.contains(other), "\(me) does not see \(other): \(identities)\n\(diagnostics)")
+            #expect((audio["packetsReceived"] as? Int ?? 0) > 100, "\(me) ← \(other) audio: \(audio)\n\(diagnostics)")
+            #expect(ChromiumRun.number(audio["totalAudioEnergy"]) > 0, "\(me) ← \(other) audio energy: \(audio)")
+            #expect((video["framesDecoded"] as? Int ?? 0) > 30, "\(me) ← \(other) video: \(video)\n\(diagnostics)")
+            let camera = ((pages[other]?["media"] as? [String: Any])?["state"] as? [String: Any])?["localVideo"] as? [String: Any] ?? [:]
+            #expect(camera["width"] != nil && video["frameWidth"] as? Int == camera["width"] as? Int
+                    && video["frameHeight"] as? Int == camera["height"] as? Int,
+                    "\(me) decodes \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), \(other)'s camera is \(camera)")
+        }
+
+        // The REST API lists the room, with both participants, while they are in it.
+        let listed = (report["rest_rooms"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
+        let rooms = listed["rooms"] as? [[String: Any]] ?? []
+        #expect(rooms.contains { $0["unique_name"] as? String == "standup" && $0["sid"] as? String == states["alice"]?["roomSid"] as? String },
+                "GET /v1/Rooms: \(report["rest_rooms"] ?? "-"); alice's room \(states["alice"]?["roomSid"] ?? "-")")
+        let participants = ((report["rest_participants"] as? [String: Any])?["body"] as? [String: Any])?["participants"] as? [[String: Any]] ?? []
+        #expect(Set(participants.compactMap { $0["identity"] as? String }) == Set(Self.peers),
+                "GET /v1/Rooms/…/Participants: \(report["rest_participants"] ?? "-")")
+
+        // bob leaves: alice sees him go.
+        let leave = report["leave"] as? [String: Any] ?? [:]
+        print("chromium room: bob left, alice saw room.participantDisconnected after \(leave["alice_saw_ms"] ?? "-") ms")
+        let end = (pages["alice"]?["end"] as? [String: Any])?["state"] as? [String: Any] ?? [:]
+        let departed = (end["departed"] as? [[String: Any]] ?? []).compactMap { $0["identity"] as? String }
+        #expect(leave["alice_saw_ms"] != nil && departed == ["bob"], "alice's departed: \(departed); leave: \(leave)\n\(diagnostics)")
+        let bob = (pages["bob"]?["end"] as? [String: Any])?["state"] as? [String: Any] ?? [:]
+        #expect(bob["phase"] as? String == "left", "bob's phase after leaving: \(bob["phase"] ?? "-")")
+    }
+
+    /// Each page's state (with its message log and errors), console, and Chromium's and the server's stderr.
+    static func diagnostics(_ report: [String: Any], pages: [String: [String: Any]]) -> String {
+        var text = ""
+        for name in peers {
+            let page = pages[name] ?? [:]
+            let media = page["media"] as? [String: Any] ?? [:]
+            let json = (try? JSONSerialization.data(withJSONObject: media, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+            text += "\(name) page: \(json ?? "-")\n\(name) console: \(page["console"] ?? "-")\n"
+                + "\(name) chromium stderr: \(String(describing: page["chromium_stderr"] ?? "-").suffix(800))\n"
+        }
+        return text + "server stderr: \(report["server_stderr"] ?? "-")"
+    }
+}

@@ -45,13 +45,14 @@ function status() {
   $("status").textContent = S.phase + (pc ? " · media " + S.connectionState : "")
     + (S.phase === "joined" ? " · " + p + " other" + (p === 1 ? "" : "s") : "");
 }
+function closeMedia() { if (pc) { pc.close(); S.connectionState = "closed"; } }
 function showError(text) { const e = $("error"); e.textContent = text; e.hidden = false; }
 function fail(err) {
   const code = err && err.code, message = String(err && err.message || err);
   S.errors.push({code: code ?? null, message, ref: err && err.ref || null, at: now()});
   if (S.phase !== "left" && S.phase !== "disconnected") S.phase = "failed";
   showError(code ? "Error " + code + ": " + message : message);
-  if (pc) { pc.close(); }
+  closeMedia();
   setButtons(false);
   status();
 }
@@ -139,7 +140,7 @@ function receive(m) {
   case "room.disconnected":
     S.disconnected = {code: m.code ?? null, message: m.message || ""};
     S.phase = "disconnected";
-    if (pc) pc.close();
+    closeMedia();
     setButtons(false);
     showError("Disconnected from the room" + (m.code ? " (" + m.code + ")" : "") + (m.message ? ": " + m.message : ""));
     break;
@@ -292,7 +293,7 @@ function leave() {
   send({type: "room.leave"});
   S.phase = "left";
   S.timing.left = now();
-  if (pc) pc.close();
+  closeMedia();
   if (stream) stream.getTracks().forEach(t => t.stop());
   ws.close(1000, "left the room");
   setButtons(false);

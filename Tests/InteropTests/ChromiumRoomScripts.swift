@@ -7,6 +7,7 @@ extension ChromiumScripts {
     /// other's audio (> 100 packets, energy > 0) and video (> 30 frames decoded), a page fails, or
     /// the media deadline passes; reads the room and its participants from the REST API (Basic
     /// auth, the default account); then bob leaves and it polls alice until she saw him go.
+    /// `PARLEY_ROOM_SCREENSHOTS=DIR` saves each page as a PNG at both snapshots.
     static let room = #"""
 ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
 HTTP_PORT, MEDIA_PORT = 18080, 18443
@@ -115,8 +116,8 @@ def hears(state, stats, other):
     return audio and video
 
 def rest(path, account):
-    req = urllib.request.Request(BASE + path)
     import base64
+    req = urllib.request.Request(BASE + path)
     req.add_header("Authorization", "Basic " + base64.b64encode(("%s:%s" % account).encode()).decode())
     try:
         with urllib.request.urlopen(req, timeout=5) as r:
@@ -133,6 +134,15 @@ def snapshot(browsers, key):
         except Exception as e:
             page[key] = {"error": repr(e)}
         page["console"] = list(b.console)
+        shots = os.environ.get("PARLEY_ROOM_SCREENSHOTS")  # a directory: each page as PNG, to look at
+        if shots:
+            import base64
+            try:
+                png = b.call("Page.captureScreenshot", {"format": "png"}, session=True)["data"]
+                with open(os.path.join(shots, "%s-%s.png" % (name, key)), "wb") as f:
+                    f.write(base64.b64decode(png))
+            except Exception as e:
+                page[key + "_screenshot_error"] = repr(e)
 
 def main():
     if not bring_up_lo() or not start_server(HTTP_PORT, MEDIA_PORT):

@@ -1,7 +1,8 @@
 /// The room page's script (`RoomPage`): the client side of docs/signaling.md §12.
 ///
-/// It always offers: one sendonly section each for the microphone and the camera, plus
-/// `initialSlots` recvonly receive slots per kind, so a small room needs no second round trip.
+/// It always offers: one sendonly section each for the microphone and the camera, plus 2
+/// recvonly receive slots per kind (`#…&slots=N` changes it), so a small room needs no second
+/// round trip.
 /// `room.renegotiate` adds recvonly transceivers and sends `room.offer`; one negotiation at a time,
 /// and a request that arrives meanwhile is folded into the next offer. `subscriptions` and
 /// `room.subscribed` map a slot's mid to the remote track (and participant) it carries; each
@@ -14,8 +15,11 @@ enum RoomPageScript {
     static let source = #"""
 "use strict";
 (() => {
-const initialSlots = {audio: 2, video: 2};
 const $ = id => document.getElementById(id);
+const fragment = new URLSearchParams(location.hash.slice(1));  // token=JWT, and slots=N (0-8) to change the default 2
+const slotParam = fragment.has("slots") ? Number(fragment.get("slots")) : NaN;
+const perKind = Number.isInteger(slotParam) && slotParam >= 0 && slotParam <= 8 ? slotParam : 2;
+const initialSlots = {audio: perKind, video: perKind};
 const t0 = performance.now();
 const now = () => Math.round(performance.now() - t0);
 const roomName = decodeURIComponent(location.pathname.slice("/rooms/".length));
@@ -114,8 +118,8 @@ function receive(m) {
   case "ping": send({type: "pong", ref: m.id}); break;
   case "pong": break;
   case "error": fail(new RoomError(m)); break;
-  case "room.renegotiate":
-    want.audio += m.audio || 0; want.video += m.video || 0;
+  case "room.renegotiate":  // even for 0 and 0: the server asked for an offer
+    want.audio += m.audio || 0; want.video += m.video || 0; again = true;
     negotiate();
     break;
   case "room.participantConnected": addParticipant(m.participant); break;
@@ -354,7 +358,7 @@ $("leave").onclick = leave;
 $("unmute").onclick = () => { for (const m of document.querySelectorAll("audio, video")) m.play().catch(() => {}); $("unmute").hidden = true; };
 $("title").textContent = roomName;
 const start = token => join(token).catch(e => { busy = false; fail(e); });
-const fromFragment = new URLSearchParams(location.hash.slice(1)).get("token");
+const fromFragment = fragment.get("token");
 if (fromFragment) {
   history.replaceState(null, "", location.pathname + location.search);  // keep the token out of the address bar and history
   start(fromFragment);

@@ -15,8 +15,10 @@ import Testing
 @Suite(.serialized, .tags(.interop)) struct ChromiumRoomInteropTests {
     static let peers = ["alice", "bob"]
 
-    @Test(.timeLimit(.minutes(2))) func twoBrowsersSeeAndHearEachOtherInARoom() async throws {
-        let run = try ChromiumRun.room("standup", mediaSeconds: 40)
+    /// With the page's 2 receive slots per kind (subscriptions need no new offer), and with none
+    /// (each one goes through `room.renegotiate` → `room.offer` → `room.answer`).
+    @Test(.timeLimit(.minutes(2)), arguments: [2, 0]) func twoBrowsersSeeAndHearEachOtherInARoom(slots: Int) async throws {
+        let run = try ChromiumRun.room("standup", mediaSeconds: 40, slots: slots)
         defer { run.cleanUp() }
         let ended = await run.wait(timeout: .seconds(100))
         #expect(ended, "the Chromium room run did not finish within 100 s; it was killed")
@@ -41,13 +43,16 @@ import Testing
             let video = rows.first { $0["kind"] as? String == "video" } ?? [:]
             let timing = state["timing"] as? [String: Any] ?? [:]
             let firstFrame = (timing["firstRemoteFrame"] as? [String: Any])?[other] ?? "-"
-            print("chromium room: \(me) ← \(other): join → first frame \(firstFrame) ms, "
+            print("chromium room (\(slots) slots): \(me) ← \(other): join → first frame \(firstFrame) ms, "
                   + "frames \(video["framesDecoded"] ?? "-") at \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), "
                   + "audio packets \(audio["packetsReceived"] ?? "-"), energy \(audio["totalAudioEnergy"] ?? "-"), "
                   + "phase \(state["phase"] ?? "-"), media \(state["connectionState"] ?? "-"), negotiations \(state["negotiations"] ?? "-")")
 
             #expect(state["phase"] as? String == "joined", "\(me) did not join: phase \(state["phase"] ?? "-")\n\(diagnostics)")
             #expect((state["errors"] as? [Any] ?? []).isEmpty, "\(me)'s errors: \(state["errors"] ?? "-")")
+            if slots == 0 {
+                #expect((state["negotiations"] as? Int ?? 0) >= 2, "\(me) never renegotiated: \(state["log"] ?? "-")")
+            }
             let identities = (state["participants"] as? [String: [String: Any]] ?? [:]).values.compactMap { $0["identity"] as? String }
             #expect(identities.contains(other), "\(me) does not see \(other): \(identities)")
             #expect((audio["packetsReceived"] as? Int ?? 0) > 100, "\(me) ← \(other) audio: \(audio)")
@@ -68,9 +73,13 @@ import Testing
         #expect(Set(participants.compactMap { $0["identity"] as? String }) == Set(Self.peers),
                 "GET /v1/Rooms/…/Participants: \(report["rest_participants"] ?? "-")")
 
+        // alice's camera off reaches bob (room.trackEnabled → room.trackChanged).
+        print("chromium room: alice turned her camera off, bob saw it after \(report["camera_off_ms"] ?? "-") ms")
+        #expect(report["camera_off_ms"] != nil, "bob never saw alice's camera disabled")
+
         // bob leaves: alice sees him go.
         let leave = report["leave"] as? [String: Any] ?? [:]
-        print("chromium room: bob left, alice saw room.participantDisconnected after \(leave["alice_saw_ms"] ?? "-") ms")
+        print("chromium room (\(slots) slots): bob left, alice saw room.participantDisconnected after \(leave["alice_saw_ms"] ?? "-") ms")
         let end = (pages["alice"]?["end"] as? [String: Any])?["state"] as? [String: Any] ?? [:]
         let departed = (end["departed"] as? [[String: Any]] ?? []).compactMap { $0["identity"] as? String }
         #expect(leave["alice_saw_ms"] != nil && departed == ["bob"], "alice's departed: \(departed); leave: \(leave)")

@@ -1,15 +1,18 @@
 extension ChromiumScripts {
-    /// The room run (after the prelude); arguments: room name, media seconds. Starts the server,
+    /// The room run (after the prelude); arguments: room name, media seconds, and optionally the
+    /// receive slots per kind the pages offer up front (`#slots=N`; 0 makes every subscription
+    /// go through `room.renegotiate`). Starts the server,
     /// mints video tokens for `alice` and `bob` (grant: the room), checks `GET /rooms/NAME`, then
     /// opens the page in two Chromium instances, each driven over the DevTools protocol on a pipe
     /// (`--remote-debugging-pipe`: fd 3 in, fd 4 out, NUL-separated JSON). alice first, bob once
     /// alice has joined (or failed). It polls both pages' `window.parleyRoom` until each has the
     /// other's audio (> 100 packets, energy > 0) and video (> 30 frames decoded), a page fails, or
     /// the media deadline passes; reads the room and its participants from the REST API (Basic
-    /// auth, the default account); then bob leaves and it polls alice until she saw him go.
+    /// auth, the default account); alice turns her camera off and it polls bob until he sees the
+    /// track disabled; then bob leaves and it polls alice until she saw him go.
     /// `PARLEY_ROOM_SCREENSHOTS=DIR` saves each page as a PNG at both snapshots.
     static let room = #"""
-ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
+ROOM, MEDIA_S, SLOTS = ARGS[0], int(ARGS[1]), (ARGS[2:] or [""])[0]
 HTTP_PORT, MEDIA_PORT = 18080, 18443
 BASE = "http://127.0.0.1:%d" % HTTP_PORT
 PEERS = ("alice", "bob")
@@ -160,7 +163,8 @@ def main():
     for who in PEERS:  # alice first; bob once she has joined (or failed)
         browsers[who] = Browser(who)
         out["pages"].setdefault(who, {})["opened_ms"] = ms()
-        browsers[who].call("Page.navigate", {"url": BASE + "/rooms/" + ROOM + "#token=" + tokens[who]}, session=True)
+        fragment = "#token=" + tokens[who] + ("&slots=" + SLOTS if SLOTS else "")
+        browsers[who].call("Page.navigate", {"url": BASE + "/rooms/" + ROOM + fragment}, session=True)
         deadline = time.time() + 20
         while not settled(browsers[who].state()) and time.time() < deadline:
             time.sleep(0.1)
@@ -180,10 +184,22 @@ def main():
     rooms = listed["body"].get("rooms", []) if isinstance(listed["body"], dict) else []
     if rooms:
         out["rest_participants"] = rest("/v1/Rooms/%s/Participants" % rooms[0]["sid"], account)
+    # alice turns her camera off: bob must see her video track disabled (room.trackChanged).
+    if all((browsers[w].state() or {}).get("phase") == "joined" for w in PEERS):
+        browsers["alice"].evaluate("window.parleyRoom.setCamera(false)")
+        off = ms()
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            others = (browsers["bob"].state() or {}).get("participants", {}).values()
+            tracks = [t for p in others if p["identity"] == "alice" for t in p["tracks"].values()]
+            if any(t["kind"] == "video" and not t["enabled"] for t in tracks):
+                out["camera_off_ms"] = ms() - off
+                break
+            time.sleep(0.1)
     # bob leaves; alice must see participantDisconnected.
     bob_sid = (out["pages"]["bob"]["media"].get("state") or {}).get("participantSid")
     out["leave"] = {"bob_sid": bob_sid}
-    if bob_sid and browsers["bob"].state().get("phase") == "joined":
+    if bob_sid and (browsers["bob"].state() or {}).get("phase") == "joined":
         browsers["bob"].evaluate("window.parleyRoom.leave()")
         left = ms()
         deadline = time.time() + 10

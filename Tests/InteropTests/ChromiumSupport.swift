@@ -32,9 +32,10 @@ struct ChromiumRun {
     }
 
     /// Two Chromium instances (`alice`, `bob`) on the server's own room page, driven over the
-    /// DevTools protocol (`ChromiumScripts.room`).
-    static func room(_ name: String, mediaSeconds: Int) throws -> ChromiumRun {
-        try ChromiumRun(orchestrator: ChromiumScripts.room, arguments: [name, String(mediaSeconds)])
+    /// DevTools protocol (`ChromiumScripts.room`); `slots`: the receive slots per kind each page
+    /// offers up front (nil: the page's default).
+    static func room(_ name: String, mediaSeconds: Int, slots: Int? = nil) throws -> ChromiumRun {
+        try ChromiumRun(orchestrator: ChromiumScripts.room, arguments: [name, String(mediaSeconds)] + (slots.map { [String($0)] } ?? []))
     }
 
     /// A built product (`parley-server`, `parley`) beside the test bundle.

@@ -31,7 +31,8 @@ const S = {
   participants: {},     // remote participant SID -> {sid, identity, state, tracks: {trackSid: {name, kind, enabled}}}
   departed: [],         // remote participants that left: {sid, identity, at}
   negotiations: 0, micEnabled: true, cameraEnabled: true, localVideo: null,
-  timing: {firstRemoteFrame: {}, firstRemoteAudio: {}},  // ms since the page started; first* since room.join was sent
+  // ms since the page started; firstRemote* per identity: ms from the later of our room.join and its arrival
+  timing: {arrived: {}, firstRemoteFrame: {}, firstRemoteAudio: {}},
   disconnected: null,   // {code, message}: room.disconnected, or the signaling socket closing under us
   errors: [],           // {code, message, ref, at}
   log: []               // the last 60 message types, "> " sent, "< " received
@@ -158,6 +159,7 @@ function addParticipant(info) {
   const tracks = {};
   for (const t of info.tracks || []) if (t.sid) tracks[t.sid] = track(t);
   S.participants[info.sid] = {sid: info.sid, identity: info.identity, state: info.state, tracks};
+  S.timing.arrived[info.identity] = now();
 }
 function switched(trackSid, off) {
   for (const p of Object.values(S.participants)) if (p.tracks[trackSid]) p.tracks[trackSid].switchedOff = off;
@@ -344,7 +346,8 @@ async function watchFirstMedia() {
       if (!r.identity) continue;
       const firsts = r.kind === "video" ? S.timing.firstRemoteFrame : S.timing.firstRemoteAudio;
       const got = r.kind === "video" ? r.framesDecoded > 0 : r.packetsReceived > 0;
-      if (got && firsts[r.identity] === undefined) firsts[r.identity] = now() - S.timing.joinSent;
+      const since = Math.max(S.timing.joinSent, S.timing.arrived[r.identity] || 0);
+      if (got && firsts[r.identity] === undefined) firsts[r.identity] = now() - since;
     }
     await new Promise(resolve => setTimeout(resolve, 200));
   }

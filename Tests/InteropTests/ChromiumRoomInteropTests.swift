@@ -7,7 +7,8 @@ import Testing
 /// each must see the other and receive the other's fake microphone (> 100 packets, energy > 0) and
 /// fake camera (> 30 frames decoded, at the size the other's camera captures) through the SFU; the
 /// Rooms REST API must list the room with both participants; then bob leaves and alice must get
-/// `room.participantDisconnected`.
+/// `room.participantDisconnected`. The same checks against an aiortc stand-in of the room family
+/// test the page on its own.
 ///
 /// Everything runs in a private network + PID namespace with only `lo` (`ChromiumRun.room`, which
 /// drives both pages over the DevTools protocol). Needs root, `chromium`, `iproute2`,
@@ -18,11 +19,40 @@ import Testing
     /// With the page's 2 receive slots per kind (subscriptions need no new offer), and with none
     /// (each one goes through `room.renegotiate` → `room.offer` → `room.answer`).
     @Test(.timeLimit(.minutes(2)), arguments: [2, 0]) func twoBrowsersSeeAndHearEachOtherInARoom(slots: Int) async throws {
-        let run = try ChromiumRun.room("standup", mediaSeconds: 40, slots: slots)
+        let report = try await Self.run(slots: slots)
+        let states = Self.expectTheRoomWorked(report, slots: slots, label: "server")
+
+        // The REST API lists the room, with both participants, while they are in it.
+        let listed = (report["rest_rooms"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
+        let rooms = listed["rooms"] as? [[String: Any]] ?? []
+        #expect(rooms.contains { $0["unique_name"] as? String == "standup" && $0["sid"] as? String == states["alice"]?["roomSid"] as? String },
+                "GET /v1/Rooms: \(report["rest_rooms"] ?? "-"); alice's room \(states["alice"]?["roomSid"] ?? "-")")
+        let participants = ((report["rest_participants"] as? [String: Any])?["body"] as? [String: Any])?["participants"] as? [[String: Any]] ?? []
+        #expect(Set(participants.compactMap { $0["identity"] as? String }) == Set(Self.peers),
+                "GET /v1/Rooms/…/Participants: \(report["rest_participants"] ?? "-")")
+    }
+
+    /// The page alone, against `ChromiumScripts.roomStandIn` (aiortc in the venv answering the room
+    /// family) instead of the server's rooms: the same checks but the REST API's. When this passes
+    /// and the test above fails, look at the server first.
+    @Test(.timeLimit(.minutes(2)), arguments: [2, 0]) func thePageWorksAgainstAnAiortcStandIn(slots: Int) async throws {
+        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
+        let report = try await Self.run(slots: slots, standInPython: python)
+        _ = Self.expectTheRoomWorked(report, slots: slots, label: "stand-in")
+    }
+
+    static func run(slots: Int, standInPython: String? = nil) async throws -> [String: Any] {
+        let run = try ChromiumRun.room("standup", mediaSeconds: 40, slots: slots, standInPython: standInPython)
         defer { run.cleanUp() }
         let ended = await run.wait(timeout: .seconds(100))
         #expect(ended, "the Chromium room run did not finish within 100 s; it was killed")
-        let report = try run.report()
+        return try run.report()
+    }
+
+    /// The page is served; each page joined, sees the other and gets the other's audio and video
+    /// (at the other's camera size); with no slots up front, each renegotiated; alice's camera off
+    /// reached bob; bob left and alice saw him go. Returns the pages' states at the media snapshot.
+    static func expectTheRoomWorked(_ report: [String: Any], slots: Int, label: String) -> [String: [String: Any]] {
         let pages = report["pages"] as? [String: [String: Any]] ?? [:]
         let diagnostics = Self.diagnostics(report, pages: pages)
 
@@ -43,7 +73,7 @@ import Testing
             let video = rows.first { $0["kind"] as? String == "video" } ?? [:]
             let timing = state["timing"] as? [String: Any] ?? [:]
             let firstFrame = (timing["firstRemoteFrame"] as? [String: Any])?[other] ?? "-"
-            print("chromium room (\(slots) slots): \(me) ← \(other): join → first frame \(firstFrame) ms, "
+            print("chromium room (\(label), \(slots) slots): \(me) ← \(other): join (or \(other)'s arrival) → first frame \(firstFrame) ms, "
                   + "frames \(video["framesDecoded"] ?? "-") at \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), "
                   + "audio packets \(audio["packetsReceived"] ?? "-"), energy \(audio["totalAudioEnergy"] ?? "-"), "
                   + "phase \(state["phase"] ?? "-"), media \(state["connectionState"] ?? "-"), negotiations \(state["negotiations"] ?? "-")")
@@ -64,27 +94,19 @@ import Testing
                     "\(me) decodes \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), \(other)'s camera is \(camera)")
         }
 
-        // The REST API lists the room, with both participants, while they are in it.
-        let listed = (report["rest_rooms"] as? [String: Any])?["body"] as? [String: Any] ?? [:]
-        let rooms = listed["rooms"] as? [[String: Any]] ?? []
-        #expect(rooms.contains { $0["unique_name"] as? String == "standup" && $0["sid"] as? String == states["alice"]?["roomSid"] as? String },
-                "GET /v1/Rooms: \(report["rest_rooms"] ?? "-"); alice's room \(states["alice"]?["roomSid"] ?? "-")")
-        let participants = ((report["rest_participants"] as? [String: Any])?["body"] as? [String: Any])?["participants"] as? [[String: Any]] ?? []
-        #expect(Set(participants.compactMap { $0["identity"] as? String }) == Set(Self.peers),
-                "GET /v1/Rooms/…/Participants: \(report["rest_participants"] ?? "-")")
-
         // alice's camera off reaches bob (room.trackEnabled → room.trackChanged).
-        print("chromium room: alice turned her camera off, bob saw it after \(report["camera_off_ms"] ?? "-") ms")
+        print("chromium room (\(label)): alice turned her camera off, bob saw it after \(report["camera_off_ms"] ?? "-") ms")
         #expect(report["camera_off_ms"] != nil, "bob never saw alice's camera disabled")
 
         // bob leaves: alice sees him go.
         let leave = report["leave"] as? [String: Any] ?? [:]
-        print("chromium room (\(slots) slots): bob left, alice saw room.participantDisconnected after \(leave["alice_saw_ms"] ?? "-") ms")
+        print("chromium room (\(label), \(slots) slots): bob left, alice saw room.participantDisconnected after \(leave["alice_saw_ms"] ?? "-") ms")
         let end = (pages["alice"]?["end"] as? [String: Any])?["state"] as? [String: Any] ?? [:]
         let departed = (end["departed"] as? [[String: Any]] ?? []).compactMap { $0["identity"] as? String }
         #expect(leave["alice_saw_ms"] != nil && departed == ["bob"], "alice's departed: \(departed); leave: \(leave)")
         let bob = (pages["bob"]?["end"] as? [String: Any])?["state"] as? [String: Any] ?? [:]
         #expect(bob["phase"] as? String == "left", "bob's phase after leaving: \(bob["phase"] ?? "-")")
+        return states
     }
 
     /// Each page's state (with its message log and errors), console, and Chromium's and the server's stderr.
@@ -97,7 +119,8 @@ import Testing
             text += "\(name) page: \(json ?? "-")\n\(name) console: \(page["console"] ?? "-")\n"
                 + "\(name) chromium stderr: \(Self.withoutNoise(page["chromium_stderr"]))\n"
         }
-        return text + "server stderr: \(report["server_stderr"] ?? "-")"
+        let standIn = (report["stand_in_stderr"] as? String).map { "\nstand-in stderr: \($0)" } ?? ""
+        return text + "server stderr: \(report["server_stderr"] ?? "-")" + standIn
     }
 
     /// Chromium's stderr without the D-Bus complaints of a machine that has no session bus.

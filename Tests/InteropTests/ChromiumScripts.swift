@@ -3,7 +3,7 @@
 enum ChromiumScripts {
     /// Arguments: work dir, parley-server, parley, chromium, then the run's own (`ARGS`).
     /// Helpers: `tail`, `spawn` (every child stopped by its PID at the end), `bring_up_lo`,
-    /// `start_server`, `cli`, `mint`, `chromium_args`, and `run(main)`, which prints `out` as one
+    /// `start_server`, `wait_listening`, `cli`, `mint`, `chromium_args`, and `run(main)`, which prints `out` as one
     /// JSON line whatever happens. Every wait is bounded; the kernel kills what is left when PID 1 exits.
     static let prelude = #"""
 import html, http.server, json, os, re, signal, socket, subprocess, sys, threading, time, urllib.request
@@ -46,14 +46,20 @@ def start_server(http_port, media_port):
     server = spawn([server_bin, "--http", "127.0.0.1:%d" % http_port, "--media", "127.0.0.1:%d" % media_port,
                     "--db", os.path.join(work, "db"), "--recordings", os.path.join(work, "recordings"),
                     "--log-level", "warning"], "server")
-    deadline = time.time() + 10
-    while "listening" not in tail(os.path.join(work, "server.out")):
-        if server.poll() is not None or time.time() > deadline:
-            out["error"] = "parley-server did not start (exit %s): %s" % (server.poll(), tail(os.path.join(work, "server.err")))
-            return None
-        time.sleep(0.05)
+    if not wait_listening(server, "server"):
+        return None
     out["server_line"] = tail(os.path.join(work, "server.out")).strip()
     return server
+
+def wait_listening(proc, name, seconds=10):
+    """Polls NAME.out until it says "listening"; False (and out["error"]) when PROC exits or time is up."""
+    deadline = time.time() + seconds
+    while "listening" not in tail(os.path.join(work, name + ".out")):
+        if proc.poll() is not None or time.time() > deadline:
+            out["error"] = "%s did not start (exit %s): %s" % (name, proc.poll(), tail(os.path.join(work, name + ".err")))
+            return False
+        time.sleep(0.05)
+    return True
 
 def cli(*args):
     """`parley ARGS --db work/db`'s stdout; raises with its output when it fails."""

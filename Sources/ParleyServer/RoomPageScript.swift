@@ -108,7 +108,7 @@ function receive(m) {
   if (waiter) {
     pending.delete(m.ref);
     if (m.type === "error" || m.type === "room.disconnected") waiter.reject(new RoomError(m)); else waiter.resolve(m);
-    if (m.type !== "room.disconnected") return;
+    if (m.type === "error" || m.type === "room.joined" || m.type === "room.answer") return;  // the requester handles these
   }
   const p = S.participants[m.participantSid];
   switch (m.type) {
@@ -205,8 +205,8 @@ async function negotiate() {
       const sdp = await offer();
       const tracks = newTracks();
       const answer = await request({type: "room.offer", offer: sdp, tracks});
+      applyMaps(answer);  // before any other await: a room.subscribed sent after the answer must land on top
       await pc.setRemoteDescription({type: "answer", sdp: answer.answer});
-      applyMaps(answer);
       S.negotiations++;
       render();
     }
@@ -242,10 +242,10 @@ async function join(token) {
   S.roomSid = joined.room.sid; S.roomType = joined.room.type;
   S.participantSid = joined.participant.sid; S.identity = joined.participant.identity;
   for (const p of joined.participants || []) addParticipant(p);
-  await pc.setRemoteDescription({type: "answer", sdp: joined.answer});
-  applyMaps(joined);
-  S.negotiations++;
+  applyMaps(joined);  // before any other await, as in negotiate()
   S.phase = "joined";
+  await pc.setRemoteDescription({type: "answer", sdp: joined.answer});
+  S.negotiations++;
   $("title").textContent = roomName + " · " + S.identity;
   setButtons(true);
   render();

@@ -78,14 +78,15 @@ function request(msg, ms = 20000) {
 
 function connect(token) {
   return new Promise((resolve, reject) => {
-    ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/v1/signaling");
+    const socket = ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/v1/signaling");
     S.signalingState = "connecting";
     ws.onopen = () => {
       S.signalingState = "open";
       request({type: "hello", v: 1, token, client: "parley-room-page/1"}, 10000).then(resolve, reject);
     };
-    ws.onmessage = ev => { try { receive(JSON.parse(ev.data)); } catch (e) { fail(e); } };
+    ws.onmessage = ev => { if (socket === ws) try { receive(JSON.parse(ev.data)); } catch (e) { fail(e); } };
     ws.onclose = ev => {
+      if (socket !== ws) return;  // an earlier try's socket
       S.signalingState = "closed";
       clearInterval(heartbeat);
       const why = new RoomError({code: ev.code, message: "signaling connection closed" + (ev.reason ? ": " + ev.reason : "")});
@@ -215,6 +216,10 @@ async function negotiate() {
 
 async function join(token) {
   $("join").hidden = true;
+  $("error").hidden = true;
+  if (ws) ws.close(1000);  // an earlier try's
+  if (stream) stream.getTracks().forEach(t => t.stop());
+  sent.length = 0;
   S.phase = "media"; status();
   stream = await navigator.mediaDevices.getUserMedia({audio: true, video: true});
   $("local").srcObject = stream;
@@ -360,14 +365,19 @@ $("cam").onclick = () => enable("video", !S.cameraEnabled);
 $("leave").onclick = leave;
 $("unmute").onclick = () => { for (const m of document.querySelectorAll("audio, video")) m.play().catch(() => {}); $("unmute").hidden = true; };
 $("title").textContent = roomName;
-const start = token => join(token).catch(e => { busy = false; fail(e); });
+// A refused token (20101-20157) brings the token box back for another try.
+const start = token => join(token).catch(e => {
+  busy = false;
+  fail(e);
+  if (e && e.code >= 20100 && e.code < 20200) $("join").hidden = false;
+});
+$("join").onsubmit = ev => { ev.preventDefault(); const t = $("token").value.trim(); if (t) start(t); };
 const fromFragment = fragment.get("token");
 if (fromFragment) {
   history.replaceState(null, "", location.pathname + location.search);  // keep the token out of the address bar and history
   start(fromFragment);
 } else {
   $("join").hidden = false;
-  $("join").onsubmit = ev => { ev.preventDefault(); const t = $("token").value.trim(); if (t) start(t); };
 }
 status();
 })();

@@ -2,9 +2,11 @@ extension ChromiumScripts {
     /// A stand-in for the server's side of the room family (docs/signaling.md §12), to check the
     /// room page on its own: aiortc answers each page (BUNDLE), `MediaRelay` puts each published
     /// track on a free receive slot of every other participant (`room.subscribed`, or
-    /// `room.renegotiate` when there is none), `room.offer` maps the new slots in its
-    /// `room.answer`, `room.trackEnabled` becomes `room.trackChanged`, and a leave or a closed
-    /// socket `room.participantDisconnected`. The page itself comes from the real server; tokens
+    /// `room.renegotiate` when there is none), in the server's order (docs/signaling.md §12,
+    /// "Server behaviour"): `room.participantConnected` without tracks, `room.trackPublished` each,
+    /// then `room.subscribed`; after `room.offer`, `room.answer` then `room.subscribed` for the new
+    /// slots; `room.trackEnabled` becomes `room.trackChanged`; a leave (or a closed socket) sends
+    /// `room.unsubscribed` and `room.trackUnpublished`, then `room.participantDisconnected`. The page itself comes from the real server; tokens
     /// are read, not verified. Runs in the venv (aiortc, aiohttp); arguments: port, the real
     /// server's base URL. Prints "listening" once bound.
     static let roomStandIn = #"""
@@ -92,14 +94,19 @@ async def join(ws, m, identity):
     if missing:
         await p.send({"type": "room.renegotiate", "audio": sum(t["kind"] == "audio" for t in missing),
                       "video": sum(t["kind"] == "video" for t in missing)})
-    for q in people.values():
-        await q.send({"type": "room.participantConnected", "participant": p.info()})
+    for q in people.values():  # the server's order: connected (no tracks), each track published, then subscribed
+        await q.send({"type": "room.participantConnected", "participant": dict(p.info(), tracks=[])})
+        for t in p.info()["tracks"]:
+            await q.send({"type": "room.trackPublished", "participantSid": p.sid, "track": t})
+        short = {"audio": 0, "video": 0}
         for t in new:
             s = q.subscribe(t)
             if s:
                 await q.send(dict(type="room.subscribed", **s))
             else:
-                await q.send({"type": "room.renegotiate", "audio": int(t["kind"] == "audio"), "video": int(t["kind"] == "video")})
+                short[t["kind"]] += 1
+        if short["audio"] or short["video"]:
+            await q.send(dict(type="room.renegotiate", **short))
     people[p.sid] = p
     return p
 
@@ -108,7 +115,14 @@ async def leave(p):
         return
     del people[p.sid]
     await p.pc.close()
-    for q in people.values():
+    for q in people.values():  # its tracks go first (unsubscribed, unpublished), then the participant
+        for mid, t in list(q.used.items()):
+            if t["owner"] == p.sid:
+                q.slots[mid].sender.replaceTrack(None)
+                del q.used[mid]
+                await q.send({"type": "room.unsubscribed", "trackSid": t["sid"]})
+        for t in p.tracks:
+            await q.send({"type": "room.trackUnpublished", "participantSid": p.sid, "trackSid": t["sid"]})
         await q.send({"type": "room.participantDisconnected", "participantSid": p.sid})
 
 async def signaling(request):
@@ -127,13 +141,15 @@ async def signaling(request):
             await ws.send_str(json.dumps({"type": "pong", "ref": m.get("id")}))
         elif kind == "room.join":
             me = await join(ws, m, identity)
-        elif kind == "room.offer" and me:
+        elif kind == "room.offer" and me:  # the answer, then room.subscribed for what the new slots took
             answer, _ = await me.negotiate(m["offer"], m.get("tracks", []))
-            for t in me.missing():
-                me.subscribe(t)
             published, subscriptions = me.maps()
             await me.send({"type": "room.answer", "ref": m.get("id"), "answer": answer,
                            "published": published, "subscriptions": subscriptions})
+            for t in me.missing():
+                s = me.subscribe(t)
+                if s:
+                    await me.send(dict(type="room.subscribed", **s))
         elif kind == "room.trackEnabled" and me:
             for q in people.values():
                 if q is not me:

@@ -141,6 +141,7 @@ public final class PlatformServer: Sendable {
         let router = APIRouter(verifier: verifier, metrics: metrics,
                                endpoints: [echo, rest, VideoRESTRouter(store: store, control: rooms, publicBaseURL: { base.url }),
                                            PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
+                                           RoomPage(),
                                            InsightsEndpoint(store: store)],
                                figures: { [media] in await Self.figures(of: media) })
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in

@@ -8,13 +8,13 @@ import Testing
 /// non-zero audio level. Then the page DELETEs the session. Once with RED (RFC 2198) preferred,
 /// so Chromium sends RED and the echo sends it back, once with RED removed.
 ///
-/// Everything runs in a private network + PID namespace with only `lo` (see `ChromiumEchoRun`).
+/// Everything runs in a private network + PID namespace with only `lo` (see `ChromiumRun`).
 /// Needs root, `chromium`, `iproute2`, `util-linux` and `python3` (scripts/install-deps); without
 /// them the test fails, it does not skip.
 @Suite(.serialized, .tags(.interop)) struct ChromiumEchoInteropTests {
     @Test(.timeLimit(.minutes(1)), arguments: [true, false]) func chromiumConnectsAndHearsItsEcho(red: Bool) async throws {
         let started = ContinuousClock.now
-        let run = try ChromiumEchoRun(statsMilliseconds: 4000, red: red)
+        let run = try ChromiumRun.echo(statsMilliseconds: 4000, red: red)
         defer { run.cleanUp() }
         let ended = await run.wait(timeout: .seconds(52))
         #expect(ended, "the Chromium run did not finish within 52 s; it was killed")
@@ -48,8 +48,8 @@ import Testing
         let inbound = r["inbound"] as? [String: Any] ?? [:]
         let packets = inbound["packetsReceived"] as? Int ?? 0
         #expect(packets > 100, "only \(packets) inbound audio packets\n\(diagnostics)")
-        let energy = Self.number(inbound["totalAudioEnergy"])
-        let maxLevel = Self.number(r["max_audio_level"])
+        let energy = ChromiumRun.number(inbound["totalAudioEnergy"])
+        let maxLevel = ChromiumRun.number(r["max_audio_level"])
         #expect(energy > 0, "inbound totalAudioEnergy \(energy)")
         #expect(maxLevel > 0, "inbound audioLevel never above 0")
         #expect(r["delete_status"] as? Int == 200, "DELETE: \(r["delete_status"] ?? "-")")
@@ -66,7 +66,7 @@ import Testing
     /// The fake camera too: the echo answers audio and video on one bundled transport, and
     /// Chromium decodes its own video coming back on the server's video track.
     @Test(.timeLimit(.minutes(1))) func chromiumGetsItsVideoEchoed() async throws {
-        let run = try ChromiumEchoRun(statsMilliseconds: 4000, video: true)
+        let run = try ChromiumRun.echo(statsMilliseconds: 4000, video: true)
         defer { run.cleanUp() }
         let ended = await run.wait(timeout: .seconds(52))
         #expect(ended, "the Chromium run did not finish within 52 s; it was killed")
@@ -86,12 +86,5 @@ import Testing
         #expect((video["packetsReceived"] as? Int ?? 0) > 50, "video: \(video)\n\(diagnostics)")
         #expect((video["framesDecoded"] as? Int ?? 0) > 10, "video frames decoded: \(video)")
         #expect(r["delete_status"] as? Int == 200, "DELETE: \(r["delete_status"] ?? "-")")
-    }
-
-    /// A JSON number as a Double (JSONSerialization gives whole numbers as Int).
-    static func number(_ value: Any?) -> Double {
-        if let d = value as? Double { return d }
-        if let i = value as? Int { return Double(i) }
-        return 0
     }
 }

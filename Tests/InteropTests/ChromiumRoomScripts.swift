@@ -1,0 +1,231 @@
+extension ChromiumScripts {
+    /// The room run (after the prelude); arguments: room name, media seconds, and optionally the
+    /// receive slots per kind the pages offer up front (`#slots=N`; 0 makes every subscription
+    /// go through `room.renegotiate`), and the venv's python to run `roomStandIn` with instead of
+    /// the server's room signaling. Starts the server,
+    /// mints video tokens for `alice` and `bob` (grant: the room), checks `GET /rooms/NAME`, then
+    /// opens the page in two Chromium instances, each driven over the DevTools protocol on a pipe
+    /// (`--remote-debugging-pipe`: fd 3 in, fd 4 out, NUL-separated JSON). alice first, bob once
+    /// alice has joined (or failed). It polls both pages' `window.parleyRoom` until each has the
+    /// other's audio (> 100 packets, energy > 0) and video (> 30 frames decoded), a page fails, or
+    /// the media deadline passes; reads the room and its participants from the REST API (Basic
+    /// auth, the default account); alice turns her camera off and it polls bob until he sees the
+    /// track disabled; then bob leaves and it polls alice until she saw him go.
+    /// `PARLEY_ROOM_SCREENSHOTS=DIR` saves each page as a PNG at both snapshots.
+    static let room = #"""
+ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
+SLOTS, STAND_IN = (ARGS[2:] + ["", ""])[:2]
+HTTP_PORT, MEDIA_PORT, STAND_IN_PORT = 18080, 18443, 18081
+BASE = "http://127.0.0.1:%d" % HTTP_PORT
+PEERS = ("alice", "bob")
+T0 = time.time()
+ms = lambda: int((time.time() - T0) * 1000)
+
+class Browser:
+    """One headless Chromium, one page, over the DevTools protocol on a pipe."""
+    def __init__(self, name):
+        self.name, self.next_id, self.replies, self.console = name, 0, {}, []
+        self.cond = threading.Condition()
+        cmd_r, self.cmd_w = os.pipe()
+        self.ev_r, ev_w = os.pipe()
+        args = chromium_args(os.path.join(work, "profile-" + name), "--remote-debugging-pipe", "about:blank")
+        # The shell puts the pipe ends on fds 3 and 4, where Chromium expects them, and execs it (same PID).
+        self.proc = spawn(["/bin/sh", "-c", 'exec "$0" "$@" 3<&%d 4>&%d' % (cmd_r, ev_w)] + args,
+                          "chromium-" + name, pass_fds=(cmd_r, ev_w))
+        os.close(cmd_r)
+        os.close(ev_w)
+        threading.Thread(target=self.read, daemon=True).start()
+        target = None
+        deadline = time.time() + 15
+        while target is None:
+            pages = [t for t in self.call("Target.getTargets")["targetInfos"] if t["type"] == "page"]
+            target = pages[0]["targetId"] if pages else None
+            if target is None:
+                if time.time() > deadline:
+                    raise RuntimeError("%s: Chromium opened no page" % name)
+                time.sleep(0.1)
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.call("Runtime.enable", session=True)
+        self.call("Page.enable", session=True)
+
+    def read(self):
+        buf = b""
+        while True:
+            chunk = os.read(self.ev_r, 65536)
+            if not chunk:
+                break
+            buf += chunk
+            while b"\0" in buf:
+                raw, buf = buf.split(b"\0", 1)
+                msg = json.loads(raw)
+                with self.cond:
+                    if "id" in msg:
+                        self.replies[msg["id"]] = msg
+                        self.cond.notify_all()
+                    elif msg.get("method") == "Runtime.consoleAPICalled":
+                        a = msg["params"].get("args", [])
+                        self.console.append(" ".join(str(x.get("value", x.get("description", ""))) for x in a)[:500])
+                    elif msg.get("method") == "Runtime.exceptionThrown":
+                        d = msg["params"]["exceptionDetails"]
+                        self.console.append("exception: " + str(d.get("exception", {}).get("description", d.get("text")))[:500])
+                    del self.console[:-40]
+
+    def call(self, method, params=None, session=False, timeout=10):
+        with self.cond:
+            self.next_id += 1
+            i = self.next_id
+        msg = {"id": i, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = self.session
+        os.write(self.cmd_w, json.dumps(msg).encode() + b"\0")
+        with self.cond:
+            if not self.cond.wait_for(lambda: i in self.replies, timeout):
+                raise RuntimeError("%s: %s got no reply within %s s" % (self.name, method, timeout))
+            reply = self.replies.pop(i)
+        if "error" in reply:
+            raise RuntimeError("%s: %s: %s" % (self.name, method, reply["error"]))
+        return reply["result"]
+
+    def evaluate(self, expression, timeout=10):
+        r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True},
+                      session=True, timeout=timeout)
+        if "exceptionDetails" in r:
+            raise RuntimeError("%s: %s threw %s" % (self.name, expression, r["exceptionDetails"].get("text")))
+        return r["result"].get("value")
+
+    def state(self):
+        return json.loads(self.evaluate("JSON.stringify(window.parleyRoom || null)") or "null")
+
+    def stats(self):
+        return self.evaluate("window.parleyRoom ? window.parleyRoom.stats() : []")
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=3)
+            self.proc.wait(5)
+        except Exception:
+            pass
+
+def settled(state):
+    return state is not None and state.get("phase") in ("joined", "failed", "disconnected", "left")
+
+def hears(state, stats, other):
+    """True when the page has `other` in the room and its audio and video flowing."""
+    if not state or state.get("phase") != "joined":
+        return False
+    if other not in [p["identity"] for p in state.get("participants", {}).values()]:
+        return False
+    mine = [r for r in stats or [] if r.get("identity") == other]
+    audio = any(r["kind"] == "audio" and r["packetsReceived"] > 100 and (r.get("totalAudioEnergy") or 0) > 0 for r in mine)
+    video = any(r["kind"] == "video" and r.get("framesDecoded", 0) > 30 for r in mine)
+    return audio and video
+
+def rest(path, account):
+    import base64
+    req = urllib.request.Request(BASE + path)
+    req.add_header("Authorization", "Basic " + base64.b64encode(("%s:%s" % account).encode()).decode())
+    try:
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return {"status": r.status, "body": json.loads(r.read() or b"null")}
+    except urllib.error.HTTPError as e:
+        return {"status": e.code, "body": e.read().decode(errors="replace")[:2000]}
+
+def snapshot(browsers, key):
+    for name, b in browsers.items():
+        page = out["pages"].setdefault(name, {})
+        try:
+            page[key] = {"state": b.state(), "stats": b.stats(),
+                         "local": b.evaluate("window.parleyRoom ? window.parleyRoom.localStats() : []")}
+        except Exception as e:
+            page[key] = {"error": repr(e)}
+        page["console"] = list(b.console)
+        shots = os.environ.get("PARLEY_ROOM_SCREENSHOTS")  # a directory: each page as PNG, to look at
+        if shots:
+            import base64
+            try:
+                png = b.call("Page.captureScreenshot", {"format": "png"}, session=True)["data"]
+                with open(os.path.join(shots, "%s-%s.png" % (name, key)), "wb") as f:
+                    f.write(base64.b64decode(png))
+            except Exception as e:
+                page[key + "_screenshot_error"] = repr(e)
+
+def main():
+    if not bring_up_lo() or not start_server(HTTP_PORT, MEDIA_PORT):
+        return
+    tokens = {who: mint("video", who, "--room", ROOM) for who in PEERS}
+    lines = dict(l.split(":", 1) for l in cli("account", "--show-auth-token").splitlines() if ":" in l)
+    account = (lines["Account SID"].strip(), lines["Auth token"].strip())
+    with urllib.request.urlopen(BASE + "/rooms/" + ROOM, timeout=5) as r:
+        body = r.read()
+        out["page"] = {"status": r.status, "content_type": r.headers.get("Content-Type"),
+                       "csp": r.headers.get("Content-Security-Policy"), "bytes": len(body),
+                       "has_parley_room": b"window.parleyRoom" in body}
+    page_base = BASE
+    if STAND_IN:  # the stand-in answers the pages' signaling instead of the server (stand_in.py)
+        stand_in = spawn([STAND_IN, os.path.join(work, "stand_in.py"), str(STAND_IN_PORT), BASE], "stand_in")
+        if not wait_listening(stand_in, "stand_in", 20):
+            return
+        page_base = "http://127.0.0.1:%d" % STAND_IN_PORT
+    out["pages"] = {}
+    browsers = {}
+    for who in PEERS:  # alice first; bob once she has joined (or failed)
+        browsers[who] = Browser(who)
+        out["pages"].setdefault(who, {})["opened_ms"] = ms()
+        fragment = "#token=" + tokens[who] + ("&slots=" + SLOTS if SLOTS else "")
+        browsers[who].call("Page.navigate", {"url": page_base + "/rooms/" + ROOM + fragment}, session=True)
+        deadline = time.time() + 20
+        while not settled(browsers[who].state()) and time.time() < deadline:
+            time.sleep(0.1)
+        out["pages"][who]["settled_ms"] = ms()
+    deadline = time.time() + MEDIA_S
+    while time.time() < deadline:
+        states = {w: browsers[w].state() for w in PEERS}
+        if any(s is None or s.get("phase") in ("failed", "disconnected") for s in states.values()):
+            break
+        if all(hears(states[w], browsers[w].stats(), [o for o in PEERS if o != w][0]) for w in PEERS):
+            out["media_ms"] = ms()
+            break
+        time.sleep(0.25)
+    snapshot(browsers, "media")
+    listed = rest("/v1/Rooms?UniqueName=%s" % ROOM, account)
+    out["rest_rooms"] = listed
+    rooms = listed["body"].get("rooms", []) if isinstance(listed["body"], dict) else []
+    if rooms:
+        out["rest_participants"] = rest("/v1/Rooms/%s/Participants" % rooms[0]["sid"], account)
+    # alice turns her camera off: bob must see her video track disabled (room.trackChanged).
+    if all((browsers[w].state() or {}).get("phase") == "joined" for w in PEERS):
+        browsers["alice"].evaluate("window.parleyRoom.setCamera(false)")
+        off = ms()
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            others = (browsers["bob"].state() or {}).get("participants", {}).values()
+            tracks = [t for p in others if p["identity"] == "alice" for t in p["tracks"].values()]
+            if any(t["kind"] == "video" and not t["enabled"] for t in tracks):
+                out["camera_off_ms"] = ms() - off
+                break
+            time.sleep(0.1)
+    # bob leaves; alice must see participantDisconnected.
+    bob_sid = (out["pages"]["bob"]["media"].get("state") or {}).get("participantSid")
+    out["leave"] = {"bob_sid": bob_sid}
+    if bob_sid and (browsers["bob"].state() or {}).get("phase") == "joined":
+        browsers["bob"].evaluate("window.parleyRoom.leave()")
+        left = ms()
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            departed = [d["sid"] for d in (browsers["alice"].state() or {}).get("departed", [])]
+            if bob_sid in departed:
+                out["leave"]["alice_saw_ms"] = ms() - left
+                break
+            time.sleep(0.1)
+        if rooms:
+            out["rest_participants_after"] = rest("/v1/Rooms/%s/Participants" % rooms[0]["sid"], account)
+    snapshot(browsers, "end")
+    for b in browsers.values():
+        b.close()
+    out["stand_in_stderr"] = tail(os.path.join(work, "stand_in.err"), 3000) if STAND_IN else None
+    for who in PEERS:
+        out["pages"][who]["chromium_stderr"] = tail(os.path.join(work, "chromium-%s.err" % who), 2000)
+
+run(main)
+"""#
+}

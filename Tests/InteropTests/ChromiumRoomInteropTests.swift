@@ -32,17 +32,8 @@ import Testing
                 "GET /v1/Rooms/…/Participants: \(report["rest_participants"] ?? "-")")
     }
 
-    /// The page alone, against `ChromiumScripts.roomStandIn` (aiortc in the venv answering the room
-    /// family) instead of the server's rooms: the same checks but the REST API's. When this passes
-    /// and the test above fails, look at the server first.
-    @Test(.timeLimit(.minutes(2)), arguments: [2, 0]) func thePageWorksAgainstAnAiortcStandIn(slots: Int) async throws {
-        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
-        let report = try await Self.run(slots: slots, standInPython: python)
-        _ = Self.expectTheRoomWorked(report, slots: slots, label: "stand-in")
-    }
-
-    static func run(slots: Int, standInPython: String? = nil) async throws -> [String: Any] {
-        let run = try ChromiumRun.room("standup", mediaSeconds: 40, slots: slots, standInPython: standInPython)
+    static func run(slots: Int) async throws -> [String: Any] {
+        let run = try ChromiumRun.room("standup", mediaSeconds: 40, slots: slots)
         defer { run.cleanUp() }
         let ended = await run.wait(timeout: .seconds(100))
         #expect(ended, "the Chromium room run did not finish within 100 s; it was killed")
@@ -119,8 +110,7 @@ import Testing
             text += "\(name) page: \(json ?? "-")\n\(name) console: \(page["console"] ?? "-")\n"
                 + "\(name) chromium stderr: \(Self.withoutNoise(page["chromium_stderr"]))\n"
         }
-        let standIn = (report["stand_in_stderr"] as? String).map { "\nstand-in stderr: \($0)" } ?? ""
-        return text + "server stderr: \(report["server_stderr"] ?? "-")" + standIn
+        return text + "server stderr: \(report["server_stderr"] ?? "-")"
     }
 
     /// Chromium's stderr without the D-Bus complaints of a machine that has no session bus.

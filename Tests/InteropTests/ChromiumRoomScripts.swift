@@ -1,8 +1,7 @@
 extension ChromiumScripts {
     /// The room run (after the prelude); arguments: room name, media seconds, and optionally the
     /// receive slots per kind the pages offer up front (`#slots=N`; 0 makes every subscription
-    /// go through `room.renegotiate`), and the venv's python to run `roomStandIn` with instead of
-    /// the server's room signaling. Starts the server,
+    /// go through `room.renegotiate`). Starts the server,
     /// mints video tokens for `alice` and `bob` (grant: the room), checks `GET /rooms/NAME`, then
     /// opens the page in two Chromium instances, each driven over the DevTools protocol on a pipe
     /// (`--remote-debugging-pipe`: fd 3 in, fd 4 out, NUL-separated JSON). alice first, bob once
@@ -14,8 +13,8 @@ extension ChromiumScripts {
     /// `PARLEY_ROOM_SCREENSHOTS=DIR` saves each page as a PNG at both snapshots.
     static let room = #"""
 ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
-SLOTS, STAND_IN = (ARGS[2:] + ["", ""])[:2]
-HTTP_PORT, MEDIA_PORT, STAND_IN_PORT = 18080, 18443, 18081
+SLOTS = (ARGS[2:] + [""])[0]
+HTTP_PORT, MEDIA_PORT = 18080, 18443
 BASE = "http://127.0.0.1:%d" % HTTP_PORT
 PEERS = ("alice", "bob")
 T0 = time.time()
@@ -161,11 +160,6 @@ def main():
                        "csp": r.headers.get("Content-Security-Policy"), "bytes": len(body),
                        "has_parley_room": b"window.parleyRoom" in body}
     page_base = BASE
-    if STAND_IN:  # the stand-in answers the pages' signaling instead of the server (stand_in.py)
-        stand_in = spawn([STAND_IN, os.path.join(work, "stand_in.py"), str(STAND_IN_PORT), BASE], "stand_in")
-        if not wait_listening(stand_in, "stand_in", 20):
-            return
-        page_base = "http://127.0.0.1:%d" % STAND_IN_PORT
     out["pages"] = {}
     browsers = {}
     for who in PEERS:  # alice first; bob once she has joined (or failed)
@@ -222,7 +216,6 @@ def main():
     snapshot(browsers, "end")
     for b in browsers.values():
         b.close()
-    out["stand_in_stderr"] = tail(os.path.join(work, "stand_in.err"), 3000) if STAND_IN else None
     for who in PEERS:
         out["pages"][who]["chromium_stderr"] = tail(os.path.join(work, "chromium-%s.err" % who), 2000)
 

@@ -33,12 +33,10 @@ struct ChromiumRun {
 
     /// Two Chromium instances (`alice`, `bob`) on the server's own room page, driven over the
     /// DevTools protocol (`ChromiumScripts.room`); `slots`: the receive slots per kind each page
-    /// offers up front (nil: the page's default); `standInPython`: the pages talk to
-    /// `ChromiumScripts.roomStandIn` (aiortc, run with that python) instead of the server's rooms.
-    static func room(_ name: String, mediaSeconds: Int, slots: Int? = nil, standInPython: String? = nil) throws -> ChromiumRun {
-        try ChromiumRun(orchestrator: ChromiumScripts.room,
-                        files: standInPython == nil ? [:] : ["stand_in.py": ChromiumScripts.roomStandIn],
-                        arguments: [name, String(mediaSeconds), slots.map(String.init) ?? "", standInPython ?? ""])
+    /// offers up front (nil: the page's default).
+    static func room(_ name: String, mediaSeconds: Int, slots: Int? = nil) throws -> ChromiumRun {
+        try ChromiumRun(orchestrator: ChromiumScripts.room, files: [:],
+                        arguments: [name, String(mediaSeconds), slots.map(String.init) ?? ""])
     }
 
     /// A built product (`parley-server`, `parley`) beside the test bundle.

@@ -123,127 +123,35 @@ enum ForwardBench {
     }
 }
 
-/// Received datagrams during the handshake, polled with a deadline.
-private final class HandshakeInbox: Sendable {
-    private let queue = Mutex<[Datagram]>([])
-    func push(_ datagrams: [Datagram]) { queue.withLock { $0.append(contentsOf: datagrams) } }
-    func next(_ kind: MediaPacketClass, timeout: Duration) async -> Datagram? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let found = queue.withLock { q -> Datagram? in
-                guard let i = q.firstIndex(where: { MediaPacketClass.classify($0.bytes) == kind }) else { return nil }
-                return q.remove(at: i)
-            }
-            if let found { return found }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return nil
-    }
-}
-
-/// One load-generating session. After `connect`, everything runs on the client loop thread.
-final class ForwardClient: @unchecked Sendable {
-    struct SetupFailed: Error, CustomStringConvertible { var description: String }
-
-    let loop: EventLoop
+/// One echo load-generating session: keeps `window` packets outstanding (one new packet per echo).
+final class ForwardClient: BenchMediaClient, @unchecked Sendable {
     let window: Int
-    private var socket: UDPSocket!
-    private var inbox: HandshakeInbox?
-    private var srtp: SRTPContext!
-    private(set) var srtpProfile: SRTPProfile = .aes128CMHMACSHA1_80
-    private var server: SocketAddress!
-    private var consentCheck: [UInt8] = []
     private let ssrc: UInt32
     private var sequence: UInt16 = 0
     private var timestamp: UInt32 = 0
-    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 16)
     private var running = false
     private var lastReceived = 0, ticks = 0
     var sent = 0, received = 0, errors = 0, refills = 0
 
     private init(loop: EventLoop, window: Int, ssrc: UInt32) {
-        self.loop = loop
         self.window = window
         self.ssrc = ssrc
+        super.init(loop: loop)
     }
 
-    deinit { scratch.deallocate() }
-
-    /// ICE (one nominating check), DTLS client handshake, SRTP keys, against `media`.
+    /// ICE, DTLS and SRTP against an echo session of `media`.
     static func connect(media: MediaTransportServer, loop: EventLoop, index: Int, window: Int) async throws -> ForwardClient {
         let client = ForwardClient(loop: loop, window: window, ssrc: 0x1000 + UInt32(index))
-        let inbox = HandshakeInbox()
-        client.inbox = inbox
-        client.socket = try UDPSocket(host: "127.0.0.1", port: 0, loop: loop, batchSize: 64) { [client] in
-            client.receive($0)
-        }
-        let socket = client.socket!
-        let serverAddress = try SocketAddress.resolve(host: "127.0.0.1", port: media.localPort)
-        client.server = serverAddress
-        func send(_ bytes: [UInt8]) { socket.send([Datagram(address: serverAddress, bytes: bytes)]) }
-
-        let certificate = try CertificateIdentity(commonName: "bench-client")
-        let answer = try await media.createEchoSession(offer: offer(fingerprint: certificate.fingerprint,
-                                                                   port: UInt16(socket.localPort), index: index))
-        let sdp = try SessionDescription(parsing: answer.sdp)
-        guard let audio = sdp.media.first, let ufrag = audio.iceUfrag, let pwd = audio.icePwd,
-              let fp = audio.fingerprints.first,
-              let serverFingerprint = DTLSFingerprint(algorithm: .sha256, digest: fp.bytes) else {
-            throw SetupFailed(description: "unusable answer:\n\(answer.sdp)")
-        }
-        let check = STUNMessage(type: .bindingRequest, transactionID: STUNTransactionID(high: 7, low: UInt64(index)),
-                                attributes: [.username("\(ufrag):cli\(index)"), .priority(0x6E00_1EFF),
-                                             .iceControlling(1234), .useCandidate])
-        client.consentCheck = try check.serialized(
-            integrity: .sha1(key: Array(pwd.utf8), hmac: { HMAC.sha1(key: $0, message: $1) }), fingerprint: true)
-        send(client.consentCheck)
-        guard await inbox.next(.stun, timeout: .seconds(3)) != nil else { throw SetupFailed(description: "no STUN response") }
-
-        let dtls = try DTLSSession(role: .client, certificate: certificate, remoteFingerprint: serverFingerprint)
-        for d in dtls.start() { send(d) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while dtls.state != .connected, ContinuousClock.now < deadline {
-            if case .failed(let error) = dtls.state { throw SetupFailed(description: "DTLS failed: \(error)") }
-            if let datagram = await inbox.next(.dtls, timeout: .milliseconds(200)) {
-                for d in dtls.receive(datagram.bytes).datagrams { send(d) }
-            } else {
-                for d in dtls.handleTimeout().datagrams { send(d) }
-            }
-        }
-        guard dtls.state == .connected else { throw SetupFailed(description: "DTLS did not connect") }
-        let srtp = try DTLSSRTPKeying.context(for: dtls)
-        let profile = srtp.profile
-        let handOver = UncheckedBox(srtp)
-        await ForwardBench.onLoop(loop) { [client] in
-            client.srtp = handOver.value
-            client.srtpProfile = profile
-            client.inbox = nil
-        }
+        try await client.handshake(media: media, index: index, offer: { fingerprint, port in
+            offer(fingerprint: fingerprint, port: port, index: index)
+        }, create: { try await media.createEchoSession(offer: $0).sdp })
         return client
     }
 
     private static func offer(fingerprint: DTLSFingerprint, port: UInt16, index: Int) -> String {
-        """
-        v=0\r
-        o=- \(index + 1) 2 IN IP4 127.0.0.1\r
-        s=-\r
-        t=0 0\r
-        a=group:BUNDLE 0\r
-        m=audio \(port) UDP/TLS/RTP/SAVPF 0\r
-        c=IN IP4 127.0.0.1\r
-        a=mid:0\r
-        a=sendrecv\r
-        a=ice-ufrag:cli\(index)\r
-        a=ice-pwd:clientpassword0123456789\r
-        a=fingerprint:\(fingerprint.sdpValue)\r
-        a=setup:actpass\r
-        a=rtcp-mux\r
-        a=rtpmap:0 PCMU/8000\r
-        a=ssrc:\(0x1000 + index) cname:bench\r
-        a=candidate:1 1 udp 2130706431 127.0.0.1 \(port) typ host\r
-        a=end-of-candidates\r
-
-        """
+        BenchMediaClient.sessionLines(index: index) + BenchMediaClient.section(
+            "audio", mid: "0", port: port, index: index, fingerprint: fingerprint, direction: "sendrecv",
+            rtpmap: "0 PCMU/8000", ssrc: 0x1000 + UInt32(index), first: true)
     }
 
     /// On the loop: fills the window and starts the stall/consent timer.
@@ -255,8 +163,6 @@ final class ForwardClient: @unchecked Sendable {
 
     func stop() { running = false }
 
-    func close() { socket.close() }
-
     /// Every 20 ms: if nothing came back since the last tick, the window was lost (UDP drops);
     /// refill it. Every 5 s: an ICE consent check.
     private func tick() {
@@ -267,28 +173,15 @@ final class ForwardClient: @unchecked Sendable {
             send(count: window)
         }
         lastReceived = received
-        if ticks % 250 == 0 { socket.send([Datagram(address: server, bytes: consentCheck)]) }
+        if ticks % 250 == 0 { sendConsentCheck() }
         loop.schedule(after: .milliseconds(20)) { [self] in tick() }
     }
 
-    private func receive(_ datagrams: [Datagram]) {
-        if let inbox {
-            inbox.push(datagrams)
-            return
-        }
+    override func media(_ datagrams: [Datagram]) {
         var echoes = 0
         for datagram in datagrams where MediaPacketClass.classify(datagram.bytes) == .rtp {
-            let length = datagram.bytes.count
-            guard length <= scratch.count else { errors += 1; continue }
-            datagram.bytes.withUnsafeBytes { scratch.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: length) }
-            do {
-                _ = try srtp.unprotect(scratch, length: length)
-                received += 1
-                echoes += 1
-            } catch {
-                errors += 1
-                echoes += 1   // still one fewer outstanding
-            }
+            if unprotect(datagram) != nil { received += 1 } else { errors += 1 }
+            echoes += 1   // one fewer outstanding either way
         }
         if running, echoes > 0 { send(count: echoes) }
     }
@@ -301,17 +194,13 @@ final class ForwardClient: @unchecked Sendable {
             timestamp &+= 160
             SRTPBench.writePacket(scratch, sequence: sequence, timestamp: timestamp)
             scratch.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
-            do {
-                let length = try srtp.protect(scratch, length: SRTPBench.packetBytes)
-                out.append(Datagram(address: server, bytes: Array(UnsafeRawBufferPointer(rebasing: scratch[0..<length]))))
+            if let datagram = protectScratch(length: SRTPBench.packetBytes) {
+                out.append(datagram)
                 sent += 1
-            } catch {
+            } else {
                 errors += 1
             }
         }
         socket.send(out)
     }
 }
-
-/// Hands a loop-confined value to the loop thread once (the sender stops using it).
-private struct UncheckedBox<T>: @unchecked Sendable { let value: T; init(_ value: T) { self.value = value } }

@@ -7,6 +7,8 @@ import ParleyCrypto
 //   parley-bench srtp                         SRTP protect/unprotect ns/packet, both profiles
 //   parley-bench webrtc-connect [--sessions N]               offer → connected against /v1/echo, percentiles
 //   parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]   echo-path packets/s on one core
+//   parley-bench rooms [--publishers P] [--subscribers S] [--video-kbps K] [--seconds S] [--pin 0|1]
+//                                             the SFU's fan-out: forwarded packets/s per core, added latency
 //   parley-bench audio-quality [--input ref.wav --output out.wav --loss 10 --burst --jitter-ms 30 --seed N --codec opus|pcmu]
 //                                             speech through a simulated network, PESQ-WB (docs/quality.md)
 //   parley-bench call-quality [--seeds N] [--condition NAME] [--output DIR] [--parallel N]
@@ -34,6 +36,11 @@ func runBench(_ arguments: [String]) async throws {
     case "webrtc-connect":
         let options = BenchOptions(arguments.dropFirst())
         try await WebRTCConnectBench.run(sessions: options.int("--sessions", 100))
+    case "rooms":
+        let options = BenchOptions(arguments.dropFirst())
+        try await RoomsBench.run(seconds: options.double("--seconds", 10), publishers: options.int("--publishers", 10),
+                                 subscribers: options.int("--subscribers", 40), videoKbps: options.int("--video-kbps", 500),
+                                 pin: options.int("--pin", 1) != 0)
     case "forward":
         let options = BenchOptions(arguments.dropFirst())
         try await ForwardBench.run(seconds: options.double("--seconds", 10), sessions: options.int("--sessions", 1),
@@ -78,6 +85,7 @@ func usage() -> Never {
                parley-bench srtp
                parley-bench webrtc-connect [--sessions N]
                parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]
+               parley-bench rooms [--publishers P (10)] [--subscribers S (40)] [--video-kbps K (500)] [--seconds S (10)] [--pin 1|0]
                parley-bench audio-quality [--input ref.wav] [--output out.wav] [--loss P] [--burst [MEAN]]
                    [--jitter-ms J] [--reorder P] [--seed N] [--codec opus|pcmu|pcma] [--red 0|1|2] [--no-fec]
                parley-bench call-quality [--seeds N (5)] [--condition NAME] [--output DIR] [--parallel N (3)]

@@ -51,6 +51,7 @@ extension PeerSession {
     static let videoNACKPlayoutBudget = 0.3
     /// A video slot keeps what it sent this long (512 packets: about 1.5 s at 2.5 Mbit/s) for
     /// its receiver's NACKs; a packet fits a slot of 1,300 bytes (MTU-sized, with the SRTP tag).
+    /// The 666 kB are taken on the receiver's first NACK, so slots on clean paths cost nothing.
     static let slotCacheCapacity = 512
     static let slotCacheBytes = 1300
 
@@ -76,8 +77,7 @@ extension PeerSession {
                     initialSequence: .random(in: 0...UInt16.max, using: &random),
                     initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
                 roomSources.append(nil)
-                retransmissions.append(codec.audio == nil && section.genericNACK
-                    ? RTPRetransmissionCache(capacity: Self.slotCacheCapacity, slotBytes: Self.slotCacheBytes) : nil)
+                retransmissions.append(nil)  // made on the receiver's first NACK (`answer`)
             }
             if section.direction.sends {
                 let ssrcs = Array(section.remoteSSRCs.prefix(RoomInbound.maxSSRCs))
@@ -187,6 +187,18 @@ extension PeerSession {
             counters.keyframeRequestsRelayed += 1
         } catch {
             count(error)
+        }
+    }
+
+    /// Makes the retransmission cache of the video slots named in `nacks` whose section
+    /// negotiated Generic NACK, if they have none yet.
+    func makeSlotCaches(for nacks: [TransportLayerNACK]) {
+        for nack in nacks {
+            guard let track = tracks.firstIndex(where: { $0.ssrc == nack.mediaSSRC && $0.kind == .video }),
+                  track < retransmissions.count, retransmissions[track] == nil,
+                  offer.sections.indices.contains(rtp.sendStreams[track].section),
+                  offer.sections[rtp.sendStreams[track].section].genericNACK else { continue }
+            retransmissions[track] = RTPRetransmissionCache(capacity: Self.slotCacheCapacity, slotBytes: Self.slotCacheBytes)
         }
     }
 

@@ -139,6 +139,14 @@ extension RTPSession {
                              ]))])
     }
 
+    /// Transport-wide CC feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01 §3.1) from
+    /// our receiver SSRC, after an empty receiver report (RFC 3550 §6.1 compound), protected.
+    public func transportFeedbackDatagram(_ feedback: TransportLayerCC) throws(RTPSessionError) -> [UInt8] {
+        var feedback = feedback
+        feedback.senderSSRC = receiverSSRC
+        return try datagram([.receiverReport(ReceiverReport(ssrc: receiverSSRC)), .transportCC(feedback)])
+    }
+
     /// Compound RTCP serialized and, with SRTP, protected (SRTCP, RFC 3711 §3.4).
     func datagram(_ packets: [RTCPPacket]) throws(RTPSessionError) -> [UInt8] {
         var bytes = RTCPPacket.serialized(packets)

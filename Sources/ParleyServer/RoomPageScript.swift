@@ -334,13 +334,19 @@ async function stats() {
 // outbound-rtp of our published sections.
 async function localStats() {
   const rows = [];
+  let available = null;  // the send-side bandwidth estimate on the selected pair (bits/s)
+  if (pc && pc.signalingState !== "closed") {
+    (await pc.getStats()).forEach(x => { if (x.type === "candidate-pair" && x.nominated && x.availableOutgoingBitrate) available = x.availableOutgoingBitrate; });
+  }
   for (const s of sent) {
     if (!pc || pc.signalingState === "closed") break;
     let r = null;
     (await s.tx.sender.getStats()).forEach(x => { if (x.type === "outbound-rtp") r = x; });
     rows.push({mid: s.tx.mid, name: s.name, kind: s.kind, trackSid: S.published[s.tx.mid] || null,
                packetsSent: r ? r.packetsSent : 0, framesEncoded: r ? r.framesEncoded : null, frameWidth: r ? r.frameWidth : null,
-               frameHeight: r ? r.frameHeight : null, qualityLimitationReason: r ? r.qualityLimitationReason : null});
+               frameHeight: r ? r.frameHeight : null, qualityLimitationReason: r ? r.qualityLimitationReason : null,
+               bytesSent: r ? r.bytesSent : 0, targetBitrate: r ? r.targetBitrate || null : null,
+               availableOutgoingBitrate: available});
   }
   return rows;
 }

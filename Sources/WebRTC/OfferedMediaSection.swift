@@ -39,8 +39,13 @@ public struct OfferedMediaSection: Sendable, Hashable {
     /// Room audio sections: the offer's id for the RFC 6464 client-to-mixer audio level
     /// (`urn:ietf:params:rtp-hdrext:ssrc-audio-level`), accepted in the answer, if offered.
     public let audioLevelExtensionID: UInt8?
+    /// Room sections: the offer's id for the transport-wide sequence number
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), accepted with `transport-cc`
+    /// feedback so the sender's bandwidth estimation gets our arrival times, if offered.
+    public let transportCCExtensionID: UInt8?
 
     static let audioLevelURI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
+    static let transportCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
     public var isAccepted: Bool { codec != nil }
 
@@ -71,12 +76,12 @@ public struct OfferedMediaSection: Sendable, Hashable {
             // A room also answers Generic NACK on video (RFC 4585 §6.2.1), per hop.
             rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { feedback in
                 (feedback.type == "nack" && (feedback.parameter == "pli" || (forwarded && feedback.parameter == nil)))
-                    || (feedback.type == "ccm" && feedback.parameter == "fir")
+                    || (feedback.type == "ccm" && feedback.parameter == "fir") || (forwarded && feedback.type == "transport-cc")
             }
             telephoneEventPayloadType = nil
             redPayloadType = nil
         } else if forwarded {
-            rtcpFeedback = []
+            rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { $0.type == "transport-cc" }
             telephoneEventPayloadType = nil
             redPayloadType = nil
         } else {
@@ -88,8 +93,14 @@ public struct OfferedMediaSection: Sendable, Hashable {
         telephoneEventFormatParameters = telephoneEventPayloadType.flatMap { media.formatParameters(for: $0)?.parameterString }
         remoteSSRCs = media.ssrcs
         // RFC 8285 §4.2: one-byte ids 1–14 (what browsers offer for it).
-        audioLevelExtensionID = forwarded && choice.codec.audio != nil
-            ? media.extmaps.first { $0.uri == Self.audioLevelURI && (1...14).contains($0.id) }.map { UInt8($0.id) } : nil
+        audioLevelExtensionID = forwarded && choice.codec.audio != nil ? Self.oneByteID(of: Self.audioLevelURI, in: media) : nil
+        transportCCExtensionID = forwarded ? Self.oneByteID(of: Self.transportCCURI, in: media) : nil
+    }
+
+    /// The offer's id for an extension URI, when it fits the one-byte form (RFC 8285 §4.2: 1–14,
+    /// what browsers offer).
+    static func oneByteID(of uri: String, in media: MediaDescription) -> UInt8? {
+        media.extmaps.first { $0.uri == uri && (1...14).contains($0.id) }.map { UInt8($0.id) }
     }
 
     init(rejected media: MediaDescription, index: Int, offer: SessionDescription) {
@@ -107,6 +118,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
         redPayloadType = nil
         remoteSSRCs = media.ssrcs
         audioLevelExtensionID = nil
+        transportCCExtensionID = nil
     }
 
     /// The section's payload formats for an RTP session (telephone events only if accepted; RED

@@ -79,6 +79,10 @@ extension PeerSession {
                 roomSources.append(nil)
                 retransmissions.append(nil)  // made on the receiver's first NACK (`answer`)
             }
+            if section.direction.sends, transportFeedback == nil, let id = section.transportCCExtensionID {
+                transportCCID = id
+                transportFeedback = TransportFeedbackRecorder()
+            }
             if section.direction.sends {
                 let ssrcs = Array(section.remoteSSRCs.prefix(RoomInbound.maxSSRCs))
                 if let index = roomInbound.firstIndex(where: { $0.section == section.index }) {
@@ -106,6 +110,10 @@ extension PeerSession {
             return 0
         }
         counters.rtpReceived += 1
+        if let id = transportCCID, let data = view.extensionElement(id: id),
+           let sequence = try? TransportWideSequenceNumber(parsing: data) {
+            transportFeedback?.record(sequence.value, arrivalMicroseconds: Int64(now * 1e6))
+        }
         if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
         if roomInbound[inbound].nacks != nil {
             roomInbound[inbound].nacks!.received(view.sequenceNumber, now: now)
@@ -122,6 +130,21 @@ extension PeerSession {
             index += 1
         }
         return queued
+    }
+
+    /// Our arrival times of what the peer sent since the last feedback, for its bandwidth
+    /// estimation (every housekeeping tick, 100 ms).
+    func sendTransportFeedback(out: inout [Datagram]) {
+        guard let destination = selectedSocketAddress,
+              let feedback = transportFeedback?.feedback(senderSSRC: rtp.receiverSSRC,
+                                                         mediaSSRC: roomInbound.first?.ssrcs.first ?? 0) else { return }
+        do {
+            out.append(Datagram(address: destination, bytes: try rtp.transportFeedbackDatagram(feedback)))
+            counters.rtcpSent += 1
+            counters.transportFeedbackSent += 1
+        } catch {
+            count(error)
+        }
     }
 
     /// Reports the peer's paths since the last sample (`.quality`): uplink loss from what we

@@ -96,6 +96,10 @@ final class PeerSession {
     var roomInbound: [RoomInbound] = []
     /// For each of our tracks (same index), the published section it carries, if any.
     var roomSources: [RoomSource?] = []
+    /// Arrival times by transport-wide sequence number (room sessions whose offer had it), and
+    /// the extension's id.
+    var transportFeedback: TransportFeedbackRecorder?
+    var transportCCID: UInt8?
     /// Packets expected and lost from the peer at the last quality sample (all its streams).
     var qualityBaseline = (expected: Int64(0), lost: Int64(0))
 
@@ -352,6 +356,7 @@ final class PeerSession {
             sendReports(now: now, out: &out)
             if kind == .room { reportQuality() }
         }
+        if state == .connected, transportFeedback != nil { sendTransportFeedback(out: &out) }
         if let key = telephoneEvents.expire(now: now) { reportDigit(key) }
     }
 

@@ -102,6 +102,8 @@ public struct PeerSessionCounters: Sendable, Hashable {
     /// again because the peer asked.
     public var nacksSent = 0
     public var retransmissionsSent = 0
+    /// Transport-wide CC feedback packets sent to the peer (room sessions).
+    public var transportFeedbackSent = 0
 
     public init() {}
 }

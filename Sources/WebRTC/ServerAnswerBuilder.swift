@@ -93,10 +93,12 @@ public enum ServerAnswerBuilder {
                 mediaType: section.mediaType, mid: section.mid, proto: section.proto, direction: section.answerDirection,
                 formats: LocalMediaSection.answerFormats(section, telephoneEvent: isAudio && p.telephoneEvent),
                 track: track.flatMap { track in section.answerDirection.sends ? (track.msid, track.ssrc, p.cname) : nil })
-            // We only read levels of what the peer sends (RFC 8285 §6: recvonly from our side).
-            if let id = section.audioLevelExtensionID, section.direction.sends {
-                local.extmaps = [SDPExtmap(id: UInt16(id), direction: section.answerDirection == .sendrecv ? .recvonly : nil,
-                                           uri: OfferedMediaSection.audioLevelURI)]
+            // We only read these on what the peer sends (RFC 8285 §6: recvonly from our side).
+            if section.direction.sends {
+                let direction: SDPDirection? = section.answerDirection == .sendrecv ? .recvonly : nil
+                local.extmaps = [(section.audioLevelExtensionID, OfferedMediaSection.audioLevelURI),
+                                 (section.transportCCExtensionID, OfferedMediaSection.transportCCURI)]
+                    .compactMap { id, uri in id.map { SDPExtmap(id: UInt16($0), direction: direction, uri: uri) } }
             }
             session.media.append(local.description(transport))
         }

@@ -68,6 +68,13 @@ import Testing
                   + "frames \(video["framesDecoded"] ?? "-") at \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), "
                   + "audio packets \(audio["packetsReceived"] ?? "-"), energy \(audio["totalAudioEnergy"] ?? "-"), "
                   + "phase \(state["phase"] ?? "-"), media \(state["connectionState"] ?? "-"), negotiations \(state["negotiations"] ?? "-")")
+            // What its own camera is sent at: the send-side estimate needs our transport-wide CC feedback.
+            let sent = (media["local"] as? [[String: Any]] ?? []).first { $0["kind"] as? String == "video" } ?? [:]
+            let estimate = ChromiumRun.number(sent["availableOutgoingBitrate"])
+            print("chromium room (\(label), \(slots) slots): \(me)'s camera: target \(sent["targetBitrate"] ?? "-") bit/s, "
+                  + "send-side estimate \(estimate) bit/s, \(sent["bytesSent"] ?? "-") bytes sent, limited by \(sent["qualityLimitationReason"] ?? "-")")
+            // Without feedback Chromium stays near its 300 kbit/s start (350–450 kbit/s measured).
+            #expect(estimate > 600_000, "\(me)'s send-side estimate stayed at \(estimate) bit/s: no transport-wide CC feedback?")
 
             #expect(state["phase"] as? String == "joined", "\(me) did not join: phase \(state["phase"] ?? "-")\n\(diagnostics)")
             #expect((state["errors"] as? [Any] ?? []).isEmpty, "\(me)'s errors: \(state["errors"] ?? "-")")

@@ -116,6 +116,8 @@ import WebRTC
         #expect(parsed.bundleMids == ["0", "1", "2"])
         #expect(parsed.accepted.allSatisfy { $0.redPayloadType == nil && $0.telephoneEventPayloadType == nil })
         #expect(parsed.sections[2].remoteSSRCs.isEmpty && parsed.sections[1].remoteSSRCs == [22])
+        // Transport-wide CC (draft-holmer-rmcat-transport-wide-cc-extensions-01) is accepted on what the peer sends.
+        #expect(parsed.sections[0].transportCCExtensionID == 3 && parsed.sections[0].rtcpFeedback.map(\.type) == ["transport-cc"])
         // A payload type naming two codecs is refused in the later section.
         let clash = Self.threeSectionOffer.replacingOccurrences(of: "a=rtpmap:96 VP8/90000\r\na=mid:2",
                                                                 with: "a=rtpmap:96 H264/90000\r\na=mid:2")
@@ -127,6 +129,8 @@ import WebRTC
         let server = try MediaTransportServer()
         let first = try await server.createRoomSession(offer: Self.threeSectionOffer) { _ in }
         #expect(first.sending.map(\.mid) == ["0", "1"] && first.receiving.map(\.mid) == ["2"])
+        #expect(first.sdp.contains("a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01\r\n")
+                && first.sdp.contains("a=rtcp-fb:111 transport-cc\r\n"), "answer:\n\(first.sdp)")
         let slotSSRC = try #require(try SessionDescription(parsing: first.sdp).media[2].ssrcs.first)
         // Two more receive slots (audio and video); the published sections stay.
         let more = Self.threeSectionOffer.replacingOccurrences(of: "a=group:BUNDLE 0 1 2", with: "a=group:BUNDLE 0 1 2 3 4")
@@ -162,7 +166,8 @@ import WebRTC
         "a=rtpmap:111 opus/48000/2", "a=rtpmap:63 red/48000/2", "a=fmtp:63 111/111", "a=rtpmap:126 telephone-event/48000",
         "a=mid:0", "a=sendonly", "a=rtcp-mux", "a=ice-ufrag:abcd", "a=ice-pwd:abcdefghijklmnopqrstuvwx",
         "a=fingerprint:sha-256 " + Array(repeating: "AB", count: 32).joined(separator: ":"), "a=setup:actpass",
-        "a=ssrc:11 cname:x",
+        "a=ssrc:11 cname:x", "a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01",
+        "a=rtcp-fb:111 transport-cc",
         "m=video 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 0.0.0.0", "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack pli",
         "a=mid:1", "a=sendonly", "a=rtcp-mux", "a=ssrc:22 cname:x",
         "m=video 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP4 0.0.0.0", "a=rtpmap:96 VP8/90000\r\na=mid:2", "a=recvonly", "a=rtcp-mux",

@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import ParleyServer
+import ParleyStore
 import ParleyTestSupport
 import WebRTC
 import Testing
@@ -10,24 +11,31 @@ import Testing
 /// publishing a mic (Opus tone) and a camera (VP8) with no receive slot, bob joins publishing his
 /// with two slots up front. Bob receives alice's tracks at once; alice is asked to renegotiate
 /// (`room.renegotiate`), re-offers with two recvonly slots and then receives bob's. Each must
-/// decode the other's audio and video; then bob leaves and alice sees him go.
+/// decode the other's audio and video; then bob leaves and alice sees him go. The room is made,
+/// listed (participants and their published tracks, while they are in) and completed with the
+/// official `twilio` library, and every status callback it asked for is checked: signed
+/// (`RequestValidator`), in SequenceNumber order, each participant's connect, tracks added and
+/// removed, and disconnect, between room-created and room-ended.
 ///
 /// Needs the project venv (aiortc, websockets); without it the test fails, it does not skip.
 @Suite(.serialized, .tags(.interop)) struct AiortcRoomInteropTests {
     @Test(.timeLimit(.minutes(1))) func twoAiortcParticipantsSeeAndHearEachOther() async throws {
-        let server = try InProcessPlatform.start(identity: "unused").server
+        let platform = try InteropPlatform(name: "aiortc-room")
+        let server = platform.server
+        platform.app.serve("/rooms", contentType: "text/plain", body: [])
         func token(_ identity: String) throws -> String {
             try InProcessPlatform.token(server, identity: identity, grants: [.video(VideoGrant(room: "standup"))])
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-aiortc-room-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let script = dir.appendingPathComponent("room.py")
+        let script = platform.dir.appendingPathComponent("room.py")
         try AiortcRoomClientScript.source.write(to: script, atomically: true, encoding: .utf8)
         let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
         let started = ContinuousClock.now
+        let credentials = server.defaultCredentials
+        let rest = ["base": platform.base, "account": credentials.account.sid, "key": credentials.apiKey.sid,
+                    "secret": credentials.apiKey.secret, "callback": platform.app.baseURL + "/rooms"]
         let child = try ChildProcess(executable: python, arguments: [
             script.path, "ws://127.0.0.1:\(server.port)/v1/signaling", try token("alice"), try token("bob"), "4",
+            String(decoding: try JSONSerialization.data(withJSONObject: rest), as: UTF8.self),
         ])
         defer { child.kill() }
         // The room sessions' counters while they run (they end with the script).
@@ -39,7 +47,6 @@ import Testing
         }
         print("room sessions, packets sent per slot SSRC: \(sessions)")
         let exited = await child.wait(timeout: .seconds(45))
-        await server.shutdown()
         let diagnostics = "stdout:\n\(child.stdout.suffix(3000))\nstderr:\n\(child.stderr.suffix(4000))"
         #expect(exited, "the room script did not finish\n\(diagnostics)")
         let result = try #require(child.jsonLines.last { $0["result"] != nil }?["result"] as? [String: Any],
@@ -63,6 +70,35 @@ import Testing
         #expect(types.starts(with: ["welcome", "room.joined", "room.participantConnected", "room.trackPublished",
                                     "room.trackPublished", "room.renegotiate", "room.answer", "room.subscribed",
                                     "room.subscribed"]), "alice's messages: \(types)")
+
+        // The twilio library created the room, listed the participants and their published tracks
+        // while they were in, and completed it.
+        let twilio = result["twilio"] as? [String: Any] ?? [:]
+        print("aiortc room: twilio library saw \(twilio)")
+        #expect(twilio["participants"] as? [String] == ["alice", "bob"], "\(twilio)")
+        let published = twilio["published"] as? [String: [String]] ?? [:]
+        #expect(published["alice"]?.sorted() == ["camera video", "mic audio"] && published["bob"]?.sorted() == ["camera video", "mic audio"])
+        #expect(twilio["completed"] as? String == "completed")
+
+        // Every status callback, signed and in SequenceNumber order.
+        var callbacks = platform.app.requests("/rooms")
+        for _ in 0..<5_000 where callbacks.last?.parameters["StatusCallbackEvent"] != "room-ended" {
+            try await Task.sleep(for: .milliseconds(1))
+            callbacks = platform.app.requests("/rooms")
+        }
+        let events = callbacks.map { [$0.parameters["StatusCallbackEvent"], $0.parameters["ParticipantIdentity"], $0.parameters["TrackName"]]
+            .compactMap { $0 }.joined(separator: " ") }
+        print("aiortc room: callbacks \(events)")
+        #expect(callbacks.map { $0.parameters["SequenceNumber"] } == (0..<callbacks.count).map { String($0) })
+        #expect(events.first == "room-created" && events.last == "room-ended")
+        for who in ["alice", "bob"] {
+            let mine = events.filter { $0.contains(" \(who)") }
+            #expect(mine.first == "participant-connected \(who)" && mine.last == "participant-disconnected \(who)", "\(mine)")
+            #expect(Set(mine.filter { $0.hasPrefix("track-added") }) == ["track-added \(who) mic", "track-added \(who) camera"])
+            #expect(Set(mine.filter { $0.hasPrefix("track-removed") }) == ["track-removed \(who) mic", "track-removed \(who) camera"])
+        }
+        #expect(try await platform.validateSignatures(callbacks) == Array(repeating: true, count: callbacks.count))
+        await platform.stop()
     }
 }
 
@@ -70,6 +106,7 @@ enum AiortcRoomClientScript {
     static let source = AiortcScriptPrelude.source(frequency: 440) + #"""
 import websockets
 from aiortc import VideoStreamTrack, RTCBundlePolicy
+from twilio.rest import Client
 
 def track_list(pc, names):
     out = []
@@ -144,18 +181,31 @@ async def participant(name, url, token, slots, t0, done, leave, joined):
         reader.cancel()
     return got
 
-async def main(url, alice_token, bob_token, seconds):
+async def main(url, alice_token, bob_token, seconds, rest):
     t0 = time.perf_counter()
+    twilio = {}
+    c = Client(rest["key"], rest["secret"], rest["account"])
+    c.video.base_url = rest["base"]
+    blocking = asyncio.get_event_loop().run_in_executor
+    room = await blocking(None, lambda: c.video.v1.rooms.create(unique_name="standup", status_callback=rest["callback"]))
     done, leave, alice_in, bob_in = asyncio.Event(), asyncio.Event(), asyncio.Event(), asyncio.Event()
     alice = asyncio.ensure_future(participant("alice", url, alice_token, 0, t0, done, leave, alice_in))
     await asyncio.wait_for(alice_in.wait(), 10)  # alice first, so bob's join finds her tracks
     bob = asyncio.ensure_future(participant("bob", url, bob_token, 1, t0, done, leave, bob_in))
     await asyncio.wait_for(bob_in.wait(), 10)
     await asyncio.sleep(seconds)
+    def listing():
+        people = c.video.v1.rooms(room.sid).participants.list(status="connected")
+        twilio["participants"] = sorted(p.identity for p in people)
+        twilio["published"] = {p.identity: ["%s %s" % (t.name, t.kind) for t in
+                                            c.video.v1.rooms(room.sid).participants(p.sid).published_tracks.list()]
+                               for p in people}
+    await blocking(None, listing)
     leave.set()
     a, b = await asyncio.gather(alice, bob)
-    print(json.dumps({"result": {"alice": a, "bob": b}}), flush=True)
+    twilio["completed"] = (await blocking(None, lambda: c.video.v1.rooms(room.sid).update(status="completed"))).status
+    print(json.dumps({"result": {"alice": a, "bob": b, "twilio": twilio}}), flush=True)
 
-asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])))
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), json.loads(sys.argv[5])))
 """#
 }

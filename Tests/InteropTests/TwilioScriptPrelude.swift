@@ -1,4 +1,5 @@
 import Foundation
+import JSONWire
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
@@ -52,6 +53,28 @@ struct InteropPlatform {
     }
 
     var base: String { "http://127.0.0.1:\(server.port)" }
+
+    /// What the `twilio` library's `RequestValidator` says of each callback's `X-Twilio-Signature`
+    /// (signed with the default account's auth token).
+    func validateSignatures(_ requests: [TwiMLTestApp.Request]) async throws -> [Bool] {
+        let signed: [JSONValue] = requests.map { request in
+            var params = JSONObject()
+            for (name, value) in request.parameters.sorted(by: { $0.key < $1.key }) { params[name] = .string(value) }
+            return .object(["url": .string(request.url), "params": .object(params), "signature": .string(request.signature)])
+        }
+        let verdicts = try await PythonProcess.run(Self.validator, input: .object([
+            "token": .string(server.defaultCredentials.account.authToken), "requests": .array(signed)]), in: dir)
+        guard case .array(let items) = verdicts else { return [] }
+        return items.map { $0 == .bool(true) }
+    }
+
+    static let validator = """
+        import json, sys
+        from twilio.request_validator import RequestValidator
+        cfg = json.load(sys.stdin)
+        v = RequestValidator(cfg["token"])
+        print(json.dumps([v.validate(r["url"], r["params"], r["signature"]) for r in cfg["requests"]]))
+        """
 
     func stop() async {
         await app.shutdown()

@@ -1,9 +1,6 @@
 import ParleyCore
-import ParleyNet
-import ParleyStore
 import ParleyTestClock
 import ParleyTestSupport
-import PlatformCore
 import RoomService
 import Signaling
 import Testing
@@ -12,55 +9,7 @@ import Testing
 /// every 100 ms and path figures once a second, as the SFU reports them; what each participant
 /// that asked is sent (and that the others are sent nothing).
 @Suite struct RoomActivityTests {
-    struct Fixture {
-        let store = InMemoryAccountStore()
-        let clock = VirtualClock()
-        let media = RoomMediaTwin()
-        let http: HTTPClient
-        let service: RoomService
-        let accountSid: String
-
-        init() throws {
-            accountSid = try store.ensureDefaultAccount().account.sid
-            http = try HTTPClient()
-            var configuration = RoomService.Configuration()
-            configuration.clock = clock
-            service = RoomService(store: store, webhooks: WebhookClient(http: http), media: media,
-                                  configuration: configuration)
-        }
-
-        /// Joins with a mic in section 0 and an audio slot in section 1.
-        func connect(_ identity: String, _ link: RecordingLink, speaker: Bool = false,
-                     quality: Bool = false) async throws(ParleyError) -> RoomJoined {
-            let joined = try await service.connect(
-                accountSid: accountSid, identity: identity, room: "standup",
-                offer: RoomMediaTwin.offer("send audio 0", "recv audio 1"),
-                tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)],
-                dominantSpeaker: speaker, networkQuality: quality, link: link)
-            await service.settle()
-            return joined
-        }
-
-        /// Each session's mic at its level (dBov) every 100 ms of virtual time for `milliseconds`.
-        func speak(_ levels: [String: UInt8], for milliseconds: Int) async {
-            for _ in 0..<milliseconds / 100 {
-                clock.advance(by: .milliseconds(100))
-                for (session, level) in levels.sorted(by: { $0.key < $1.key }) {
-                    media.fire(.audioLevel(session: session, mid: "0", level: level), session: session)
-                }
-                await service.settle()
-            }
-        }
-
-        func report(_ session: String, loss: Double) async {
-            media.fire(.quality(session: session, RoomMediaQuality(uplinkLoss: loss, downlinkLoss: 0,
-                                                                   roundTripTime: .milliseconds(20), jitter: 0.002,
-                                                                   downlinkBitrateEstimate: nil)), session: session)
-            await service.settle()
-        }
-
-        func close() { http.shutdown() }
-    }
+    typealias Fixture = RoomSessionTests.Fixture
 
     static func speakers(_ link: RecordingLink) -> [String?] {
         link.take().compactMap { if case .roomDominantSpeaker(let s) = $0 { s.participantSid } else { nil } }
@@ -135,5 +84,33 @@ import Testing
         #expect((mine.first?.first?.level ?? 5) < 5, "\(mine)")
         #expect(Self.levels(bob).isEmpty, "bob did not ask")
         f.close()
+    }
+}
+
+extension RoomSessionTests.Fixture {
+    /// Joins with a mic in section 0 and an audio slot in section 1.
+    func connect(_ identity: String, _ link: RecordingLink, speaker: Bool = false,
+                 quality: Bool = false) async throws(ParleyError) -> RoomJoined {
+        try await connect(identity, link, offer: RoomMediaTwin.offer("send audio 0", "recv audio 1"),
+                          tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)], speaker: speaker, quality: quality)
+    }
+
+    /// Each session's mic at its level (dBov) every 100 ms of virtual time for `milliseconds`.
+    func speak(_ levels: [String: UInt8], for milliseconds: Int) async {
+        for _ in 0..<milliseconds / 100 {
+            clock.advance(by: .milliseconds(100))
+            for (session, level) in levels.sorted(by: { $0.key < $1.key }) {
+                media.fire(.audioLevel(session: session, mid: "0", level: level), session: session)
+            }
+            await service.settle()
+        }
+    }
+
+    /// The session's path figures: 20 ms round trip, 2 ms jitter, `loss` of what it sends.
+    func report(_ session: String, loss: Double) async {
+        media.fire(.quality(session: session, RoomMediaQuality(uplinkLoss: loss, downlinkLoss: 0,
+                                                               roundTripTime: .milliseconds(20), jitter: 0.002,
+                                                               downlinkBitrateEstimate: nil)), session: session)
+        await service.settle()
     }
 }

@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyStore
 import SFU
 import Signaling
 

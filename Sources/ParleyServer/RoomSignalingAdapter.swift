@@ -76,7 +76,8 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
             let joined = try await rooms.connect(accountSid: connection.accountSid, identity: connection.identity,
                                                  room: join.room ?? connection.video.room ?? "", offer: join.offer,
                                                  tracks: join.tracks, automaticSubscription: join.automaticSubscription,
-                                                 ref: ref, link: link)
+                                                 dominantSpeaker: join.dominantSpeaker ?? false,
+                                                 networkQuality: join.networkQuality ?? false, ref: ref, link: link)
             link.participantSid.withLock { $0 = joined.participant.sid }
             if endedWhileJoining.remove(connection.id) != nil {
                 await rooms.leave(participantSid: joined.participant.sid)

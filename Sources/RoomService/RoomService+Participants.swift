@@ -26,6 +26,12 @@ extension RoomService {
         let outbox = SerialWork()
         /// Its media session, once `connect` opened one.
         var session: RoomSession?
+        /// It asked for `room.dominantSpeaker`.
+        var wantsDominantSpeaker = false
+        /// Its network quality level (0–5), once its session reported.
+        var networkLevel: Int?
+        /// The `room.networkQuality` it asked for and was sent.
+        var qualityReports = QualityReports()
 
         /// Sends a message on the link after everything posted before it.
         func post(_ message: SignalingMessage, ref: String? = nil) {
@@ -105,6 +111,7 @@ extension RoomService {
     private func finish(_ live: LiveParticipant) -> ParticipantRecord {
         unpublishAll(of: live.record)
         if let session = live.session { sessionGone(session, of: live.record) }
+        activityGone(of: live.record)
         var record = live.record
         let time = now
         record.status = .disconnected

@@ -14,17 +14,19 @@ extension RoomService {
     ///   - tracks: what the offer's sending sections carry, each naming its section by `mid`.
     ///   - automaticSubscription: receive every track the subscribe rules allow (else only those
     ///     `subscribe` names).
+    ///   - dominantSpeaker: send it `room.dominantSpeaker` when the room's dominant speaker changes.
+    ///   - networkQuality: send it `room.networkQuality` when its or another's level changes.
     /// - Throws: 53000 (no media plane), 53300 (a track names no sending section of its kind, or
     ///   two name one), the media plane's 534xx, `join`'s and `publish`'s errors.
     public func connect(accountSid: String, identity: String, room: String, offer: String, tracks: [RoomTrackInfo],
-                        automaticSubscription: Bool = true, ref: String? = nil,
-                        link: any RoomParticipantLink) async throws(ParleyError) -> RoomJoined {
+                        automaticSubscription: Bool = true, dominantSpeaker: Bool = false, networkQuality: Bool = false,
+                        ref: String? = nil, link: any RoomParticipantLink) async throws(ParleyError) -> RoomJoined {
         guard let media else { throw ParleyError(.signalingConnection, reason: "this server has no room media plane") }
         guard tracks.count <= Self.maxTracksPerParticipant else {
             throw ParleyError(.participantMaxTracksExceeded, reason: "at most \(Self.maxTracksPerParticipant) tracks")
         }
         let sink = mediaEventSink
-        let description = try await media.open(offer: offer) { sink.yield($0) }
+        let description = try await media.open(offer: offer) { sink.yield(.event($0)) }
         let record: ParticipantRecord
         let roomRecord: RoomRecord
         do throws(ParleyError) {
@@ -35,6 +37,8 @@ extension RoomService {
             throw error
         }
         participants[record.sid]?.session = RoomSession(description, automaticSubscription: automaticSubscription)
+        participants[record.sid]?.wantsDominantSpeaker = dominantSpeaker
+        participants[record.sid]?.qualityReports.wanted = networkQuality
         sessionOwners[description.session] = record.sid
         do throws(ParleyError) {
             try publish(tracks, of: record.sid)
@@ -52,6 +56,7 @@ extension RoomService {
                                 subscriptions: subscriptionMap(of: record.sid))
         guard let live = participants[record.sid] else { return joined }
         live.post(.roomJoined(joined), ref: ref)
+        joinedActivity(record.sid)
         if let request = plan.renegotiate { live.post(.roomRenegotiate(request)) }
         announced.insert(record.sid)
         tellOthers(of: record, .roomParticipantConnected(RoomParticipantConnected(
@@ -107,9 +112,13 @@ extension RoomService {
         return setEnabled(trackSid: trackSid, enabled)
     }
 
-    /// Returns once the routes and messages decided so far have reached the media plane and the
-    /// links (tests and orderly shutdown).
+    /// Returns once the media events reported so far are handled and the routes and messages
+    /// decided so far have reached the media plane and the links (tests and orderly shutdown).
     public func settle() async {
+        let sink = mediaEventSink
+        await withCheckedContinuation { (passed: CheckedContinuation<Void, Never>) in
+            if case .terminated = sink.yield(.barrier { passed.resume() }) { passed.resume() }
+        }
         await mediaWork.drain()
         for live in participants.values { await live.outbox.drain() }
     }
@@ -170,7 +179,11 @@ extension RoomService {
             } else {
                 tellOthers(of: record, .roomParticipantReconnected(reference))
             }
-        case .connected, .audioLevel, .quality:
+        case .audioLevel(let session, let mid, let level):
+            audioLevel(level, session: session, mid: mid)
+        case .quality(let session, let quality):
+            networkQuality(quality, session: session)
+        case .connected:
             break
         }
     }

@@ -28,6 +28,8 @@ public actor RoomService: RoomControl {
         var sequence = 0
         /// Bumped whenever a timer is armed or the room changes, so a stale timer does nothing.
         var timerGeneration = 0
+        /// Who speaks, from its participants' audio levels.
+        var speakers = DominantSpeakerDetector()
     }
 
     let store: any PlatformStore
@@ -52,7 +54,14 @@ public actor RoomService: RoomControl {
     /// Media sessions → their participant's SID.
     var sessionOwners: [String: String] = [:]
     /// Every session's media events, handled in order by one task.
-    nonisolated let mediaEventSink: AsyncStream<RoomMediaEvent>.Continuation
+    nonisolated let mediaEventSink: AsyncStream<MediaInput>.Continuation
+
+    /// What the media event task handles: an event, or a barrier `settle` waits on.
+    enum MediaInput: Sendable {
+        case event(RoomMediaEvent)
+        /// Called once every event yielded before it was handled.
+        case barrier(@Sendable () -> Void)
+    }
 
     package init(store: any PlatformStore, webhooks: WebhookClient, media: (any RoomMediaPlane)? = nil,
                  configuration: Configuration = Configuration()) {
@@ -60,12 +69,17 @@ public actor RoomService: RoomControl {
         self.configuration = configuration
         self.media = media
         callbacks = StatusCallbackQueue(webhooks: webhooks, clock: configuration.clock)
-        let (events, sink) = AsyncStream<RoomMediaEvent>.makeStream()
+        let (inputs, sink) = AsyncStream<MediaInput>.makeStream()
         mediaEventSink = sink
         Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.mediaEvent(event)
+            for await input in inputs {
+                switch input {
+                case .event(let event):
+                    guard let self else { return }
+                    await self.mediaEvent(event)
+                case .barrier(let passed):
+                    passed()
+                }
             }
         }
     }

@@ -52,7 +52,9 @@ public struct DominantSpeakerDetector: Sendable {
             let idle = Double(max(0, now - entry.updated))
             return entry.value * max(0, 1 - idle / Double(max(1, settings.smoothing.milliseconds)))
         }
-        guard let (loudest, score) = current.max(by: { $0.value < $1.value }), score > 0 else {
+        // What is left of past speech once it decays under the speech level is silence.
+        guard let (loudest, score) = current.max(by: { $0.value < $1.value }),
+              score >= pow10(-Double(settings.speechLevel) / 20) else {
             challenger = nil
             return nil
         }

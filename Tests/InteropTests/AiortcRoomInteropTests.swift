@@ -11,11 +11,12 @@ import Testing
 /// publishing a mic (Opus tone) and a camera (VP8) with no receive slot, bob joins publishing his
 /// with two slots up front. Bob receives alice's tracks at once; alice is asked to renegotiate
 /// (`room.renegotiate`), re-offers with two recvonly slots and then receives bob's. Each must
-/// decode the other's audio and video; then bob leaves and alice sees him go. The room is made,
-/// listed (participants and their published tracks, while they are in) and completed with the
-/// official `twilio` library, and every status callback it asked for is checked: signed
-/// (`RequestValidator`), in SequenceNumber order, each participant's connect, tracks added and
-/// removed, and disconnect, between room-created and room-ended.
+/// decode the other's audio and video; then bob leaves and alice sees him go. Both ask for
+/// `room.dominantSpeaker` and `room.networkQuality`: each hears who speaks and its own level. The
+/// room is made, listed (participants and their published tracks, while they are in) and
+/// completed with the official `twilio` library, and every status callback it asked for is
+/// checked: signed (`RequestValidator`), in SequenceNumber order, each participant's connect,
+/// tracks added and removed, and disconnect, between room-created and room-ended.
 ///
 /// Needs the project venv (aiortc, websockets); without it the test fails, it does not skip.
 @Suite(.serialized, .tags(.interop)) struct AiortcRoomInteropTests {
@@ -66,6 +67,16 @@ import Testing
         // Bob's slots were filled in room.joined, alice's by room.subscribed after her re-offer.
         #expect(bob["slots_filled"] as? Int == 2 && alice["subscribed"] as? Int == 2)
         #expect(alice["saw_left"] as? Bool == true, "alice did not see bob leave")
+        // Both asked for the floor and levels: each heard who speaks (both play a tone) and its own level.
+        let sids = [alice["sid"] as? String, bob["sid"] as? String].compactMap { $0 }
+        for (name, got) in [("alice", alice), ("bob", bob)] {
+            let speakers = got["speakers"] as? [Any] ?? []
+            #expect(!speakers.isEmpty && speakers.allSatisfy { ($0 as? String).map(sids.contains) == true },
+                    "\(name)'s speakers: \(speakers)")
+            let levels = got["levels"] as? [[String: Any]] ?? []
+            #expect(levels.contains { $0["participantSid"] as? String == got["sid"] as? String && (0...5).contains($0["level"] as? Int ?? -1) },
+                    "\(name)'s levels: \(levels)")
+        }
         let types = alice["types"] as? [String] ?? []
         #expect(types.starts(with: ["welcome", "room.joined", "room.participantConnected", "room.trackPublished",
                                     "room.trackPublished", "room.renegotiate", "room.answer", "room.subscribed",
@@ -116,7 +127,8 @@ def track_list(pc, names):
     return out
 
 async def participant(name, url, token, slots, t0, done, leave, joined):
-    got = {"joined": False, "renegotiations": 0, "subscribed": 0, "errors": [], "types": [], "saw_left": False}
+    got = {"joined": False, "renegotiations": 0, "subscribed": 0, "errors": [], "types": [], "saw_left": False,
+           "speakers": [], "levels": []}
     # max-bundle: with "balanced", aiortc 1.16 leaves a second recvonly video section of an
     # initial offer on its own transport although the answer bundles it (it never connects).
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[], bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
@@ -135,14 +147,23 @@ async def participant(name, url, token, slots, t0, done, leave, joined):
         await send({"type": "hello", "id": "h", "v": 1, "token": token})
         await pc.setLocalDescription(await pc.createOffer())
         await send({"type": "room.join", "id": "j", "roomV": 1, "offer": pc.localDescription.sdp,
-                    "tracks": track_list(pc, names)})
+                    "tracks": track_list(pc, names), "dominantSpeaker": True, "networkQuality": True})
         offers = 0
         async def receive():
             nonlocal offers
             async for raw in ws:
                 m = json.loads(raw)
                 kind = m.get("type")
+                # Levels and the floor come whenever the server decides: kept out of the order.
+                if kind == "room.dominantSpeaker":
+                    got["speakers"].append(m.get("participantSid"))
+                    continue
+                if kind == "room.networkQuality":
+                    got["levels"] += m.get("levels", [])
+                    continue
                 got["types"].append(kind)
+                if kind == "room.joined":
+                    got["sid"] = m["participant"]["sid"]
                 if kind in ("room.joined", "room.answer"):
                     await pc.setRemoteDescription(RTCSessionDescription(sdp=m["answer"], type="answer"))
                     got["joined"] = True

@@ -16,6 +16,7 @@ import Testing
     struct Fixture {
         let store = InMemoryAccountStore()
         let media = RoomMediaTwin()
+        let clock = VirtualClock()
         let http: HTTPClient
         let service: RoomService
         let accountSid: String
@@ -24,15 +25,17 @@ import Testing
             accountSid = try store.ensureDefaultAccount().account.sid
             http = try HTTPClient()
             var configuration = RoomService.Configuration()
-            configuration.clock = VirtualClock()
+            configuration.clock = clock
             service = RoomService(store: store, webhooks: WebhookClient(http: http), media: media,
                                   configuration: configuration)
         }
 
         func connect(_ identity: String, _ link: RecordingLink, offer: String, tracks: [RoomTrackInfo],
-                     automatic: Bool = true, room: String = "standup") async throws(ParleyError) -> RoomJoined {
+                     automatic: Bool = true, room: String = "standup", speaker: Bool = false,
+                     quality: Bool = false) async throws(ParleyError) -> RoomJoined {
             let joined = try await service.connect(accountSid: accountSid, identity: identity, room: room, offer: offer,
-                                                   tracks: tracks, automaticSubscription: automatic, ref: "j-\(identity)",
+                                                   tracks: tracks, automaticSubscription: automatic,
+                                                   dominantSpeaker: speaker, networkQuality: quality, ref: "j-\(identity)",
                                                    link: link)
             await service.settle()
             return joined

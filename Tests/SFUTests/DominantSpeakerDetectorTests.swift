@@ -42,6 +42,17 @@ import Testing
         #expect(d.dominant == nil)
     }
 
+    @Test func whenTheSpeakerLeavesASilentParticipantDoesNotTakeTheFloor() {
+        var d = DominantSpeakerDetector()
+        _ = Self.run(&d, ["alice": 20, "bob": 30], from: 0, for: 1000)
+        #expect(d.dominant == "alice")
+        // Both fall silent; what is left of bob's speech decays under the speech level.
+        #expect(Self.run(&d, ["alice": 127, "bob": 127], from: 1000, for: 2000).isEmpty)
+        d.remove("alice")
+        #expect(d.evaluate(at: 3000) == nil && d.dominant == nil)
+        #expect(Self.run(&d, ["bob": 30], from: 3000, for: 200).map(\.1) == ["bob"])
+    }
+
     @Test func networkQualityLevels() {
         #expect(NetworkQualityLevel.level(rttMilliseconds: 20, jitterMilliseconds: 2, lossPercent: 0) == 5)
         #expect(NetworkQualityLevel.level(rttMilliseconds: 300, jitterMilliseconds: 30, lossPercent: 5) <= 3)

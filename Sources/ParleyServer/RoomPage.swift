@@ -67,6 +67,7 @@ header h1 { font-size: 1.1rem; margin: 0; }
 .tile figcaption { position: absolute; left: .4rem; bottom: .4rem; display: flex; gap: .3rem; }
 .tile figcaption span { background: rgba(0, 0, 0, .65); padding: .1rem .4rem; border-radius: 4px; font-size: .85rem; }
 .badge { color: #f88; }
+.tile.speaking { outline: 3px solid #4c8; outline-offset: -3px; }
 footer { justify-content: center; }
 button { font: inherit; padding: .35rem .9rem; border-radius: 6px; border: 1px solid #555; background: #2a2a2a; color: inherit; cursor: pointer; }
 button:disabled { opacity: .45; cursor: default; }

@@ -142,7 +142,7 @@ function receive(m) {
   case "room.unsubscribed": dropSlots(s => s.trackSid === m.trackSid); break;
   case "room.subscriptionFailed": S.errors.push({code: m.code, message: m.message, ref: null, at: now()}); break;
   case "room.trackSwitchedOff": case "room.trackSwitchedOn": switched(m.trackSid, m.type === "room.trackSwitchedOff"); break;
-  case "room.dominantSpeaker": S.dominantSpeaker = m.participantSid; break;
+  case "room.dominantSpeaker": S.dominantSpeaker = m.participantSid || null; break;
   case "room.disconnected":
     S.disconnected = {code: m.code ?? null, message: m.message || ""};
     S.phase = "disconnected";
@@ -242,7 +242,7 @@ async function join(token) {
   const sdp = await offer();
   S.timing.joinSent = now();
   const joined = await request({type: "room.join", roomV: 1, room: roomName, offer: sdp, tracks: newTracks(),
-                                automaticSubscription: true});
+                                automaticSubscription: true, dominantSpeaker: true});
   S.timing.joined = now();
   S.roomSid = joined.room.sid; S.roomType = joined.room.type;
   S.participantSid = joined.participant.sid; S.identity = joined.participant.identity;
@@ -263,6 +263,7 @@ async function join(token) {
 function render() {
   status();
   const tiles = $("tiles");
+  $("self").classList.toggle("speaking", !!S.participantSid && S.participantSid === S.dominantSpeaker);
   for (const el of tiles.querySelectorAll(".tile[data-sid]")) if (!S.participants[el.dataset.sid]) el.remove();
   for (const p of Object.values(S.participants)) {
     let el = tiles.querySelector('.tile[data-sid="' + p.sid + '"]');
@@ -274,6 +275,7 @@ function render() {
       tiles.appendChild(el);
     }
     el.querySelector(".name").textContent = p.identity + (p.state === "connected" ? "" : " (" + p.state + ")");
+    el.classList.toggle("speaking", p.sid === S.dominantSpeaker);
     const tracks = Object.values(p.tracks);
     el.querySelector(".mic").hidden = !tracks.some(t => t.kind === "audio" && !t.enabled);
     el.querySelector(".cam").hidden = !tracks.some(t => t.kind === "video" && !t.enabled);

@@ -1,0 +1,139 @@
+import AccessToken
+import Foundation
+import ParleyServer
+import ParleyTestSupport
+import Testing
+
+/// WHIP and WHEP into a room on a real `parley-server` (in process, its own WebRTC socket), with
+/// aiortc and plain HTTP (urllib): a first viewer POSTs a recvonly audio + video offer to
+/// `/v1/rooms/stage/whep` while the room is empty, then a publisher POSTs an Opus tone and
+/// aiortc's 640x480 VP8 test video to `/whip`, then a second viewer asks for the publisher by
+/// identity (`?participant=cam`). Both viewers must decode the tone and the video (the first
+/// gets them when they are published); the Rooms REST API (Basic auth) lists the three
+/// participants; DELETE of each resource disconnects it.
+///
+/// Needs the project venv (aiortc); without it the test fails, it does not skip.
+@Suite(.serialized, .tags(.interop)) struct AiortcWHIPInteropTests {
+    @Test(.timeLimit(.minutes(1))) func aiortcPublishesOverWHIPAndViewersReceiveOverWHEP() async throws {
+        let server = try InProcessPlatform.start(identity: "unused").server
+        func token(_ identity: String) throws -> String {
+            try InProcessPlatform.token(server, identity: identity, grants: [.video(VideoGrant(room: "stage"))])
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-aiortc-whip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = dir.appendingPathComponent("whip.py")
+        try AiortcWHIPScript.source.write(to: script, atomically: true, encoding: .utf8)
+        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
+        let creds = server.defaultCredentials
+        let child = try ChildProcess(executable: python, arguments: [
+            script.path, "http://127.0.0.1:\(server.port)", try token("cam"), try token("viewer"), try token("fan"),
+            creds.account.sid, creds.account.authToken, "4",
+        ])
+        defer { child.kill() }
+        let exited = await child.wait(timeout: .seconds(45))
+        await server.shutdown()
+        let diagnostics = "stdout:\n\(child.stdout.suffix(3000))\nstderr:\n\(child.stderr.suffix(4000))"
+        #expect(exited, "the WHIP script did not finish\n\(diagnostics)")
+        let result = try #require(child.jsonLines.last { $0["result"] != nil }?["result"] as? [String: Any],
+                                  "no result\n\(diagnostics)")
+        print("aiortc WHIP → WHEP: \(result)")
+        let posts = result["posts"] as? [String: [String: Any]] ?? [:]
+        for name in ["cam", "viewer", "fan"] {
+            let post = posts[name] ?? [:]
+            let kind = name == "cam" ? "whip" : "whep"
+            #expect(post["status"] as? Int == 201 && post["type"] as? String == "application/sdp", "\(name): \(post)")
+            #expect((post["location"] as? String)?.hasPrefix("/v1/rooms/stage/\(kind)/PA") == true, "\(name): \(post)")
+        }
+        for name in ["viewer", "fan"] {
+            let got = result[name] as? [String: Any] ?? [:]
+            #expect(got["audio_frames"] as? Int ?? 0 > 100, "\(name) decoded \(got["audio_frames"] ?? 0) audio frames")
+            #expect(got["audio_peak"] as? Double ?? 0 > 0.1, "\(name) heard no tone")
+            #expect(got["video_frames"] as? Int ?? 0 > 30, "\(name) decoded \(got["video_frames"] ?? 0) video frames")
+            #expect(got["video_size"] as? [Int] == [640, 480], "\(name): \(got)")
+        }
+        #expect(Set(result["listed"] as? [String] ?? []) == ["cam", "viewer", "fan"], "REST listed \(result["listed"] ?? [])")
+        #expect(result["deletes"] as? [Int] == [200, 200, 200, 404])
+        #expect((result["connected_after"] as? [String])?.isEmpty == true, "still connected: \(result["connected_after"] ?? [])")
+        #expect(Set(result["statuses_after"] as? [String] ?? []) == ["disconnected"])
+    }
+}
+
+enum AiortcWHIPScript {
+    static let source = AiortcScriptPrelude.source(frequency: 440) + #"""
+import base64, urllib.request, urllib.error
+from aiortc import VideoStreamTrack, RTCBundlePolicy
+
+def http(method, url, body=None, headers=None):
+    data = body.encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, dict(r.headers), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode()
+
+def peer():
+    # max-bundle: aiortc 1.16 otherwise gives a second section its own transport (see the room test).
+    return RTCPeerConnection(RTCConfiguration(iceServers=[], bundlePolicy=RTCBundlePolicy.MAX_BUNDLE))
+
+async def post(pc, url, token, posts, name):
+    await pc.setLocalDescription(await pc.createOffer())
+    status, headers, body = await asyncio.to_thread(http, "POST", url, pc.localDescription.sdp,
+                                                    {"Content-Type": "application/sdp", "Authorization": "Bearer " + token})
+    posts[name] = {"status": status, "type": headers.get("Content-Type"), "location": headers.get("Location")}
+    if status != 201:
+        posts[name]["body"] = body
+        raise RuntimeError("%s: POST %s answered %d %s" % (name, url, status, body))
+    await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
+    return headers.get("Location")
+
+async def viewer(base, token, query, posts, name, t0):
+    pc = peer()
+    pc.addTransceiver("audio", direction="recvonly")
+    pc.addTransceiver("video", direction="recvonly")
+    got = {}
+    tally(pc, got, t0)
+    location = await post(pc, base + "/v1/rooms/stage/whep" + query, token, posts, name)
+    return pc, got, location
+
+async def main(base, cam_token, viewer_token, fan_token, account, auth_token, seconds):
+    t0 = time.perf_counter()
+    posts, result = {}, {}
+    basic = {"Authorization": "Basic " + base64.b64encode(("%s:%s" % (account, auth_token)).encode()).decode()}
+    def rest(path):
+        status, _, body = http("GET", base + path, headers=basic)
+        return json.loads(body) if status == 200 else {"status": status, "body": body}
+    try:
+        # The first viewer comes to an empty room: it gets the tracks once they are published.
+        view_pc, view_got, view_at = await viewer(base, viewer_token, "", posts, "viewer", t0)
+        cam = peer()
+        cam.addTransceiver(Tone(), direction="sendonly")
+        cam.addTransceiver(VideoStreamTrack(), direction="sendonly")
+        cam_at = await post(cam, base + "/v1/rooms/stage/whip", cam_token, posts, "cam")
+        fan_pc, fan_got, fan_at = await viewer(base, fan_token, "?participant=cam", posts, "fan", t0)
+        await asyncio.sleep(seconds)
+        rooms = (await asyncio.to_thread(rest, "/v1/Rooms?UniqueName=stage")).get("rooms", [])
+        sid = rooms[0]["sid"] if rooms else "none"
+        listed = await asyncio.to_thread(rest, "/v1/Rooms/%s/Participants?Status=connected" % sid)
+        result["listed"] = [p["identity"] for p in listed.get("participants", [])]
+        result["viewer"], result["fan"] = view_got, fan_got
+        deletes = []
+        for at, token in [(fan_at, fan_token), (view_at, viewer_token), (cam_at, cam_token), (cam_at, cam_token)]:
+            status, _, _ = await asyncio.to_thread(http, "DELETE", base + at, None, {"Authorization": "Bearer " + token})
+            deletes.append(status)
+        result["deletes"] = deletes
+        after = await asyncio.to_thread(rest, "/v1/Rooms/%s/Participants?Status=connected" % sid)
+        result["connected_after"] = [p["identity"] for p in after.get("participants", [])]
+        every = await asyncio.to_thread(rest, "/v1/Rooms/%s/Participants" % sid)
+        result["statuses_after"] = [p["status"] for p in every.get("participants", [])]
+        for pc in (view_pc, fan_pc, cam):
+            await pc.close()
+    except Exception as e:
+        result["error"] = repr(e)
+    result["posts"] = posts
+    print(json.dumps({"result": result}), flush=True)
+
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], float(sys.argv[7])))
+"""#
+}

@@ -2,8 +2,10 @@ import AccessToken
 import Foundation
 import HTTPWire
 import ParleyCore
+import ParleyStore
 import PlatformCore
 import RoomService
+import Signaling
 
 /// WHIP (RFC 9725) and WHEP in front of the video rooms: an HTTP client joins a room as a
 /// participant with one SDP offer/answer exchange, and leaves with DELETE.

@@ -1,4 +1,5 @@
 import AccessToken
+import Foundation
 import HTTPWire
 import ParleyCore
 import PlatformCore

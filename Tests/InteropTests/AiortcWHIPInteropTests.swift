@@ -1,6 +1,7 @@
 import AccessToken
 import Foundation
 import ParleyServer
+import ParleyStore
 import ParleyTestSupport
 import Testing
 

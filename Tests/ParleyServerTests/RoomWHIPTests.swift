@@ -3,6 +3,7 @@ import Foundation
 import HTTPWire
 import JSONWire
 import ParleyNet
+import ParleyStore
 @testable import ParleyServer
 import Signaling
 import Testing

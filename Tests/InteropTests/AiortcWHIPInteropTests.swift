@@ -16,88 +16,98 @@ import Testing
 ///
 /// Needs the project venv (aiortc); without it the test fails, it does not skip.
 @Suite(.serialized, .tags(.interop)) struct AiortcWHIPInteropTests {
-    @Test(.timeLimit(.minutes(1))) func aiortcPublishesOverWHIPAndViewersReceiveOverWHEP() async throws {
-        let server = try InProcessPlatform.start(identity: "unused").server
+    /// An in-process server and a scratch directory for one script.
+    struct Run {
+        let server: PlatformServer
+        let dir: URL
+
         func token(_ identity: String) throws -> String {
             try InProcessPlatform.token(server, identity: identity, grants: [.video(VideoGrant(room: "stage"))])
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-aiortc-whip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let script = dir.appendingPathComponent("whip.py")
-        try AiortcWHIPScript.source.write(to: script, atomically: true, encoding: .utf8)
-        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
-        let creds = server.defaultCredentials
-        let child = try ChildProcess(executable: python, arguments: [
-            script.path, "http://127.0.0.1:\(server.port)", try token("cam"), try token("viewer"), try token("fan"),
-            creds.account.sid, creds.account.authToken, "4",
-        ])
-        defer { child.kill() }
-        let exited = await child.wait(timeout: .seconds(45))
-        await server.shutdown()
-        let diagnostics = "stdout:\n\(child.stdout.suffix(3000))\nstderr:\n\(child.stderr.suffix(4000))"
-        #expect(exited, "the WHIP script did not finish\n\(diagnostics)")
-        let result = try #require(child.jsonLines.last { $0["result"] != nil }?["result"] as? [String: Any],
-                                  "no result\n\(diagnostics)")
-        print("aiortc WHIP → WHEP: \(result)")
-        let posts = result["posts"] as? [String: [String: Any]] ?? [:]
-        for name in ["cam", "viewer", "fan"] {
-            let post = posts[name] ?? [:]
-            let kind = name == "cam" ? "whip" : "whep"
-            #expect(post["status"] as? Int == 201 && post["type"] as? String == "application/sdp", "\(name): \(post)")
-            #expect((post["location"] as? String)?.hasPrefix("/v1/rooms/stage/\(kind)/PA") == true, "\(name): \(post)")
+
+        var base: String { "http://127.0.0.1:\(server.port)" }
+        func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+        /// Runs `source` with the venv's python and `arguments`; returns its `result` object.
+        func script(_ source: String, _ arguments: [String]) async throws -> [String: Any] {
+            let script = dir.appendingPathComponent("whip.py")
+            try source.write(to: script, atomically: true, encoding: .utf8)
+            let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
+            let child = try ChildProcess(executable: python, arguments: [script.path] + arguments)
+            defer { child.kill() }
+            let exited = await child.wait(timeout: .seconds(45))
+            let diagnostics = "stdout:\n\(child.stdout.suffix(3000))\nstderr:\n\(child.stderr.suffix(4000))"
+            #expect(exited, "the script did not finish\n\(diagnostics)")
+            return try #require(child.jsonLines.last { $0["result"] != nil }?["result"] as? [String: Any],
+                                "no result\n\(diagnostics)")
         }
-        for name in ["viewer", "fan"] {
-            let got = result[name] as? [String: Any] ?? [:]
-            #expect(got["audio_frames"] as? Int ?? 0 > 100, "\(name) decoded \(got["audio_frames"] ?? 0) audio frames")
-            #expect(got["audio_peak"] as? Double ?? 0 > 0.1, "\(name) heard no tone")
-            #expect(got["video_frames"] as? Int ?? 0 > 30, "\(name) decoded \(got["video_frames"] ?? 0) video frames")
-            #expect(got["video_size"] as? [Int] == [640, 480], "\(name): \(got)")
+    }
+
+    /// Runs `body` with a started server and a scratch directory, both gone after, also on failure.
+    private func withRun(_ body: (Run) async throws -> Void) async throws {
+        let run = Run(server: try InProcessPlatform.start(identity: "unused").server,
+                      dir: FileManager.default.temporaryDirectory.appendingPathComponent("parley-aiortc-whip-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: run.dir) }
+        do {
+            try FileManager.default.createDirectory(at: run.dir, withIntermediateDirectories: true)
+            try await body(run)
+        } catch {
+            await run.server.shutdown()
+            throw error
         }
-        #expect(Set(result["listed"] as? [String] ?? []) == ["cam", "viewer", "fan"], "REST listed \(result["listed"] ?? [])")
-        #expect(result["deletes"] as? [Int] == [200, 200, 200, 404])
-        #expect((result["connected_after"] as? [String])?.isEmpty == true, "still connected: \(result["connected_after"] ?? [])")
-        #expect(Set(result["statuses_after"] as? [String] ?? []) == ["disconnected"])
+        await run.server.shutdown()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aiortcPublishesOverWHIPAndViewersReceiveOverWHEP() async throws {
+        try await withRun { run in
+            let creds = run.server.defaultCredentials
+            let result = try await run.script(AiortcWHIPScript.source, [
+                run.base, try run.token("cam"), try run.token("viewer"), try run.token("fan"),
+                creds.account.sid, creds.account.authToken, "4",
+            ])
+            print("aiortc WHIP → WHEP: \(result)")
+            let posts = result["posts"] as? [String: [String: Any]] ?? [:]
+            for name in ["cam", "viewer", "fan"] {
+                let post = posts[name] ?? [:]
+                let kind = name == "cam" ? "whip" : "whep"
+                #expect(post["status"] as? Int == 201 && post["type"] as? String == "application/sdp", "\(name): \(post)")
+                #expect((post["location"] as? String)?.hasPrefix("/v1/rooms/stage/\(kind)/PA") == true, "\(name): \(post)")
+            }
+            for name in ["viewer", "fan"] {
+                let got = result[name] as? [String: Any] ?? [:]
+                #expect(got["audio_frames"] as? Int ?? 0 > 100, "\(name) decoded \(got["audio_frames"] ?? 0) audio frames")
+                #expect(got["audio_peak"] as? Double ?? 0 > 0.1, "\(name) heard no tone")
+                #expect(got["video_frames"] as? Int ?? 0 > 30, "\(name) decoded \(got["video_frames"] ?? 0) video frames")
+                #expect(got["video_size"] as? [Int] == [640, 480], "\(name): \(got)")
+            }
+            #expect(Set(result["listed"] as? [String] ?? []) == ["cam", "viewer", "fan"], "REST listed \(result["listed"] ?? [])")
+            #expect(result["deletes"] as? [Int] == [200, 200, 200, 404])
+            #expect((result["connected_after"] as? [String])?.isEmpty == true, "still connected: \(result["connected_after"] ?? [])")
+            #expect(Set(result["statuses_after"] as? [String] ?? []) == ["disconnected"])
+        }
     }
 
     /// PESQ-WB of espeak-ng speech (two sentences, a male and a female voice) that aiortc
     /// publishes over WHIP and a viewer records over WHEP: the room forwards Opus untouched, so
     /// the score is the codec's and the path's.
     @Test(.timeLimit(.minutes(1))) func speechThroughWHIPAndWHEPKeepsItsPESQ() async throws {
-        let server = try InProcessPlatform.start(identity: "unused").server
-        func token(_ identity: String) throws -> String {
-            try InProcessPlatform.token(server, identity: identity, grants: [.video(VideoGrant(room: "stage"))])
+        try await withRun { run in
+            let text = SpeechMaterial.sentences.split(separator: ".").prefix(2).joined(separator: ".") + "."
+            try SpeechMaterial.speak(text, to: run.path("spoken.wav"))
+            // Half a second of silence either side, at the rate aiortc sends.
+            let pad = [Int16](repeating: 0, count: 24_000)
+            let speech = pad + (try SpeechMaterial.load(run.path("spoken.wav"), rate: 48_000)) + pad
+            try SpeechMaterial.save(speech, rate: 48_000, to: run.path("source.wav"))
+            let result = try await run.script(AiortcWHIPScript.speech, [
+                run.base, try run.token("speaker"), try run.token("listener"), run.path("source.wav"), run.path("received.wav"),
+            ])
+            #expect(result["deletes"] as? [Int] == [200, 200], "\(result)")
+            let reference = try SpeechMaterial.resample(speech, from: 48_000, to: 16_000)
+            let degraded = try SpeechMaterial.load(run.path("received.wav"), rate: 16_000)
+            let score = try #require(try SpeechMaterial.pesq([(reference, degraded)], packageRoot: Python.packageRoot).first)
+            print("PESQ-WB through WHIP → room → WHEP: \(score) (\(speech.count / 48) ms sent, \(degraded.count / 16) ms recorded)")
+            #expect(score >= 4.0)  // 4.5 measured: nothing on the path decodes or re-encodes
         }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-aiortc-whip-pesq-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let spoken = dir.appendingPathComponent("spoken.wav").path, source = dir.appendingPathComponent("source.wav").path
-        let received = dir.appendingPathComponent("received.wav").path
-        let text = SpeechMaterial.sentences.split(separator: ".").prefix(2).joined(separator: ".") + "."
-        try SpeechMaterial.speak(text, to: spoken)
-        // Half a second of silence either side, at the rate aiortc sends.
-        let pad = [Int16](repeating: 0, count: 24_000)
-        let speech = pad + (try SpeechMaterial.load(spoken, rate: 48_000)) + pad
-        try SpeechMaterial.save(speech, rate: 48_000, to: source)
-        let script = dir.appendingPathComponent("whip-speech.py")
-        try AiortcWHIPScript.speech.write(to: script, atomically: true, encoding: .utf8)
-        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
-        let child = try ChildProcess(executable: python, arguments: [
-            script.path, "http://127.0.0.1:\(server.port)", try token("speaker"), try token("listener"), source, received,
-        ])
-        defer { child.kill() }
-        let exited = await child.wait(timeout: .seconds(45))
-        await server.shutdown()
-        let diagnostics = "stdout:\n\(child.stdout.suffix(3000))\nstderr:\n\(child.stderr.suffix(4000))"
-        #expect(exited, "the WHIP speech script did not finish\n\(diagnostics)")
-        let result = try #require(child.jsonLines.last { $0["result"] != nil }?["result"] as? [String: Any],
-                                  "no result\n\(diagnostics)")
-        #expect(result["deletes"] as? [Int] == [200, 200], "\(result)")
-        let reference = try SpeechMaterial.resample(speech, from: 48_000, to: 16_000)
-        let degraded = try SpeechMaterial.load(received, rate: 16_000)
-        let score = try #require(try SpeechMaterial.pesq([(reference, degraded)], packageRoot: Python.packageRoot).first)
-        print("PESQ-WB through WHIP → room → WHEP: \(score) (\(speech.count / 48) ms sent, \(degraded.count / 16) ms recorded)")
-        #expect(score >= 4.0)  // 4.5 measured: nothing on the path decodes or re-encodes
     }
 }
 
@@ -190,26 +200,13 @@ extension AiortcWHIPScript {
     static let speech = helpers + #"""
 import wave
 
-class Speech(MediaStreamTrack):
-    kind = "audio"
+class Speech(Tone):
     def __init__(self, samples):
         super().__init__()
-        self.samples, self.pts, self.t0 = samples, 0, None
-    async def recv(self):
-        if self.t0 is None:
-            self.t0 = time.monotonic()
-        wait = self.t0 + self.pts / RATE - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
-        chunk = self.samples[self.pts:self.pts + FRAME]
-        if len(chunk) < FRAME:
-            chunk = np.concatenate([chunk, np.zeros(FRAME - len(chunk), dtype=np.int16)])
-        frame = AudioFrame.from_ndarray(chunk.reshape(1, -1), format="s16", layout="mono")
-        frame.sample_rate = RATE
-        frame.pts = self.pts
-        frame.time_base = fractions.Fraction(1, RATE)
-        self.pts += FRAME
-        return frame
+        self.speech = samples
+    def samples(self, start, count):
+        chunk = self.speech[start:start + count]
+        return np.concatenate([chunk, np.zeros(count - len(chunk), dtype=np.int16)])
 
 async def main(base, speaker_token, listener_token, source, received):
     posts, result = {}, {}

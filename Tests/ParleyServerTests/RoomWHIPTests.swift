@@ -143,6 +143,28 @@ import Testing
         }
     }
 
+    @Test func aRevokedKeysParticipantsLeave() async throws {
+        try await withServer { s in
+            let account = s.server.defaultCredentials.account
+            let key = try s.server.store.createAPIKey(accountSid: account.sid, friendlyName: "doomed")
+            let doomed = try AccessTokenBuilder.mint(accountSid: account.sid, apiKeySid: key.sid, apiSecret: key.secret,
+                                                     identity: "cam", ttl: 600, grants: [.video(VideoGrant(room: "stage"))],
+                                                     now: Int64(Date().timeIntervalSince1970))
+            let whip = try await send(s, "POST", "/v1/rooms/stage/whip", token: doomed, body: Self.publishOffer)
+            #expect(whip.status == 201)
+            let whep = try await send(s, "POST", "/v1/rooms/stage/whep", token: try video(s, "viewer"), body: Self.viewOffer)
+            #expect(whep.status == 201)
+            let auth = RESTFixture.basic(account.sid, account.authToken)
+            func connected() async throws -> Set<String> {
+                Set(items(try await s.get("/v1/Rooms/stage/Participants?Status=connected", headers: auth), "participants")
+                    .compactMap { $0["identity"]?.stringValue })
+            }
+            #expect(try await connected() == ["cam", "viewer"])
+            try s.server.store.revokeAPIKey(sid: key.sid)
+            #expect(try await eventually(.seconds(10)) { try await connected() == ["viewer"] })
+        }
+    }
+
     // MARK: - The pure parts
 
     @Test func offerTracksAreNamedByMsidOrKind() throws {

@@ -22,7 +22,7 @@ import Signaling
 /// - `DELETE` on the resource: the participant leaves → 200; 404 when unknown, gone or another
 ///   account's.
 /// - `PATCH` on the resource (trickle ICE, ICE restart) → 405: the server is ICE-lite and puts all
-///   its candidates in the answer (RFC 9725 §4.3.1).
+///   its candidates in the answer (RFC 9725 §4.3: a server without trickle ICE or ICE restarts answers 405).
 /// - `OPTIONS` on both: CORS preflight → 204, no auth.
 ///
 /// Errors use the JSON error body: 401 for tokens, 403 with 20106 for a grant that does not cover

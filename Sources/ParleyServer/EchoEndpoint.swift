@@ -3,7 +3,6 @@ import Foundation
 import HTTPWire
 import ParleyCore
 import PlatformCore
-import Synchronization
 import WebRTC
 
 /// A WHIP-shaped (RFC 9725) echo resource: the client POSTs an SDP offer, gets the answer and a
@@ -24,7 +23,7 @@ import WebRTC
 struct EchoEndpoint: APIEndpoint {
     let media: MediaTransportServer
     let quotas: QuotaLedger
-    let owners = EchoSessionOwners()
+    let owners = SessionOwners<QuotaLease>()
     static let collection = "/v1/echo"
 
     init(media: MediaTransportServer, quotas: QuotaLedger) {
@@ -46,40 +45,21 @@ struct EchoEndpoint: APIEndpoint {
     func handle(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
         let path = request.path
         let id = path == Self.collection ? nil : String(path.dropFirst(Self.collection.count + 1))
-        var response: HTTPResponse
-        switch (request.method, id) {
-        case ("OPTIONS", _):
-            response = HTTPResponse(status: 204)
-            response.headers.set("Access-Control-Allow-Methods", "POST, DELETE, OPTIONS")
-            response.headers.set("Access-Control-Allow-Headers", "Authorization, Content-Type")
-            response.headers.set("Access-Control-Max-Age", "600")
-            response.headers.set("Allow", id == nil ? "POST, OPTIONS" : "DELETE, OPTIONS")
-        case ("POST", nil):
-            response = await create(request, router: router)
-        case ("DELETE", let id?) where !id.isEmpty && !id.contains("/"):
-            response = await delete(id: id, request: request, router: router)
-        case (_, nil), (_, _?):
-            response = APIErrorResponse.make(ParleyError(.badRequest, reason: "method \(request.method) not allowed"),
-                                             status: 405)
-            response.headers.set("Allow", id == nil ? "POST, OPTIONS" : "DELETE, OPTIONS")
+        let allow = id == nil ? "POST, OPTIONS" : "DELETE, OPTIONS"
+        let response: HTTPResponse = switch (request.method, id) {
+        case ("OPTIONS", _): WHIPHTTP.preflight(methods: "POST, DELETE, OPTIONS", allow: allow)
+        case ("POST", nil): await create(request, router: router)
+        case ("DELETE", let id?) where !id.isEmpty && !id.contains("/"): await delete(id: id, request: request, router: router)
+        case (_, nil), (_, _?): WHIPHTTP.methodNotAllowed(request.method, allow: allow)
         }
-        response.headers.set("Access-Control-Allow-Origin", request.headers["Origin"] ?? "*")
-        if request.headers["Origin"] != nil { response.headers.add("Vary", "Origin") }
-        response.headers.set("Access-Control-Expose-Headers", "Location")
-        return response
+        return WHIPHTTP.cors(response, for: request)
     }
 
     private func create(_ request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
-        let token: VerifiedToken
-        do {
-            token = try router.authenticate(request)
-        } catch {
-            return APIErrorResponse.make(error, status: APIErrorResponse.status(forTokenError: error))
-        }
-        let type = request.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
-        guard type?.lowercased() == "application/sdp" else {
-            return APIErrorResponse.make(ParleyError(.badRequest, reason: "POST an SDP offer with Content-Type: application/sdp"),
-                                         status: 415)
+        let token: VerifiedToken, offer: String
+        switch WHIPHTTP.offer(request, router: router) {
+        case .success(let accepted): (token, offer) = accepted
+        case .failure(let refusal): return refusal.response
         }
         let owner = QuotaOwner(token)
         let lease: QuotaLease
@@ -93,33 +73,27 @@ struct EchoEndpoint: APIEndpoint {
         }
         let owners = self.owners
         do {
-            let answer = try await media.createEchoSession(offer: request.bodyText) { event in
+            let answer = try await media.createEchoSession(offer: offer) { event in
                 guard case .stateChanged(let id, let state, _) = event, state.isTerminal else { return }
                 lease.release()
                 owners.ended(id)
             }
-            owners.started(answer.id, lease: lease)
-            var response = HTTPResponse(status: 201, headers: ["Content-Type": "application/sdp",
-                                                               "Location": "\(Self.collection)/\(answer.id)"],
-                                        body: Array(answer.sdp.utf8))
-            response.headers.set("ETag", "\"\(answer.id)\"")
-            return response
+            owners.started(answer.id, owner: lease)
+            return WHIPHTTP.created(answer: answer.sdp, location: "\(Self.collection)/\(answer.id)", etag: answer.id)
         } catch {
             lease.release()
-            let status = error.code == .mediaServerLocalDescFailed ? 503 : 400
-            return APIErrorResponse.make(error, status: status)
+            return WHIPHTTP.mediaRefusal(error)
         }
     }
 
     private func delete(id: String, request: HTTPRequest, router: APIRouter) async -> HTTPResponse {
         let token: VerifiedToken
-        do {
-            token = try router.authenticate(request)
-        } catch {
-            return APIErrorResponse.make(error, status: APIErrorResponse.status(forTokenError: error))
+        switch WHIPHTTP.token(request, router: router) {
+        case .success(let verified): token = verified
+        case .failure(let refusal): return refusal.response
         }
         // Another account's session is as unknown as one that never existed.
-        guard let lease = owners.lease(of: id), lease.owner.accountSid == token.accountSid,
+        guard let lease = owners.owner(of: id), lease.owner.accountSid == token.accountSid,
               await media.closeSession(id: id) else {
             return APIErrorResponse.make(ParleyError(.notFound, reason: "no echo session \(id)"), status: 404)
         }
@@ -132,43 +106,10 @@ struct EchoEndpoint: APIEndpoint {
     @discardableResult
     func revoke(apiKeySid: String) async -> Int {
         var closed = 0
-        for id in owners.sessions(signedBy: apiKeySid) {
+        for id in owners.sessions(where: { $0.owner.apiKeySid == apiKeySid }) {
             if await media.closeSession(id: id) { closed += 1 }
         }
         if closed > 0 { Log.info(.platform, "closed \(closed) echo sessions of revoked API key \(apiKeySid)") }
         return closed
     }
-}
-
-/// The quota lease (and so the owner) of each live echo session: for DELETE's account check and
-/// for closing a revoked key's sessions. An entry lives from the 201 until the session's terminal
-/// state.
-final class EchoSessionOwners: Sendable {
-    private struct State {
-        var leases: [String: QuotaLease] = [:]
-        /// Sessions that ended before `started` recorded them (their terminal event won the race).
-        var endedEarly: Set<String> = []
-    }
-
-    private let state = Mutex(State())
-
-    func started(_ id: String, lease: QuotaLease) {
-        state.withLock { s in
-            if s.endedEarly.remove(id) == nil { s.leases[id] = lease }
-        }
-    }
-
-    func ended(_ id: String) {
-        state.withLock { s in
-            if s.leases.removeValue(forKey: id) == nil { s.endedEarly.insert(id) }
-        }
-    }
-
-    func lease(of id: String) -> QuotaLease? { state.withLock { $0.leases[id] } }
-
-    func sessions(signedBy apiKeySid: String) -> [String] {
-        state.withLock { s in s.leases.filter { $0.value.owner.apiKeySid == apiKeySid }.map(\.key) }
-    }
-
-    var count: Int { state.withLock { $0.leases.count } }
 }

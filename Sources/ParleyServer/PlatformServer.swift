@@ -58,6 +58,8 @@ public final class PlatformServer: Sendable {
     /// Per-identity and per-key limits, shared by `/v1/echo` and the call engine.
     let quotas: QuotaLedger
     private let echo: EchoEndpoint
+    /// WHIP and WHEP into rooms.
+    private let roomWHIP: RoomWHIPEndpoint
     /// Ends what revoked keys authenticated (from `start()` to `shutdown()`).
     private let credentialWatcher = Mutex<CredentialWatcher?>(nil)
     /// The heartbeat task (`VoiceService.recordLiveness`).
@@ -138,10 +140,11 @@ public final class PlatformServer: Sendable {
         mediaEvents = Task { await voice.runMediaEvents() }
         let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
         echo = EchoEndpoint(media: media, quotas: quotas)
+        roomWHIP = RoomWHIPEndpoint(rooms: rooms)
         let router = APIRouter(verifier: verifier, metrics: metrics,
                                endpoints: [echo, rest, VideoRESTRouter(store: store, control: rooms, publicBaseURL: { base.url }),
                                            PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
-                                           RoomPage(),
+                                           RoomPage(), roomWHIP,
                                            InsightsEndpoint(store: store)],
                                figures: { [media] in await Self.figures(of: media) })
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in
@@ -182,13 +185,14 @@ public final class PlatformServer: Sendable {
         try http.start()
         base.port.store(http.localPort, ordering: .relaxed)
         mediaClock.start()
-        let echo = self.echo
+        let echo = self.echo, roomWHIP = self.roomWHIP
         credentialWatcher.withLock {
             $0 = CredentialWatcher(store: store) { changes in
                 for sid in changes.revokedKeys {
                     Log.info(.platform, "API key \(sid) was revoked: ending what it authenticated")
                     await voice.apiKeyRevoked(sid)
                     await echo.revoke(apiKeySid: sid)
+                    await roomWHIP.revoke(apiKeySid: sid)
                 }
                 for (account, token) in changes.rotatedTokens {
                     await voice.authTokenRotated(accountSid: account, authToken: token)

@@ -22,13 +22,15 @@ enum AiortcScriptPrelude {
                 super().__init__()
                 self.pts = 0
                 self.t0 = None
+            def samples(self, start, count):  # a subclass may send other samples
+                return tone(start, count)
             async def recv(self):
                 if self.t0 is None:
                     self.t0 = time.monotonic()
                 wait = self.t0 + self.pts / RATE - time.monotonic()
                 if wait > 0:
                     await asyncio.sleep(wait)
-                frame = AudioFrame.from_ndarray(tone(self.pts, FRAME).reshape(1, -1), format="s16", layout="mono")
+                frame = AudioFrame.from_ndarray(self.samples(self.pts, FRAME).reshape(1, -1), format="s16", layout="mono")
                 frame.sample_rate = RATE
                 frame.pts = self.pts
                 frame.time_base = fractions.Fraction(1, RATE)

@@ -138,7 +138,7 @@ let package = Package(
         // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket.
         .target(name: "WebRTC",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ParleyRTP", "ICE", "STUN", "RTP",
-                               "SDP", "RTCP"],
+                               "SDP", "RTCP", "VP8", "SFU"],
                 swiftSettings: strict),
 
         // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.

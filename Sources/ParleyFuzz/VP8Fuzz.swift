@@ -8,7 +8,20 @@ enum VP8Fuzz {
     static func run(_ data: UnsafeRawBufferPointer) {
         let bytes = Array(data)
         depacketize(bytes)
-        guard let descriptor = try? VP8PayloadDescriptor(parsing: bytes[...]) else { return }
+        let inPlace = VP8PayloadDescriptor.fields(of: data)
+        guard let descriptor = try? VP8PayloadDescriptor(parsing: bytes[...]) else {
+            precondition(inPlace == nil, "the in-place reader takes what the parser refuses")
+            return
+        }
+        // The packet path's reader and rewriter agree with the parser and its rewrite.
+        precondition(inPlace?.pictureID == descriptor.pictureID && inPlace?.tl0PictureIndex == descriptor.tl0PictureIndex
+                     && inPlace?.startsFrame == descriptor.startsFrame && inPlace?.length == descriptor.serializedSize,
+                     "the in-place reader disagrees with the parser")
+        var inPlaceRewritten = bytes
+        let wrote = inPlaceRewritten.withUnsafeMutableBytes {
+            VP8PayloadDescriptor.rewrite($0, pictureID: descriptor.hasLongPictureID ? 0x7ABC : 0x55, tl0PictureIndex: 0xA5)
+        }
+        precondition(wrote, "the in-place rewriter refuses a parsed descriptor")
         let size = descriptor.serializedSize
         precondition(size >= 1 && size <= bytes.count, "VP8 descriptor size out of range")
         var out: [UInt8] = []
@@ -24,6 +37,7 @@ enum VP8Fuzz {
             preconditionFailure("a parsed descriptor must be rewritable")
         }
         precondition(rewritten.count == bytes.count, "rewrite changed the payload length")
+        precondition(rewritten == inPlaceRewritten, "the in-place rewrite differs from the parser's")
         let after = try? VP8PayloadDescriptor(parsing: rewritten[...])
         precondition(after?.pictureID == descriptor.pictureID.map { _ in pictureID }, "rewrite lost the picture ID")
         precondition(after?.tl0PictureIndex == descriptor.tl0PictureIndex.map { _ in 0xA5 }, "rewrite lost TL0PICIDX")

@@ -4,6 +4,7 @@ import ParleyNet
 import ParleyRTP
 import RTCP
 import RTP
+import VP8
 
 /// The media path of a call session: the two-party case of a selective forwarding unit
 /// (RFC 7667 §3.7). A received packet is unprotected once, in place in the socket's receive slot,
@@ -133,12 +134,12 @@ extension PeerSession {
     /// was not queued.
     func sendForwarded(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool,
                        kind: RTPPayloadFormat.Kind, source view: RTPPacketView?, frame: UnsafeRawBufferPointer,
-                       track: Int = 0, now: Double, batch: UDPSendBatch) -> Bool {
+                       track: Int = 0, vp8: VP8PayloadDescriptor.Fields? = nil, now: Double, batch: UDPSendBatch) -> Bool {
         guard state == .connected, let destination = selectedSocketAddress,
               case .send(let update) = tracks[track].forward(ssrc: ssrc, sequenceNumber: sequenceNumber,
                                                              timestamp: timestamp, marker: marker, kind: kind, now: now),
-              let payloadBytes = queuePacket(update, track: track, source: view, frame: frame, to: destination, now: now,
-                                             batch: batch)
+              let payloadBytes = queuePacket(update, track: track, source: view, frame: frame, vp8: vp8, to: destination,
+                                             now: now, batch: batch)
         else {
             counters.forwardDropped += 1
             return false

@@ -1,6 +1,8 @@
 import ParleyNet
 import ParleyRTP
 import RTP
+import SFU
+import VP8
 
 extension PeerSession {
     /// Writes the packet `update` describes for track `index` into a send-batch slot for
@@ -11,7 +13,8 @@ extension PeerSession {
     /// played or recovered frame, a RED packet's primary — which a RED track wraps or remembers so
     /// a later wrapped packet can repeat it. Nothing allocates.
     func queuePacket(_ update: RTPHeaderUpdate, track index: Int, source: RTPPacketView?, frame: UnsafeRawBufferPointer,
-                     to destination: SocketAddress, now: Double, batch: UDPSendBatch) -> Int? {
+                     vp8: VP8PayloadDescriptor.Fields? = nil, to destination: SocketAddress, now: Double,
+                     batch: UDPSendBatch) -> Int? {
         let trailer = rtp.trailerLength
         let blockPayloadType = tracks[index].mediaPayloadType
         var payloadBytes = 0
@@ -28,6 +31,12 @@ extension PeerSession {
                     return -1
                 }
                 update.apply(to: rewriter)
+                // A VP8 slot numbers pictures on across its sources (RFC 7741 §4.2).
+                if let vp8, index < slotVideo.count, slotVideo[index] != nil {
+                    let mapped = slotVideo[index]!.pictures.map(pictureID: vp8.pictureID, tl0PictureIndex: vp8.tl0PictureIndex)
+                    VP8PayloadDescriptor.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[packet.payloadRange]),
+                                                 pictureID: mapped.pictureID, tl0PictureIndex: mapped.tl0PictureIndex)
+                }
                 if case .renameREDBlocks(let payloadType) = update.payload {
                     REDPayloadView.renameBlocks(in: UnsafeMutableRawBufferPointer(rebasing: slot[packet.payloadRange]),
                                                 to: payloadType)

@@ -3,7 +3,9 @@ import ParleyNet
 import ParleyRTP
 import RTCP
 import RTP
+import VP8
 import SDP
+import SFU
 
 /// A section a room peer sends in (one of its published tracks): the SSRCs it arrives with and
 /// the receive slots of other sessions it is routed to.
@@ -32,6 +34,15 @@ struct RoomInbound {
 struct RoomSink {
     let session: PeerSession
     let track: Int
+}
+
+/// A VP8 receive slot's picture numbering across sources: after a change of source nothing is
+/// sent until the new source starts a key frame (what came before cannot be decoded without the
+/// pictures it refers to), and picture IDs and TL0PICIDX continue from the last ones sent
+/// (`VP8PictureIDMunger`, RFC 7741 §4.2), so the receiver's decoder sees one stream.
+struct SlotVideo {
+    var pictures = VP8PictureIDMunger()
+    var awaitingKeyFrame = true
 }
 
 /// What a receive slot carries: the publishing session and its `roomInbound` index.
@@ -78,6 +89,7 @@ extension PeerSession {
                     initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
                 roomSources.append(nil)
                 retransmissions.append(nil)  // made on the receiver's first NACK (`answer`)
+                slotVideo.append(codec == .video(.vp8) ? SlotVideo() : nil)
             }
             if section.direction.sends, transportFeedback == nil, let id = section.transportCCExtensionID {
                 transportCCID = id
@@ -120,14 +132,23 @@ extension PeerSession {
             sendNACKs(&roomInbound[inbound].nacks!, mediaSSRC: view.ssrc, from: nil,
                       playoutBudget: Self.videoNACKPlayoutBudget, now: now, out: &out)
         }
+        let vp8 = roomInbound[inbound].codec == .video(.vp8) ? VP8PayloadDescriptor.fields(of: view.payload) : nil
         var queued = 0
         var index = 0
         while index < roomInbound[inbound].sinks.count {
             let sink = roomInbound[inbound].sinks[index]
+            index += 1
+            if let vp8, sink.session.slotVideo.indices.contains(sink.track), sink.session.slotVideo[sink.track]?.awaitingKeyFrame == true {
+                guard vp8.startsKeyFrame else {
+                    sink.session.counters.forwardDropped += 1
+                    requestKeyframe(inbound: inbound, now: now, out: &out)  // ≤ 1 per 200 ms
+                    continue
+                }
+                sink.session.slotVideo[sink.track]?.awaitingKeyFrame = false
+            }
             if sink.session.sendForwarded(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
                                           marker: view.marker, kind: format.kind, source: view, frame: view.payload,
-                                          track: sink.track, now: now, batch: batch) { queued += 1 }
-            index += 1
+                                          track: sink.track, vp8: vp8, now: now, batch: batch) { queued += 1 }
         }
         return queued
     }
@@ -241,6 +262,14 @@ extension PeerSession {
         roomSources[track] = source
         if let source { source.session.roomInbound[source.inbound].sinks.append(RoomSink(session: self, track: track)) }
         tracks[track].sourceChanged()
+        videoSourceChanged(track: track)
+    }
+
+    /// A VP8 slot's next source starts at its next key frame, numbered on from the last picture.
+    func videoSourceChanged(track: Int) {
+        guard slotVideo.indices.contains(track), slotVideo[track] != nil else { return }
+        slotVideo[track]?.awaitingKeyFrame = true
+        slotVideo[track]?.pictures.sourceChanged()
     }
 
     /// Ends the routes of a room session: its slots are emptied, and slots fed by it elsewhere too.
@@ -250,6 +279,7 @@ extension PeerSession {
             for sink in roomInbound[inbound].sinks {
                 sink.session.roomSources[sink.track] = nil
                 sink.session.tracks[sink.track].sourceChanged()
+                sink.session.videoSourceChanged(track: sink.track)
             }
             roomInbound[inbound].sinks = []
         }

@@ -7,6 +7,7 @@ import ParleySRTP
 import RTCP
 import RTP
 import STUN
+import VP8
 
 /// The server side of one WebRTC session: an ICE-lite agent answering the peer's checks, a DTLS
 /// session (server for `a=setup:actpass`), an `RTPSession` keyed from it (every bundled section:
@@ -96,6 +97,8 @@ final class PeerSession {
     var roomInbound: [RoomInbound] = []
     /// For each of our tracks (same index), the published section it carries, if any.
     var roomSources: [RoomSource?] = []
+    /// For each of our VP8 slots (same index; nil for others), its switching state.
+    var slotVideo: [SlotVideo?] = []
     /// Arrival times by transport-wide sequence number (room sessions whose offer had it), and
     /// the extension's id.
     var transportFeedback: TransportFeedbackRecorder?

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import SDP
+import Synchronization
 import Testing
 import WebRTC
 
@@ -29,12 +30,13 @@ import WebRTC
 
         func address(_ mid: String) -> MediaSectionAddress { MediaSectionAddress(session: answer.id, mid: mid) }
 
-        /// Ten audio packets and ten one-packet video frames.
+        /// `count` audio packets and as many one-packet VP8 frames.
         func send(_ count: Int, from start: Int = 0) {
             for i in start..<(start + count) {
                 pc.sendAudio(payload: [UInt8](repeating: UInt8(i), count: 40), timestampIncrement: 960)
-                pc.sendRTP(payload: [UInt8](repeating: UInt8(i), count: 120), payloadType: 96, sequenceNumber: UInt16(i),
-                           timestamp: UInt32(3_000 * i), marker: true)
+                // A VP8 key frame every fifth frame: a slot starts at one.
+                pc.sendRTP(payload: RoomSessionTests.vp8(picture: UInt16(i), key: i % 5 == 0), payloadType: 96,
+                           sequenceNumber: UInt16(i), timestamp: UInt32(3_000 * i), marker: true)
             }
         }
     }
@@ -106,6 +108,53 @@ import WebRTC
         #expect(asked, "no NACK after \(next) packets")
         await alice.pc.close()
         await server.shutdown()
+    }
+
+    /// One VP8 packet (RFC 7741 §4.2): X=1, S=1, PID=0, a 15-bit picture ID, then the VP8 payload
+    /// header's first byte, whose P bit is 0 in a key frame (§4.3).
+    static func vp8(picture: UInt16, key: Bool) -> [UInt8] {
+        [0x90, 0x80, 0x80 | UInt8(picture >> 8), UInt8(picture & 0xFF), key ? 0x10 : 0x11] + [UInt8](repeating: 7, count: 60)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aVP8SlotSwitchesSourcesAtAKeyFrameWithPictureIDsContinuing() async throws {
+        let server = try MediaTransportServer()
+        let alice = try await Participant.join(server), carol = try await Participant.join(server)
+        let bob = try await Participant.join(server)
+        let received = Received()
+        let video = bob.pc.video
+        let collector = Task { for await packet in video { received.withLock { $0.append(packet) } } }
+        func send(_ who: Participant, _ pictures: [(UInt16, Bool)], from start: Int) {
+            for (i, (picture, key)) in pictures.enumerated() {
+                who.pc.sendRTP(payload: Self.vp8(picture: picture, key: key), payloadType: 96, sequenceNumber: UInt16(start + i),
+                               timestamp: UInt32(3_000 * (start + i)), marker: true)
+            }
+        }
+        func pictureIDs() -> [UInt16] {
+            received.withLock { $0.map { UInt16($0.payload[2] & 0x7F) << 8 | UInt16($0.payload[3]) } }
+        }
+        #expect(await server.route(alice.address("1"), to: bob.address("1")))
+        // Delta frames before alice's key frame cannot be decoded: the slot waits for it.
+        send(alice, [(100, false), (101, false), (102, true), (103, false), (104, false)], from: 0)
+        #expect(await eventually { received.withLock { $0.count } >= 3 })
+        #expect(pictureIDs() == [102, 103, 104])
+        // Switching to carol: her deltas wait for her key frame, whose picture follows alice's last.
+        #expect(await server.route(carol.address("1"), to: bob.address("1")))
+        send(carol, [(9_000, false), (9_001, true), (9_002, false)], from: 0)
+        #expect(await eventually { received.withLock { $0.count } >= 5 })
+        #expect(pictureIDs() == [102, 103, 104, 105, 106])
+        let bobSession = await server.session(id: bob.answer.id)
+        #expect(bobSession?.counters.forwardDropped ?? 0 >= 3, "the deltas before each key frame were held back")
+        // Sequence numbers run on across the switch too.
+        let sequence = received.withLock { $0.map(\.sequenceNumber) }
+        #expect(zip(sequence, sequence.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "\(sequence)")
+        collector.cancel()
+        for p in [alice, carol, bob] { await p.pc.close() }
+        await server.shutdown()
+    }
+
+    final class Received: Sendable {
+        private let list = Mutex<[PeerConnection.ReceivedRTP]>([])
+        func withLock<T>(_ body: (inout [PeerConnection.ReceivedRTP]) -> T) -> T { list.withLock { body(&$0) } }
     }
 
     @Test func roomOffersTakeEverySectionWithTheirOwnCodec() throws {

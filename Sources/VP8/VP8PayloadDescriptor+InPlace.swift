@@ -55,15 +55,21 @@ extension VP8PayloadDescriptor {
     /// its length (a 7-bit picture ID keeps 7 bits); false when the payload is too short.
     @discardableResult
     public static func rewrite(_ payload: UnsafeMutableRawBufferPointer, pictureID: UInt16?, tl0PictureIndex: UInt8?) -> Bool {
-        guard let first = payload.first else { return false }
-        guard first & 0x80 != 0 else { return true }
-        guard payload.count > 1 else { return false }
+        missingField(rewriting: payload, pictureID: pictureID, tl0PictureIndex: tl0PictureIndex) == nil
+    }
+
+    /// The rewrite itself; the field the payload ran out in, or nil when it was written.
+    static func missingField(rewriting payload: UnsafeMutableRawBufferPointer, pictureID: UInt16?,
+                             tl0PictureIndex: UInt8?) -> VP8ParseError.Field? {
+        guard let first = payload.first else { return .descriptor }
+        guard first & 0x80 != 0 else { return nil }
+        guard payload.count > 1 else { return .extensionByte }
         let extensions = payload[1]
         var i = 2
         if extensions & 0x80 != 0 {
-            guard i < payload.count else { return false }
+            guard i < payload.count else { return .pictureID }
             if payload[i] & 0x80 != 0 {
-                guard i + 1 < payload.count else { return false }
+                guard i + 1 < payload.count else { return .pictureID }
                 if let pictureID {
                     payload[i] = 0x80 | UInt8((pictureID >> 8) & 0x7F)
                     payload[i + 1] = UInt8(pictureID & 0xFF)
@@ -75,9 +81,9 @@ extension VP8PayloadDescriptor {
             }
         }
         if extensions & 0x40 != 0 {
-            guard i < payload.count else { return false }
+            guard i < payload.count else { return .tl0PictureIndex }
             if let tl0PictureIndex { payload[i] = tl0PictureIndex }
         }
-        return true
+        return nil
     }
 }

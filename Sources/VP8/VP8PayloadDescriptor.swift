@@ -143,30 +143,11 @@ public struct VP8PayloadDescriptor: Sendable, Hashable {
     public static func rewrite(_ payload: inout [UInt8], at offset: Int, pictureID: UInt16?,
                                tl0PictureIndex: UInt8?) throws(VP8ParseError) {
         guard offset >= 0, offset < payload.count else { throw .truncated(.descriptor) }
-        var i = offset
-        guard payload[i] & 0x80 != 0 else { return }
-        i += 1
-        guard i < payload.count else { throw .truncated(.extensionByte) }
-        let extensions = payload[i]
-        i += 1
-        if extensions & 0x80 != 0 {
-            guard i < payload.count else { throw .truncated(.pictureID) }
-            if payload[i] & 0x80 != 0 {
-                guard i + 1 < payload.count else { throw .truncated(.pictureID) }
-                if let pictureID {
-                    payload[i] = 0x80 | UInt8((pictureID >> 8) & 0x7F)
-                    payload[i + 1] = UInt8(pictureID & 0xFF)
-                }
-                i += 2
-            } else {
-                if let pictureID { payload[i] = UInt8(pictureID & 0x7F) }
-                i += 1
-            }
+        let missing = payload.withUnsafeMutableBytes { bytes in
+            missingField(rewriting: UnsafeMutableRawBufferPointer(rebasing: bytes[offset...]), pictureID: pictureID,
+                         tl0PictureIndex: tl0PictureIndex)
         }
-        if extensions & 0x40 != 0 {
-            guard i < payload.count else { throw .truncated(.tl0PictureIndex) }
-            if let tl0PictureIndex { payload[i] = tl0PictureIndex }
-        }
+        if let missing { throw .truncated(missing) }
     }
 }
 

@@ -176,9 +176,10 @@ public final class PlatformServer: Sendable {
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }
 
-    /// Settles the calls a crashed predecessor left unfinished (`VoiceService+Recovery`), then
-    /// binds and starts serving.
+    /// Settles the calls and rooms a crashed predecessor left unfinished (`VoiceService+Recovery`,
+    /// `RoomService+Recovery`), then binds and starts serving.
     public func start() throws {
+        _ = rooms.settleUnfinishedRooms(lastAlive: try? store.lastLiveness())
         _ = voice.settleUnfinishedCalls()
         let voice = self.voice
         liveness.withLock { $0 = Task { await voice.recordLiveness() } }

@@ -44,6 +44,10 @@ extension InMemoryAccountStore: RoomStore {
         }
     }
 
+    public func unfinishedRooms() throws(StoreError) -> [RoomRecord] {
+        state.withLock { s in s.rooms.rooms.filter { $0.status == .inProgress } }
+    }
+
     public func insertParticipant(_ participant: ParticipantRecord) throws(StoreError) {
         try state.withLock { (s: inout State) throws(StoreError) in
             guard !s.rooms.participants.contains(where: { $0.sid == participant.sid }) else {

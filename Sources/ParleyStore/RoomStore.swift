@@ -13,6 +13,8 @@ public protocol RoomStore: Sendable {
     func inProgressRoom(accountSid: String, uniqueName: String) throws(StoreError) -> RoomRecord?
     /// Rooms matching `query`, newest first, one page.
     func rooms(_ query: RoomQuery) throws(StoreError) -> [RoomRecord]
+    /// Every account's in-progress rooms, oldest first: after a restart, rooms no process holds.
+    func unfinishedRooms() throws(StoreError) -> [RoomRecord]
 
     func insertParticipant(_ participant: ParticipantRecord) throws(StoreError)
     func updateParticipant(_ participant: ParticipantRecord) throws(StoreError)

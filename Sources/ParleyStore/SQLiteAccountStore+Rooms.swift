@@ -54,6 +54,12 @@ extension SQLiteAccountStore: RoomStore {
         return try db.withLock { (d) throws(StoreError) -> [RoomRecord] in try d.query(sql, values).map(RoomRows.room) }
     }
 
+    public func unfinishedRooms() throws(StoreError) -> [RoomRecord] {
+        try db.withLock { (d) throws(StoreError) -> [RoomRecord] in
+            try d.query("\(RoomRows.roomColumns) WHERE status = 'in-progress' ORDER BY created_at, rowid", []).map(RoomRows.room)
+        }
+    }
+
     public func insertParticipant(_ p: ParticipantRecord) throws(StoreError) {
         try db.withLock { (d) throws(StoreError) in
             do throws(StoreError) {

@@ -211,7 +211,7 @@ public actor RoomService: RoomControl {
         sendCallback(built, for: room.record)
     }
 
-    func sendCallback(_ parameters: [(String, String)], for room: RoomRecord) {
+    nonisolated func sendCallback(_ parameters: [(String, String)], for room: RoomRecord) {
         guard let url = room.statusCallback, !url.isEmpty,
               let account = try? store.account(sid: room.accountSid) else { return }
         let method = TwiMLMethod(rawValue: room.statusCallbackMethod.uppercased()) ?? .post

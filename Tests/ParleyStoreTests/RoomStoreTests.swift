@@ -36,6 +36,9 @@ import Testing
         #expect(try store.rooms(RoomQuery(accountSid: acme.sid, offset: 1, limit: 1)).map(\.sid) == [standup.sid])
         #expect(try store.rooms(RoomQuery(accountSid: acme.sid, uniqueName: "none")).isEmpty)
         #expect(throws: StoreError.self) { try store.updateRoom(Self.room(acme.sid, "ghost", at: 1)) }
+        // Every account's in-progress rooms, oldest first (what a restart settles).
+        #expect(try store.unfinishedRooms().map(\.uniqueName) == ["standup", "standup"])
+        #expect(try store.unfinishedRooms().map(\.accountSid) == [globex.sid, acme.sid])
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -1,0 +1,52 @@
+import ParleyCore
+import ParleyStore
+
+/// After a crash: rooms a previous process left in progress are settled when the server starts,
+/// before it accepts a connection, as the voice engine settles its calls. No process holds them
+/// any more (their media and signaling went with it), and an in-progress record would keep its
+/// unique name taken for good. Each is completed, its connected participants disconnected, at
+/// the server's last heartbeat (never before the row's last update, never after now); the
+/// `room-ended` callback it owes is sent, numbered after what the settled records imply.
+extension RoomService {
+    /// Settles every in-progress room in the store; returns how many. `lastAlive`: the last
+    /// heartbeat the store recorded (seconds since the epoch), if any.
+    package nonisolated func settleUnfinishedRooms(lastAlive: Int64?) -> Int {
+        let records: [RoomRecord]
+        do { records = try store.unfinishedRooms() } catch {
+            Log.error(.platform, "cannot read unfinished rooms: \(error)")
+            return 0
+        }
+        let now = configuration.wallClock()
+        var settled = 0
+        for record in records {
+            let end = min(now, max(record.updatedAt, lastAlive ?? record.updatedAt))
+            let participants = (try? store.participants(roomSid: record.sid, status: .connected)) ?? []
+            for var participant in participants {
+                participant.status = .disconnected
+                participant.endTime = max(participant.startTime, end)
+                participant.duration = (participant.endTime ?? end) - participant.startTime
+                participant.updatedAt = now
+                do { try store.updateParticipant(participant) } catch {
+                    Log.error(.platform, "participant \(participant.sid): cannot settle: \(error)")
+                }
+            }
+            var final = record
+            final.status = .completed
+            final.endTime = end
+            final.duration = max(0, end - record.createdAt)
+            final.updatedAt = now
+            do {
+                try store.updateRoom(final)  // final first: a second crash cannot send the callback twice
+            } catch {
+                Log.error(.platform, "room \(record.sid): cannot settle: \(error)")
+                continue
+            }
+            settled += 1
+            // room-created and each participant's connect and disconnect came before (at least).
+            let sequence = 1 + 2 * ((try? store.participants(roomSid: record.sid, status: nil))?.count ?? 0)
+            sendCallback(RoomCallbacks.room(final, event: "room-ended", sequence: sequence, now: now), for: final)
+        }
+        if settled > 0 { Log.warning(.platform, "settled \(settled) room(s) the previous server process left in progress") }
+        return settled
+    }
+}

@@ -147,6 +147,14 @@ extension RTPSession {
         return try datagram([.receiverReport(ReceiverReport(ssrc: receiverSSRC)), .transportCC(feedback)])
     }
 
+    /// A receiver estimated maximum bitrate (draft-alvestrand-rmcat-remb-03) of `bitrate` bits/s for
+    /// `ssrcs`, from our receiver SSRC, after an empty receiver report, protected: the most the
+    /// sender of those streams should send.
+    public func rembDatagram(bitrate: UInt64, ssrcs: [UInt32]) throws(RTPSessionError) -> [UInt8] {
+        try datagram([.receiverReport(ReceiverReport(ssrc: receiverSSRC)),
+                      .remb(ReceiverEstimatedMaximumBitrate(senderSSRC: receiverSSRC, bitrate: bitrate, ssrcs: ssrcs))])
+    }
+
     /// Compound RTCP serialized and, with SRTP, protected (SRTCP, RFC 3711 §3.4).
     func datagram(_ packets: [RTCPPacket]) throws(RTPSessionError) -> [UInt8] {
         var bytes = RTCPPacket.serialized(packets)

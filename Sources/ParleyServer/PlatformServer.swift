@@ -82,6 +82,7 @@ public final class PlatformServer: Sendable {
         var mediaConfig = MediaTransportServer.Configuration(host: configuration.mediaHost, port: configuration.mediaPort,
                                                              advertisedHosts: configuration.mediaAdvertisedHosts)
         mediaConfig.maxSessions = configuration.mediaMaxSessions
+        mediaConfig.roomPublishBitrate = configuration.roomPublishKbps * 1000
         media = try MediaTransportServer(configuration: mediaConfig)
         // Heads up to 32 KB, so an access token over its 16 KB limit reaches the verifier (20101).
         var httpConfig = HTTPServer.Configuration(host: configuration.host, port: configuration.port,

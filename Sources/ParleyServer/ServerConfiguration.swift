@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var mediaAdvertisedHosts: [String] = []
     /// WebRTC sessions the media server holds at once (`--media-sessions`; a bridged call uses two).
     public var mediaMaxSessions = 2_000
+    /// The most a room participant may send per video track (`--room-publish-kbps`, kbit/s),
+    /// announced to publishers in REMB; 0: no cap.
+    public var roomPublishKbps = 2_500
     /// The server's URL as applications see it (`--public-url`), for recording URLs; default
     /// the listener's own address.
     public var publicURL: String?
@@ -51,7 +54,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         usage: parley-server [--http HOST:PORT] [--media HOST:PORT] [--media-advertise IP[,IP…]] [--db PATH]
                              [--log-level LEVEL]
                              [--tls-cert PEM --tls-key PEM] [--threads N] [--token-leeway SECONDS]
-                             [--media-sessions N] [--public-url URL] [--recordings DIR] [--push-webhook URL]
+                             [--media-sessions N] [--room-publish-kbps K] [--public-url URL] [--recordings DIR]
+                             [--push-webhook URL]
                              [--request-timeout S] [--write-timeout S] [--max-unauthenticated-per-address N]
                              [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
                               [--apns-url URL] [--apns-ca PEM]]
@@ -64,6 +68,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --log-level    off|fatal|error|warning|info|debug|trace|all (default error)
           --tls-cert/--tls-key  serve HTTPS with this certificate and key
           --media-sessions  WebRTC sessions held at once (default 2000; a bridged call uses two)
+          --room-publish-kbps  the most a room participant may send per video track (default 2500; 0: no cap)
           --public-url   the server's URL as webhooks should see it (default http://HOST:PORT)
           --recordings   directory for <Record> files (default ./recordings)
           --push-webhook POST incoming-call pushes (JSON, Twilio's twi_* keys) to this URL
@@ -105,6 +110,11 @@ public struct ServerConfiguration: Sendable, Equatable {
             case "--media-sessions":
                 guard let n = Int(value), (1...100_000).contains(n) else { throw ConfigurationError(message: "--media-sessions wants 1…100000") }
                 config.mediaMaxSessions = n
+            case "--room-publish-kbps":
+                guard let n = Int(value), (0...100_000).contains(n) else {
+                    throw ConfigurationError(message: "--room-publish-kbps wants 0…100000")
+                }
+                config.roomPublishKbps = n
             case "--media-advertise": config.mediaAdvertisedHosts = Self.commaList(value)
             case "--public-url": config.publicURL = value
             case "--recordings": config.recordingsDirectory = value

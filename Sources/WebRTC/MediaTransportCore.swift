@@ -68,6 +68,7 @@ final class MediaTransportCore {
         sessionConfig.rtcpInterval = configuration.rtcpInterval
         sessionConfig.ice.consentTimeout = configuration.consentTimeout
         sessionConfig.restartGrace = configuration.restartGrace
+        sessionConfig.publishBitrateCap = configuration.roomPublishBitrate
         do {
             let session = try PeerSession(id: id, kind: kind, offer: offer, answer: answer, parameters: parameters,
                                           certificate: certificate, configuration: sessionConfig, now: now)

@@ -76,7 +76,8 @@ public struct OfferedMediaSection: Sendable, Hashable {
             // A room also answers Generic NACK on video (RFC 4585 §6.2.1), per hop.
             rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { feedback in
                 (feedback.type == "nack" && (feedback.parameter == "pli" || (forwarded && feedback.parameter == nil)))
-                    || (feedback.type == "ccm" && feedback.parameter == "fir") || (forwarded && feedback.type == "transport-cc")
+                    || (feedback.type == "ccm" && feedback.parameter == "fir")
+                    || (forwarded && (feedback.type == "transport-cc" || feedback.type == "goog-remb"))
             }
             telephoneEventPayloadType = nil
             redPayloadType = nil

@@ -168,6 +168,23 @@ extension PeerSession {
         }
     }
 
+    /// Tells the peer the most each of its published video sections may send (REMB, once per RTCP
+    /// interval), so one publisher cannot take the subscribers' links: browsers cap their
+    /// encoders at it, with transport-wide CC or without.
+    func announcePublishCap(out: inout [Datagram]) {
+        guard configuration.publishBitrateCap > 0, let destination = selectedSocketAddress else { return }
+        var ssrcs: [UInt32] = []
+        for inbound in roomInbound where inbound.codec.audio == nil { ssrcs += inbound.ssrcs.prefix(1) }
+        guard !ssrcs.isEmpty else { return }
+        do {
+            out.append(Datagram(address: destination,
+                                bytes: try rtp.rembDatagram(bitrate: UInt64(configuration.publishBitrateCap), ssrcs: ssrcs)))
+            counters.rtcpSent += 1
+        } catch {
+            count(error)
+        }
+    }
+
     /// Reports the peer's paths since the last sample (`.quality`): uplink loss from what we
     /// received, downlink loss and round trip from its reports on our slots.
     func reportQuality() {

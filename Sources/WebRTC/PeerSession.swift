@@ -33,6 +33,8 @@ final class PeerSession {
         var ice = ICELiteAgent.Configuration()
         /// After consent expired on a connected session, how long an ICE restart may bring it back.
         var restartGrace: Duration = .seconds(30)
+        /// Room sessions: the bits/s each published video section may use (REMB); 0: none announced.
+        var publishBitrateCap = 0
     }
 
     let id: String
@@ -357,7 +359,10 @@ final class PeerSession {
         if state == .connected, now >= nextRTCPAt {
             nextRTCPAt = now + configuration.rtcpInterval.seconds
             sendReports(now: now, out: &out)
-            if kind == .room { reportQuality() }
+            if kind == .room {
+                reportQuality()
+                announcePublishCap(out: &out)
+            }
         }
         if state == .connected, transportFeedback != nil { sendTransportFeedback(out: &out) }
         if let key = telephoneEvents.expire(now: now) { reportDigit(key) }

@@ -13,7 +13,7 @@ extension ChromiumScripts {
     /// `PARLEY_ROOM_SCREENSHOTS=DIR` saves each page as a PNG at both snapshots.
     static let room = #"""
 ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
-SLOTS = (ARGS[2:] + [""])[0]
+SLOTS, PUBLISH_KBPS = (ARGS[2:] + ["", ""])[:2]
 HTTP_PORT, MEDIA_PORT = 18080, 18443
 BASE = "http://127.0.0.1:%d" % HTTP_PORT
 PEERS = ("alice", "bob")
@@ -149,7 +149,8 @@ def snapshot(browsers, key):
                 page[key + "_screenshot_error"] = repr(e)
 
 def main():
-    if not bring_up_lo() or not start_server(HTTP_PORT, MEDIA_PORT):
+    if not bring_up_lo() or not start_server(HTTP_PORT, MEDIA_PORT,
+                                             ["--room-publish-kbps", PUBLISH_KBPS] if PUBLISH_KBPS else []):
         return
     tokens = {who: mint("video", who, "--room", ROOM) for who in PEERS}
     lines = dict(l.split(":", 1) for l in cli("account", "--show-auth-token").splitlines() if ":" in l)

@@ -34,9 +34,9 @@ struct ChromiumRun {
     /// Two Chromium instances (`alice`, `bob`) on the server's own room page, driven over the
     /// DevTools protocol (`ChromiumScripts.room`); `slots`: the receive slots per kind each page
     /// offers up front (nil: the page's default).
-    static func room(_ name: String, mediaSeconds: Int, slots: Int? = nil) throws -> ChromiumRun {
+    static func room(_ name: String, mediaSeconds: Int, slots: Int? = nil, publishKbps: Int? = nil) throws -> ChromiumRun {
         try ChromiumRun(orchestrator: ChromiumScripts.room, files: [:],
-                        arguments: [name, String(mediaSeconds), slots.map(String.init) ?? ""])
+                        arguments: [name, String(mediaSeconds), slots.map(String.init) ?? "", publishKbps.map(String.init) ?? ""])
     }
 
     /// A built product (`parley-server`, `parley`) beside the test bundle.

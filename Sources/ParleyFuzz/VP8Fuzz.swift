@@ -14,9 +14,17 @@ enum VP8Fuzz {
             return
         }
         // The packet path's reader and rewriter agree with the parser and its rewrite.
+        // The read length is the serialized one, or one more when X announced an empty extension
+        // byte (the serializer leaves such a byte out).
         precondition(inPlace?.pictureID == descriptor.pictureID && inPlace?.tl0PictureIndex == descriptor.tl0PictureIndex
-                     && inPlace?.startsFrame == descriptor.startsFrame && inPlace?.length == descriptor.serializedSize,
+                     && inPlace?.startsFrame == descriptor.startsFrame
+                     && (inPlace?.length == descriptor.serializedSize
+                         || (inPlace?.length == descriptor.serializedSize + 1 && bytes[0] & 0x80 != 0 && bytes[1] & 0xF0 == 0)),
                      "the in-place reader disagrees with the parser")
+        if let inPlace {
+            precondition(inPlace.startsKeyFrame == (inPlace.startsFrame && inPlace.length < bytes.count
+                                                    && bytes[inPlace.length] & 0x01 == 0), "key frame flag misread")
+        }
         var inPlaceRewritten = bytes
         let wrote = inPlaceRewritten.withUnsafeMutableBytes {
             VP8PayloadDescriptor.rewrite($0, pictureID: descriptor.hasLongPictureID ? 0x7ABC : 0x55, tl0PictureIndex: 0xA5)

@@ -4,6 +4,23 @@ import VP8
 /// RFC 7741 §4.2 descriptors built bit by bit from the figure, each parsed, serialized back, and
 /// cut short at every byte.
 @Suite struct VP8PayloadDescriptorTests {
+    /// The packet path's reader (RFC 7741 §4.2, §4.3) on what the fuzzer found: X announcing an
+    /// extension byte with no field in it (fuzz/regressions/vp8/x-with-empty-extension-byte).
+    @Test func theInPlaceReaderCountsAnEmptyExtensionByte() throws {
+        let bytes: [UInt8] = [0x90, 0x00, 0x00, 0x80, 0x7F, 0x00]
+        let fields = try #require(bytes.withUnsafeBytes { VP8PayloadDescriptor.fields(of: $0) })
+        #expect(fields.length == 2 && fields.pictureID == nil && fields.startsFrame)
+        #expect(fields.startsKeyFrame, "the VP8 payload header's P bit (0x00) is 0: a key frame")
+        let descriptor = try VP8PayloadDescriptor(parsing: bytes[...])
+        #expect(descriptor.serializedSize == 1, "the serializer leaves the empty extension byte out")
+        let key: [UInt8] = [0x90, 0x80, 0x81, 0x23, 0x10], delta: [UInt8] = [0x90, 0x80, 0x81, 0x23, 0x11]
+        #expect(key.withUnsafeBytes { VP8PayloadDescriptor.fields(of: $0) }?.startsKeyFrame == true)
+        #expect(delta.withUnsafeBytes { VP8PayloadDescriptor.fields(of: $0) }?.startsKeyFrame == false)
+        #expect(key.withUnsafeBytes { VP8PayloadDescriptor.fields(of: $0) }?.pictureID == 0x0123)
+        let truncated: [UInt8] = [0x90, 0x80, 0x81]
+        #expect(truncated.withUnsafeBytes { VP8PayloadDescriptor.fields(of: $0) } == nil)
+    }
+
     @Test func theShortestDescriptorIsOneByte() throws {
         let d = try VP8PayloadDescriptor(parsing: [0x10, 0x9D])
         #expect(d.isStartOfPartition && d.partitionIndex == 0 && d.startsFrame)

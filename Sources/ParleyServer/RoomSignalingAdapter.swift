@@ -56,6 +56,11 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
     }
 
     /// The service removed the participant (its `room.disconnected` was sent).
+    func connection(_ id: String, reachable: Bool) async {
+        guard let sid = participants[id] else { return }
+        await rooms.participant(sid, path: .signaling, reachable: reachable)
+    }
+
     func forget(connection id: String, participantSid: String) {
         if participants[id] == participantSid { participants[id] = nil }
     }

@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import PlatformCore
 import Signaling
 import VideoREST
 
@@ -32,11 +33,35 @@ extension RoomService {
         var networkLevel: Int?
         /// The `room.networkQuality` it asked for and was sent.
         var qualityReports = QualityReports()
+        /// Its paths that are down now (its media, its signaling): while any is, the others were
+        /// told it is reconnecting.
+        var lostPaths: Set<ParticipantPath> = []
 
         /// Sends a message on the link after everything posted before it.
         func post(_ message: SignalingMessage, ref: String? = nil) {
             let link = self.link
             outbox.post { await link.send(message, ref: ref) }
+        }
+    }
+
+    /// One of a participant's two ways to the server.
+    public enum ParticipantPath: Sendable, Hashable {
+        case media, signaling
+    }
+
+    /// A participant's path went away or came back: the others hear `room.participantReconnecting`
+    /// when its first path goes, `room.participantReconnected` when its last comes back (Twilio's
+    /// participantReconnecting/Reconnected). Unknown participants are ignored.
+    public func participant(_ participantSid: String, path: ParticipantPath, reachable: Bool) {
+        guard var live = participants[participantSid] else { return }
+        let wasLost = !live.lostPaths.isEmpty
+        if reachable { live.lostPaths.remove(path) } else { live.lostPaths.insert(path) }
+        participants[participantSid] = live
+        let reference = RoomParticipantReference(participantSid: participantSid)
+        if !wasLost, !live.lostPaths.isEmpty {
+            tellOthers(of: live.record, .roomParticipantReconnecting(reference))
+        } else if wasLost, live.lostPaths.isEmpty {
+            tellOthers(of: live.record, .roomParticipantReconnected(reference))
         }
     }
 

@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import PlatformCore
 import Signaling
 
 /// Participants with media: `connect` (room signaling's `room.join`) opens a participant's
@@ -172,12 +173,9 @@ extension RoomService {
             guard let error else { return leave(participantSid: sid) }
             remove(sid, reason: error)
         case .disconnected(let session), .reconnected(let session):
-            guard let sid = sessionOwners[session], let record = participants[sid]?.record else { return }
-            let reference = RoomParticipantReference(participantSid: sid)
-            if case .disconnected = event {
-                tellOthers(of: record, .roomParticipantReconnecting(reference))
-            } else {
-                tellOthers(of: record, .roomParticipantReconnected(reference))
+            guard let sid = sessionOwners[session] else { return }
+            if case .disconnected = event { participant(sid, path: .media, reachable: false) } else {
+                participant(sid, path: .media, reachable: true)
             }
         case .audioLevel(let session, let mid, let level):
             audioLevel(level, session: session, mid: mid)

@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import PlatformCore
 import Signaling
 import VideoREST
 

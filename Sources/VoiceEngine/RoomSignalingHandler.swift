@@ -14,6 +14,9 @@ package protocol RoomSignalingHandler: Sendable {
     func handle(_ message: SignalingMessage, ref: String?, from connection: RoomSignalingConnection) async
     /// The signaling session `id` ended (its client closed it, or its resume window passed).
     func ended(connection id: String) async
+    /// The session's socket dropped (`reachable` false: it may resume within the window) or the
+    /// client resumed it (true).
+    func connection(_ id: String, reachable: Bool) async
 }
 
 /// A signaling session as room signaling sees it: who it is, and how to send to it.

@@ -55,6 +55,8 @@ package actor VoiceService {
     let quotas: QuotaLedger
     /// Who serves `room.*` requests (nil: they are answered with 31100).
     nonisolated let roomSignaling: (any RoomSignalingHandler)?
+    /// What room signaling is told of sessions (dropped, resumed, ended), in the order it happened.
+    nonisolated let roomNotices = SerialWork()
     /// Who carries the leg each `<Dial>` noun or REST-created call asks for, asked in order.
     private(set) var dialRoutes: [any DialRoute] = [ClientDialRoute()]
 
@@ -138,6 +140,7 @@ package actor VoiceService {
             let live = session.callSids.filter { legIndex[$0] != nil }.sorted()
             socket.send(.resumed(Resumed(session: session.id, calls: live)), ref: ref)
             Log.info(.signaling, "session \(session.id) resumed by \(token.identity) (\(live.count) calls)")
+            tellRoomSignaling(session.id, reachable: true)
             return .attached(id: session.id, resumed: true)
         }
         let lease: QuotaLease
@@ -169,6 +172,7 @@ package actor VoiceService {
             return end(session, error: ParleyError(.signalingConnectionDisconnected,
                                                    reason: "the client closed its signaling connection"))
         }
+        tellRoomSignaling(sessionID, reachable: false)
         let window = configuration.resumeWindow
         session.expiryTask = Task { [weak self, clock] in
             try? await clock.sleep(for: window)
@@ -195,8 +199,14 @@ package actor VoiceService {
         metrics.signalingSessionsChanged(sessions.count)
         if let roomSignaling {
             let id = session.id
-            Task { await roomSignaling.ended(connection: id) }
+            roomNotices.post { await roomSignaling.ended(connection: id) }
         }
+    }
+
+    /// Room signaling hears when a session's socket drops and when it is resumed.
+    private func tellRoomSignaling(_ id: String, reachable: Bool) {
+        guard let roomSignaling else { return }
+        roomNotices.post { await roomSignaling.connection(id, reachable: reachable) }
     }
 
     private func removeListener(_ session: SignalingSession) {

@@ -114,6 +114,31 @@ import Testing
         }
     }
 
+    @Test func aDroppedSocketIsReconnectingToTheOthersUntilItResumes() async throws {
+        try await withHarness(roomMedia: RoomMediaTwin()) { h in
+            let alice = try await videoClient(h, "alice")
+            try await alice.send(.roomJoin(RoomJoin(room: "standup", offer: RoomMediaTwin.offer("recv audio 0"), tracks: [])), id: "j1")
+            _ = try await next(1, of: alice)
+            let bob = try await videoClient(h, "bob")
+            try await bob.send(.roomJoin(RoomJoin(room: "standup", offer: RoomMediaTwin.offer("recv audio 0"), tracks: [])), id: "j2")
+            guard case .roomJoined(let b) = try #require(try await next(1, of: bob).first).message else {
+                throw TestFailure("bob did not join")
+            }
+            _ = try await next(1, of: alice)  // participantConnected
+            let reference = RoomParticipantReference(participantSid: b.participant.sid)
+            // bob's socket drops (no close frame): alice hears he is reconnecting, and he is still in.
+            let session = try #require(bob.sessionID)
+            await bob.drop()
+            #expect(try await next(1, of: alice).map(\.message) == [.roomParticipantReconnecting(reference)])
+            // He resumes the session within the window: alice hears he is back; nothing else changed.
+            let again = try await SignalingTestClient(baseURL: h.baseURL, token: h.token("bob", voice: false), resume: session)
+            guard case .resumed = again.greeting else { throw TestFailure("expected resumed: \(again.greeting)") }
+            #expect(try await next(1, of: alice).map(\.message) == [.roomParticipantReconnected(reference)])
+            await again.close()
+            await alice.close()
+        }
+    }
+
     @Test func refusalsKeepTheConnectionOpen() async throws {
         try await withHarness(roomMedia: RoomMediaTwin()) { h in
             let video = try await videoClient(h, "carol")

@@ -1,11 +1,11 @@
 /// Runs posted work one item at a time, in posting order, on its own task: an actor posts
 /// without waiting, and what it posted (a participant's messages, the media plane's routes)
 /// still happens in the order it decided it.
-final class SerialWork: Sendable {
-    typealias Work = @Sendable () async -> Void
+package final class SerialWork: Sendable {
+    package typealias Work = @Sendable () async -> Void
     private let continuation: AsyncStream<Work>.Continuation
 
-    init() {
+    package init() {
         let (stream, continuation) = AsyncStream<Work>.makeStream()
         self.continuation = continuation
         Task {
@@ -13,17 +13,17 @@ final class SerialWork: Sendable {
         }
     }
 
-    func post(_ work: @escaping Work) {
+    package func post(_ work: @escaping Work) {
         continuation.yield(work)
     }
 
     /// Nothing more is posted; what was posted still runs.
-    func finish() {
+    package func finish() {
         continuation.finish()
     }
 
     /// Returns once everything posted before it has run (at once when finished).
-    func drain() async {
+    package func drain() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             if case .terminated = continuation.yield({ done.resume() }) { done.resume() }
         }

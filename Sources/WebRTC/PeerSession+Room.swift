@@ -116,16 +116,19 @@ extension PeerSession {
                         out: inout [Datagram], batch: UDPSendBatch) -> Int {
         guard let packet = unprotectRTP(datagram, from: source, now: now, out: &out) else { return 0 }
         let view = packet.view
+        // Every packet counts for the sender's bandwidth estimation, probes and padding included.
+        if let id = transportCCID, let data = view.extensionElement(id: id),
+           let sequence = try? TransportWideSequenceNumber(parsing: data) {
+            transportFeedback?.record(sequence.value, arrivalMicroseconds: Int64(now * 1e6))
+        }
         guard let format = packet.format, format.kind == .audio || format.kind == .video,
               let inbound = inboundIndex(ssrc: view.ssrc, video: format.kind == .video) else {
             counters.mediaDropped += 1
             return 0
         }
         counters.rtpReceived += 1
-        if let id = transportCCID, let data = view.extensionElement(id: id),
-           let sequence = try? TransportWideSequenceNumber(parsing: data) {
-            transportFeedback?.record(sequence.value, arrivalMicroseconds: Int64(now * 1e6))
-        }
+        // Padding-only packets (bandwidth probes) go on too: the slots' numbering is the source's
+        // plus an offset, so dropping one would read as a loss downstream.
         if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
         if roomInbound[inbound].nacks != nil {
             roomInbound[inbound].nacks!.received(view.sequenceNumber, now: now)

@@ -31,22 +31,34 @@ class BenchMediaClient: @unchecked Sendable {
     /// return its answer, then ICE, DTLS and SRTP keys against the media socket.
     func handshake(media: MediaTransportServer, index: Int, offer: (DTLSFingerprint, UInt16) -> String,
                    create: (String) async throws -> String) async throws {
+        let port = media.localPort
+        try await handshake(host: "127.0.0.1", index: index, exchange: { try await create(offer($0, $1)) },
+                            remote: { _ in try SocketAddress.resolve(host: "127.0.0.1", port: port) })
+    }
+
+    /// The general form: binds `host`, lets `exchange` (given our fingerprint and port) trade
+    /// descriptions either way round and return the remote one (an answer to our offer, or the
+    /// offer we answered with `setup:active`), takes the remote address from it with `remote`, then
+    /// one nominating ICE check, a DTLS client handshake and SRTP keys. ICE credentials and the
+    /// fingerprint may be media- or session-level (RFC 8839 §5.4, RFC 8122 §5).
+    func handshake(host: String, index: Int, exchange: (DTLSFingerprint, UInt16) async throws -> String,
+                   remote: (SessionDescription) throws -> SocketAddress) async throws {
         let inbox = HandshakeInbox()
         self.inbox = inbox
-        socket = try UDPSocket(host: "127.0.0.1", port: 0, loop: loop, batchSize: 64) { [self] in receive($0) }
+        socket = try UDPSocket(host: host, port: 0, loop: loop, batchSize: 64) { [self] in receive($0) }
         let socket = self.socket!
-        let serverAddress = try SocketAddress.resolve(host: "127.0.0.1", port: media.localPort)
-        server = serverAddress
-        func send(_ bytes: [UInt8]) { socket.send([Datagram(address: serverAddress, bytes: bytes)]) }
 
         let certificate = try CertificateIdentity(commonName: "bench-client")
-        let answer = try await create(offer(certificate.fingerprint, UInt16(socket.localPort)))
+        let answer = try await exchange(certificate.fingerprint, UInt16(socket.localPort))
         let sdp = try SessionDescription(parsing: answer)
-        guard let first = sdp.media.first, let ufrag = first.iceUfrag, let pwd = first.icePwd,
-              let fp = first.fingerprints.first,
+        guard let first = sdp.media.first, let ufrag = first.iceUfrag ?? sdp.iceUfrag, let pwd = first.icePwd ?? sdp.icePwd,
+              let fp = first.fingerprints.first ?? sdp.fingerprints.first,
               let serverFingerprint = DTLSFingerprint(algorithm: .sha256, digest: fp.bytes) else {
-            throw SetupFailed(description: "unusable answer:\n\(answer)")
+            throw SetupFailed(description: "unusable remote description:\n\(answer)")
         }
+        let serverAddress = try remote(sdp)
+        server = serverAddress
+        func send(_ bytes: [UInt8]) { socket.send([Datagram(address: serverAddress, bytes: bytes)]) }
         let check = STUNMessage(type: .bindingRequest, transactionID: STUNTransactionID(high: 7, low: UInt64(index)),
                                 attributes: [.username("\(ufrag):cli\(index)"), .priority(0x6E00_1EFF),
                                              .iceControlling(1234), .useCandidate])
@@ -105,19 +117,20 @@ class BenchMediaClient: @unchecked Sendable {
 
     // MARK: - Offers
 
-    static func sessionLines(index: Int, bundle mids: [String] = ["0"]) -> String {
-        "v=0\r\no=- \(index + 1) 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE \(mids.joined(separator: " "))\r\n"
+    static func sessionLines(index: Int, bundle mids: [String] = ["0"], host: String = "127.0.0.1") -> String {
+        "v=0\r\no=- \(index + 1) 2 IN IP4 \(host)\r\ns=-\r\nt=0 0\r\na=group:BUNDLE \(mids.joined(separator: " "))\r\n"
     }
 
     /// One m-section of a bench offer; the first carries the transport and the candidate.
     static func section(_ kind: String, mid: String, port: UInt16, index: Int, fingerprint: DTLSFingerprint,
-                        direction: String, rtpmap: String, ssrc: UInt32?, first: Bool) -> String {
+                        direction: String, rtpmap: String, ssrc: UInt32?, first: Bool, host: String = "127.0.0.1",
+                        setup: String = "actpass") -> String {
         let pt = rtpmap.split(separator: " ")[0]
-        var lines = ["m=\(kind) \(port) UDP/TLS/RTP/SAVPF \(pt)", "c=IN IP4 127.0.0.1", "a=mid:\(mid)", "a=\(direction)",
+        var lines = ["m=\(kind) \(port) UDP/TLS/RTP/SAVPF \(pt)", "c=IN IP4 \(host)", "a=mid:\(mid)", "a=\(direction)",
                      "a=ice-ufrag:cli\(index)", "a=ice-pwd:clientpassword0123456789", "a=fingerprint:\(fingerprint.sdpValue)",
-                     "a=setup:actpass", "a=rtcp-mux", "a=rtpmap:\(rtpmap)"]
+                     "a=setup:\(setup)", "a=rtcp-mux", "a=rtpmap:\(rtpmap)"]
         if let ssrc { lines.append("a=ssrc:\(ssrc) cname:bench") }
-        if first { lines += ["a=candidate:1 1 udp 2130706431 127.0.0.1 \(port) typ host", "a=end-of-candidates"] }
+        if first { lines += ["a=candidate:1 1 udp 2130706431 \(host) \(port) typ host", "a=end-of-candidates"] }
         return lines.map { $0 + "\r\n" }.joined()
     }
 }

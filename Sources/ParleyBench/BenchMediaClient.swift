@@ -64,8 +64,12 @@ class BenchMediaClient: @unchecked Sendable {
                                              .iceControlling(1234), .useCandidate])
         consentCheck = try check.serialized(
             integrity: .sha1(key: Array(pwd.utf8), hmac: { HMAC.sha1(key: $0, message: $1) }), fingerprint: true)
-        send(consentCheck)
-        guard await inbox.next(.stun, timeout: .seconds(3)) != nil else { throw SetupFailed(description: "no STUN response") }
+        var answered = false
+        for _ in 0..<30 where !answered {   // resent every 100 ms (RFC 8445 §14.3 paces them; a lost one is retried)
+            send(consentCheck)
+            answered = await inbox.next(.stun, timeout: .milliseconds(100)) != nil
+        }
+        guard answered else { throw SetupFailed(description: "no STUN response") }
 
         let dtls = try DTLSSession(role: .client, certificate: certificate, remoteFingerprint: serverFingerprint)
         for d in dtls.start() { send(d) }

@@ -4,6 +4,7 @@ import ParleyNet
 import ParleySRTP
 import SDP
 import STUN
+import Glibc
 import Synchronization
 import WebRTC
 
@@ -79,6 +80,9 @@ class BenchMediaClient: @unchecked Sendable {
             if let datagram = await inbox.next(.dtls, timeout: .milliseconds(200)) {
                 for d in dtls.receive(datagram.bytes).datagrams { send(d) }
             } else {
+                // The check again: an agent may have answered an early one before it had our
+                // candidates (RFC 8445 §7.2.1) and not count it.
+                send(consentCheck)
                 for d in dtls.handleTimeout().datagrams { send(d) }
             }
         }
@@ -100,9 +104,33 @@ class BenchMediaClient: @unchecked Sendable {
 
     func sendConsentCheck() { socket.send([Datagram(address: server, bytes: consentCheck)]) }
 
+    /// Answer the remote agent's connectivity and keepalive checks (a full ICE agent such as
+    /// Janus's sends them; Parley's lite server does not). Set before `handshake`.
+    var answersChecks = false
+
     private func receive(_ datagrams: [Datagram]) {
+        var datagrams = datagrams
+        if answersChecks {
+            datagrams.removeAll { MediaPacketClass.classify($0.bytes) == .stun && answerCheck($0) }
+        }
         if let inbox { return inbox.push(datagrams) }
         media(datagrams)
+    }
+
+    /// A Binding success for a Binding request (RFC 8445 §7.3.1.1), signed with our password; true
+    /// when `datagram` was a request.
+    private func answerCheck(_ datagram: Datagram) -> Bool {
+        guard let request = try? STUNMessage(parsing: datagram.bytes), request.type == .bindingRequest else { return false }
+        let storage = datagram.address.rawStorage
+        let ip = withUnsafeBytes(of: storage) { raw in STUNAddress.IP(bytes: raw[4..<8]) }
+        guard datagram.address.family == AF_INET, let ip else { return true }
+        let response = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID,
+                                   attributes: [.xorMappedAddress(STUNAddress(ip: ip, port: UInt16(datagram.address.port)))])
+        let integrity = STUNIntegrity.sha1(key: Array(Self.password.utf8), hmac: { HMAC.sha1(key: $0, message: $1) })
+        if let bytes = try? response.serialized(integrity: integrity, fingerprint: true) {
+            socket.send([Datagram(address: datagram.address, bytes: bytes)])
+        }
+        return true
     }
 
     /// The RTP packet in `datagram`, unprotected into `scratch`: its length, or nil.
@@ -121,6 +149,8 @@ class BenchMediaClient: @unchecked Sendable {
 
     // MARK: - Offers
 
+    static let password = "clientpassword0123456789"
+
     static func sessionLines(index: Int, bundle mids: [String] = ["0"], host: String = "127.0.0.1") -> String {
         "v=0\r\no=- \(index + 1) 2 IN IP4 \(host)\r\ns=-\r\nt=0 0\r\na=group:BUNDLE \(mids.joined(separator: " "))\r\n"
     }
@@ -131,7 +161,7 @@ class BenchMediaClient: @unchecked Sendable {
                         setup: String = "actpass") -> String {
         let pt = rtpmap.split(separator: " ")[0]
         var lines = ["m=\(kind) \(port) UDP/TLS/RTP/SAVPF \(pt)", "c=IN IP4 \(host)", "a=mid:\(mid)", "a=\(direction)",
-                     "a=ice-ufrag:cli\(index)", "a=ice-pwd:clientpassword0123456789", "a=fingerprint:\(fingerprint.sdpValue)",
+                     "a=ice-ufrag:cli\(index)", "a=ice-pwd:\(password)", "a=fingerprint:\(fingerprint.sdpValue)",
                      "a=setup:\(setup)", "a=rtcp-mux", "a=rtpmap:\(rtpmap)"]
         if let ssrc { lines.append("a=ssrc:\(ssrc) cname:bench") }
         if first { lines += ["a=candidate:1 1 udp 2130706431 \(host) \(port) typ host", "a=end-of-candidates"] }

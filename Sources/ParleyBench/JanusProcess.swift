@@ -2,9 +2,11 @@ import Foundation
 import Glibc
 
 /// Janus 1.1.2 (Debian package `janus`) started for `rooms-janus`: its configuration is written
-/// to a temporary directory (ICE lite, so a raw client's one nominating check suffices; the HTTP
-/// transport on `address:port`; the videoroom and an empty echotest configuration), gathering is
-/// limited to `interface` (`-E`), and it is pinned with `taskset` when a CPU is given. Stopped
+/// to a temporary directory (full ICE: libnice's lite mode fails the component when a check came
+/// before the candidates and never recovers; the HTTP transport on `address:port`; the videoroom
+/// and an empty echotest configuration), gathering is limited to `interface` (`-E`), and it is
+/// pinned with `taskset` when a CPU is given. `PARLEY_BENCH_JANUS_DEBUG` sets its log level and
+/// `PARLEY_BENCH_JANUS_ARGS` adds arguments. Stopped
 /// with SIGKILL by its PID; inside the bench's PID namespace it also dies with the bench.
 final class JanusProcess: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible { var description: String }
@@ -29,6 +31,7 @@ final class JanusProcess: @unchecked Sendable {
         let process = Process()
         var arguments = ["-C", "\(directory)/janus.jcfg", "-F", directory, "-E", interface, "-i", address,
                          "-N", "-L", "\(directory)/janus.log", "-o"]
+        arguments += (ProcessInfo.processInfo.environment["PARLEY_BENCH_JANUS_ARGS"] ?? "").split(separator: " ").map(String.init)
         if let cpu, FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
             arguments = ["-c", "\(cpu)", janus] + arguments   // taskset execs janus: the same PID
@@ -36,8 +39,9 @@ final class JanusProcess: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: janus)
         }
         process.arguments = arguments
+        FileManager.default.createFile(atPath: "\(directory)/janus.stderr", contents: nil)
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: "\(directory)/janus.stderr") ?? FileHandle.nullDevice
         try process.run()
         return JanusProcess(process: process, directory: directory, baseURL: "http://\(address):\(port)/janus")
     }
@@ -71,11 +75,11 @@ final class JanusProcess: @unchecked Sendable {
                   transports_folder = "\(libraries)/transports"
                   events_folder = "\(libraries)/events"
                   loggers_folder = "\(libraries)/loggers"
-                  debug_level = 3
+                  debug_level = \(ProcessInfo.processInfo.environment["PARLEY_BENCH_JANUS_DEBUG"] ?? "3")
                   session_timeout = 60
                 }
                 media: { rtp_port_range = "30000-39999" }
-                nat: { ice_lite = true }
+                nat: { ice_lite = false }
                 plugins: { disable = "\(disabledPlugins)" }
                 transports: { disable = "\(disabledTransports)" }
                 events: { broadcast = false }

@@ -6,13 +6,14 @@ import SDP
 /// The rooms bench's raw clients against Janus VideoRoom: the same publishers and subscribers
 /// (same packets, same pacing, same loop), signalled through `JanusAPI` instead of
 /// `MediaTransportServer`. Our DTLS side is always the client: publishers offer `setup:active`,
-/// subscribers answer Janus's `actpass` offer with `active` (RFC 8842 §5.2). Janus runs ICE lite,
-/// so our one nominating check is the whole of ICE (RFC 8445 §2.5).
+/// subscribers answer Janus's `actpass` offer with `active` (RFC 8842 §5.2). Janus runs full ICE:
+/// the clients answer its checks (`answersChecks`) besides sending their own nominating one.
 extension RoomPublisher {
     /// Joins `room` as a publisher and publishes audio + video; returns the client and its feed ID.
     static func connectJanus(api: JanusAPI, room: Int64, loop: EventLoop, host: String, index: Int,
                              videoPacketsPerTick: Int) async throws -> (client: RoomPublisher, feed: Int64) {
         let client = RoomPublisher(loop: loop, index: index, videoPacketsPerTick: videoPacketsPerTick)
+        client.answersChecks = true
         let handle = try await api.attach()
         let joined = try await api.message(handle, ["request": .string("join"), "ptype": .string("publisher"),
                                                     "room": .integer(room), "display": .string("p\(index)")])
@@ -37,6 +38,7 @@ extension RoomSubscriber {
     static func connectJanus(api: JanusAPI, room: Int64, feeds: [Int64], loop: EventLoop, host: String,
                              index: Int) async throws -> RoomSubscriber {
         let client = RoomSubscriber(loop: loop)
+        client.answersChecks = true
         client.latencies.reserveCapacity(100_000)
         let handle = try await api.attach()
         try await client.handshake(host: host, index: index, exchange: { fingerprint, port in
@@ -90,3 +92,4 @@ extension RoomSubscriber {
     }
     return try SocketAddress.resolve(host: host.address, port: Int(host.port))
 }
+

@@ -48,7 +48,7 @@ enum RoomsJanusBench {
         let videoPerTick = max(1, Int((Double(videoKbps) * 1000 / 8 / 50 / 1200).rounded()))
         print("# Rooms on Janus VideoRoom (\(publishers) publisher(s) × \(subscribers) subscriber(s), "
               + "the same load; Janus pid \(janus.process.processIdentifier) "
-              + (pinned ? "pinned to CPU 0, load to CPU 1; " : "unpinned; ") + "ICE lite, HTTP API, log \(janus.directory))")
+              + (pinned ? "pinned to CPU 0, load to CPU 1; " : "unpinned; ") + "full ICE, HTTP API, log \(janus.directory))")
         do {
             let api = try await JanusAPI.connect(base: janus.baseURL)
             let admin = try await api.attach()

@@ -30,7 +30,7 @@ final class JanusAPI: Sendable {
         while true {
             do {
                 let reply = try await post(http, base, ["janus": .string("create"), "transaction": .string("create")])
-                guard let id = reply.object("data")?.integer("id") else { throw Failure(description: "create: \(reply)") }
+                guard let id = reply.object("data")?.janusInteger("id") else { throw Failure(description: "create: \(reply)") }
                 let api = JanusAPI(base: base, http: http, session: id)
                 api.startPolling()
                 return api
@@ -45,7 +45,7 @@ final class JanusAPI: Sendable {
     func attach(_ plugin: String = "janus.plugin.videoroom") async throws -> Int64 {
         let reply = try await Self.post(http, "\(base)/\(session)", ["janus": .string("attach"), "plugin": .string(plugin),
                                                                       "transaction": .string(transaction())])
-        guard let id = reply.object("data")?.integer("id") else { throw Failure(description: "attach: \(reply)") }
+        guard let id = reply.object("data")?.janusInteger("id") else { throw Failure(description: "attach: \(reply)") }
         return id
     }
 
@@ -86,7 +86,8 @@ final class JanusAPI: Sendable {
             while !stopped.withLock({ $0 }) {
                 if ContinuousClock.now - lastKeepalive > .seconds(15) {
                     lastKeepalive = .now
-                    _ = try? await Self.post(http, "\(base)/\(session)", ["janus": .string("keepalive"), "transaction": .string("keepalive")])
+                    _ = try? await Self.post(http, "\(base)/\(session)",
+                                             ["janus": .string("keepalive"), "transaction": .string("keepalive")])
                 }
                 guard let response = try? await http.get(url, timeout: .seconds(40)),
                       let value = try? JSONValue.parse(response.body) else {
@@ -119,9 +120,9 @@ final class JanusAPI: Sendable {
 extension JSONObject {
     fileprivate func object(_ key: String) -> JSONObject? { self[key]?.objectValue }
     fileprivate func string(_ key: String) -> String? { self[key]?.stringValue }
+    /// An integer member (Janus's session, handle and feed IDs).
     func janusInteger(_ key: String) -> Int64? {
         if case .integer(let n) = self[key] { return n }
         return nil
     }
-    fileprivate func integer(_ key: String) -> Int64? { janusInteger(key) }
 }

@@ -39,7 +39,7 @@ final class JanusProcess: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: janus)
         }
         process.arguments = arguments
-        FileManager.default.createFile(atPath: "\(directory)/janus.stderr", contents: nil)
+        _ = FileManager.default.createFile(atPath: "\(directory)/janus.stderr", contents: nil)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: "\(directory)/janus.stderr") ?? FileHandle.nullDevice
         try process.run()

@@ -2,12 +2,12 @@ import Foundation
 import Glibc
 
 /// Janus 1.1.2 (Debian package `janus`) started for `rooms-janus`: its configuration is written
-/// to a temporary directory (full ICE: libnice's lite mode fails the component when a check came
-/// before the candidates and never recovers; the HTTP transport on `address:port`; the videoroom
-/// and an empty echotest configuration), gathering is limited to `interface` (`-E`), and it is
-/// pinned with `taskset` when a CPU is given. `PARLEY_BENCH_JANUS_DEBUG` sets its log level and
-/// `PARLEY_BENCH_JANUS_ARGS` adds arguments. Stopped
-/// with SIGKILL by its PID; inside the bench's PID namespace it also dies with the bench.
+/// to a temporary directory (full ICE, as in lite mode libnice answered our checks but never took
+/// the component to connected; the HTTP transport on `address:port`; the videoroom and an empty
+/// echotest configuration), gathering is limited to `interface` (`-E`), and it is pinned with
+/// `taskset` when a CPU is given. `PARLEY_BENCH_JANUS_DEBUG` sets its log level and
+/// `PARLEY_BENCH_JANUS_ARGS` adds arguments. Stopped with SIGKILL by its PID; inside the bench's
+/// PID namespace it also dies with the bench.
 final class JanusProcess: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible { var description: String }
 

@@ -109,7 +109,18 @@ enum RoomsJanusBench {
         process.arguments = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc", "/bin/sh", "-c", script, "sh",
                              executable] + arguments
         try process.run()
+        // Ctrl-C or a kill ends `unshare` by its PID; `--kill-child` then ends the namespace.
+        let pid = process.processIdentifier
+        var sources: [any DispatchSourceSignal] = []
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            Glibc.signal(signal, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+            source.setEventHandler { kill(pid, SIGKILL) }
+            source.resume()
+            sources.append(source)
+        }
         process.waitUntilExit()
+        withExtendedLifetime(sources) {}
         exit(process.terminationStatus)
     }
 }

@@ -4,6 +4,7 @@ import ParleyNet
 import ParleySRTP
 import SDP
 import STUN
+import Glibc
 import Synchronization
 import WebRTC
 
@@ -31,29 +32,45 @@ class BenchMediaClient: @unchecked Sendable {
     /// return its answer, then ICE, DTLS and SRTP keys against the media socket.
     func handshake(media: MediaTransportServer, index: Int, offer: (DTLSFingerprint, UInt16) -> String,
                    create: (String) async throws -> String) async throws {
+        let port = media.localPort
+        try await handshake(host: "127.0.0.1", index: index, exchange: { try await create(offer($0, $1)) },
+                            remote: { _ in try SocketAddress.resolve(host: "127.0.0.1", port: port) })
+    }
+
+    /// The general form: binds `host`, lets `exchange` (given our fingerprint and port) trade
+    /// descriptions either way round and return the remote one (an answer to our offer, or the
+    /// offer we answered with `setup:active`), takes the remote address from it with `remote`, then
+    /// one nominating ICE check, a DTLS client handshake and SRTP keys. ICE credentials and the
+    /// fingerprint may be media- or session-level (RFC 8839 §5.4, RFC 8122 §5).
+    func handshake(host: String, index: Int, exchange: (DTLSFingerprint, UInt16) async throws -> String,
+                   remote: (SessionDescription) throws -> SocketAddress) async throws {
         let inbox = HandshakeInbox()
         self.inbox = inbox
-        socket = try UDPSocket(host: "127.0.0.1", port: 0, loop: loop, batchSize: 64) { [self] in receive($0) }
+        socket = try UDPSocket(host: host, port: 0, loop: loop, batchSize: 64) { [self] in receive($0) }
         let socket = self.socket!
-        let serverAddress = try SocketAddress.resolve(host: "127.0.0.1", port: media.localPort)
-        server = serverAddress
-        func send(_ bytes: [UInt8]) { socket.send([Datagram(address: serverAddress, bytes: bytes)]) }
 
         let certificate = try CertificateIdentity(commonName: "bench-client")
-        let answer = try await create(offer(certificate.fingerprint, UInt16(socket.localPort)))
+        let answer = try await exchange(certificate.fingerprint, UInt16(socket.localPort))
         let sdp = try SessionDescription(parsing: answer)
-        guard let first = sdp.media.first, let ufrag = first.iceUfrag, let pwd = first.icePwd,
-              let fp = first.fingerprints.first,
+        guard let first = sdp.media.first, let ufrag = first.iceUfrag ?? sdp.iceUfrag, let pwd = first.icePwd ?? sdp.icePwd,
+              let fp = first.fingerprints.first ?? sdp.fingerprints.first,
               let serverFingerprint = DTLSFingerprint(algorithm: .sha256, digest: fp.bytes) else {
-            throw SetupFailed(description: "unusable answer:\n\(answer)")
+            throw SetupFailed(description: "unusable remote description:\n\(answer)")
         }
+        let serverAddress = try remote(sdp)
+        server = serverAddress
+        func send(_ bytes: [UInt8]) { socket.send([Datagram(address: serverAddress, bytes: bytes)]) }
         let check = STUNMessage(type: .bindingRequest, transactionID: STUNTransactionID(high: 7, low: UInt64(index)),
                                 attributes: [.username("\(ufrag):cli\(index)"), .priority(0x6E00_1EFF),
                                              .iceControlling(1234), .useCandidate])
         consentCheck = try check.serialized(
             integrity: .sha1(key: Array(pwd.utf8), hmac: { HMAC.sha1(key: $0, message: $1) }), fingerprint: true)
-        send(consentCheck)
-        guard await inbox.next(.stun, timeout: .seconds(3)) != nil else { throw SetupFailed(description: "no STUN response") }
+        var answered = false
+        for _ in 0..<30 where !answered {   // resent every 100 ms (RFC 8445 §14.3 paces them; a lost one is retried)
+            send(consentCheck)
+            answered = await inbox.next(.stun, timeout: .milliseconds(100)) != nil
+        }
+        guard answered else { throw SetupFailed(description: "no STUN response") }
 
         let dtls = try DTLSSession(role: .client, certificate: certificate, remoteFingerprint: serverFingerprint)
         for d in dtls.start() { send(d) }
@@ -63,6 +80,9 @@ class BenchMediaClient: @unchecked Sendable {
             if let datagram = await inbox.next(.dtls, timeout: .milliseconds(200)) {
                 for d in dtls.receive(datagram.bytes).datagrams { send(d) }
             } else {
+                // The check again: an agent may have answered an early one before it had our
+                // candidates (RFC 8445 §7.2.1) and not count it.
+                send(consentCheck)
                 for d in dtls.handleTimeout().datagrams { send(d) }
             }
         }
@@ -84,9 +104,33 @@ class BenchMediaClient: @unchecked Sendable {
 
     func sendConsentCheck() { socket.send([Datagram(address: server, bytes: consentCheck)]) }
 
+    /// Answer the remote agent's connectivity and keepalive checks (a full ICE agent such as
+    /// Janus's sends them; Parley's lite server does not). Set before `handshake`.
+    var answersChecks = false
+
     private func receive(_ datagrams: [Datagram]) {
+        var datagrams = datagrams
+        if answersChecks {
+            datagrams.removeAll { MediaPacketClass.classify($0.bytes) == .stun && answerCheck($0) }
+        }
         if let inbox { return inbox.push(datagrams) }
         media(datagrams)
+    }
+
+    /// A Binding success for a Binding request (RFC 8445 §7.3.1.1), signed with our password; true
+    /// when `datagram` was a request.
+    private func answerCheck(_ datagram: Datagram) -> Bool {
+        guard let request = try? STUNMessage(parsing: datagram.bytes), request.type == .bindingRequest else { return false }
+        let storage = datagram.address.rawStorage
+        let ip = withUnsafeBytes(of: storage) { raw in STUNAddress.IP(bytes: raw[4..<8]) }
+        guard datagram.address.family == AF_INET, let ip else { return true }
+        let response = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID,
+                                   attributes: [.xorMappedAddress(STUNAddress(ip: ip, port: UInt16(datagram.address.port)))])
+        let integrity = STUNIntegrity.sha1(key: Array(Self.password.utf8), hmac: { HMAC.sha1(key: $0, message: $1) })
+        if let bytes = try? response.serialized(integrity: integrity, fingerprint: true) {
+            socket.send([Datagram(address: datagram.address, bytes: bytes)])
+        }
+        return true
     }
 
     /// The RTP packet in `datagram`, unprotected into `scratch`: its length, or nil.
@@ -105,19 +149,22 @@ class BenchMediaClient: @unchecked Sendable {
 
     // MARK: - Offers
 
-    static func sessionLines(index: Int, bundle mids: [String] = ["0"]) -> String {
-        "v=0\r\no=- \(index + 1) 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE \(mids.joined(separator: " "))\r\n"
+    static let password = "clientpassword0123456789"
+
+    static func sessionLines(index: Int, bundle mids: [String] = ["0"], host: String = "127.0.0.1") -> String {
+        "v=0\r\no=- \(index + 1) 2 IN IP4 \(host)\r\ns=-\r\nt=0 0\r\na=group:BUNDLE \(mids.joined(separator: " "))\r\n"
     }
 
     /// One m-section of a bench offer; the first carries the transport and the candidate.
     static func section(_ kind: String, mid: String, port: UInt16, index: Int, fingerprint: DTLSFingerprint,
-                        direction: String, rtpmap: String, ssrc: UInt32?, first: Bool) -> String {
+                        direction: String, rtpmap: String, ssrc: UInt32?, first: Bool, host: String = "127.0.0.1",
+                        setup: String = "actpass") -> String {
         let pt = rtpmap.split(separator: " ")[0]
-        var lines = ["m=\(kind) \(port) UDP/TLS/RTP/SAVPF \(pt)", "c=IN IP4 127.0.0.1", "a=mid:\(mid)", "a=\(direction)",
-                     "a=ice-ufrag:cli\(index)", "a=ice-pwd:clientpassword0123456789", "a=fingerprint:\(fingerprint.sdpValue)",
-                     "a=setup:actpass", "a=rtcp-mux", "a=rtpmap:\(rtpmap)"]
+        var lines = ["m=\(kind) \(port) UDP/TLS/RTP/SAVPF \(pt)", "c=IN IP4 \(host)", "a=mid:\(mid)", "a=\(direction)",
+                     "a=ice-ufrag:cli\(index)", "a=ice-pwd:\(password)", "a=fingerprint:\(fingerprint.sdpValue)",
+                     "a=setup:\(setup)", "a=rtcp-mux", "a=rtpmap:\(rtpmap)"]
         if let ssrc { lines.append("a=ssrc:\(ssrc) cname:bench") }
-        if first { lines += ["a=candidate:1 1 udp 2130706431 127.0.0.1 \(port) typ host", "a=end-of-candidates"] }
+        if first { lines += ["a=candidate:1 1 udp 2130706431 \(host) \(port) typ host", "a=end-of-candidates"] }
         return lines.map { $0 + "\r\n" }.joined()
     }
 }

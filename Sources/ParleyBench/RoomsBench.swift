@@ -14,7 +14,8 @@ import WebRTC
 /// The media loop thread's CPU time gives the forwarded packets per server CPU-second. Pinning as
 /// in `ForwardBench` (media loop on CPU 0, the rest on CPU 1).
 enum RoomsBench {
-    static func run(seconds: Double, publishers: Int, subscribers: Int, videoKbps: Int, pin: Bool) async throws {
+    @discardableResult
+    static func run(seconds: Double, publishers: Int, subscribers: Int, videoKbps: Int, pin: Bool) async throws -> RoomsFigures {
         let cpus = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         let pinned = pin && cpus >= 2
         if pinned { ForwardBench.setAffinity(cpu: 1) }
@@ -34,6 +35,7 @@ enum RoomsBench {
               + (pinned ? "media loop pinned to CPU 0, load to CPU 1)" : "unpinned)"))
 
         let clientLoop = try EventLoop(name: "bench-rooms")
+        if pinned { await ForwardBench.onLoop(clientLoop) { ForwardBench.setAffinity(cpu: 1) } }
         var senders: [RoomPublisher] = []
         for index in 0..<publishers {
             senders.append(try await RoomPublisher.connect(media: media, loop: clientLoop, index: index,
@@ -56,48 +58,20 @@ enum RoomsBench {
         let rssConnected = residentMegabytes()
         print("sessions \(publishers + subscribers), routes \(routed) of \(2 * publishers * subscribers); "
               + "process RSS \(format(rssBefore)) → \(format(rssConnected)) MB (clients in the same process)")
-        for sender in senders { clientLoop.execute { sender.start() } }
-
-        try await Task.sleep(for: .seconds(1))  // warm-up
-        let before = await counts(receivers, senders, loop: clientLoop)
-        let forwardedBefore = await media.statistics().rtpForwarded
-        let cpuBefore = await ForwardBench.onLoop(media.loop) { ForwardBench.threadCPUSeconds() }
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-        let after = await counts(receivers, senders, loop: clientLoop)
-        let forwardedAfter = await media.statistics().rtpForwarded
-        let cpuAfter = await ForwardBench.onLoop(media.loop) { ForwardBench.threadCPUSeconds() }
-        let wall = (clock.now - start).nanoseconds / 1e9
-        for sender in senders { clientLoop.execute { sender.stop() } }
-        let all = receivers
-        let latencies = await ForwardBench.onLoop(clientLoop) { all.flatMap(\.latencies).sorted() }
-
-        let forwarded = Double(forwardedAfter - forwardedBefore)
-        let cpu = (cpuAfter - cpuBefore) / wall
-        let expected = Double(after.sent - before.sent) * Double(subscribers)
-        let received = Double(after.received - before.received)
-        print("forwarded packets/s                           \(format(forwarded / wall))")
-        print("media loop thread CPU                         \(String(format: "%.0f", cpu * 100)) % of one core → "
-              + "\(format(forwarded / wall / max(cpu, 0.01))) forwarded packets per server CPU-second")
-        print("CPU per subscriber                            \(String(format: "%.2f", cpu * 1000 / Double(max(subscribers, 1)))) ms/s")
-        print("subscribers received \(format(received)) of \(format(expected)) sent × subscribers "
-              + "(\(String(format: "%.2f", expected > 0 ? 100 * (1 - received / expected) : 0)) % missing), "
-              + "SRTP errors \(after.errors)")
-        if !latencies.isEmpty {
-            func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-            print("added latency (publisher send → subscriber receive, loopback): p50 \(String(format: "%.3f", percentile(0.5))) ms, "
-                  + "p99 \(String(format: "%.3f", percentile(0.99))) ms (\(latencies.count) samples)")
-        }
+        let figures = try await measure(seconds: seconds, senders: senders, receivers: receivers, clientLoop: clientLoop,
+                                        serverCPU: { await ForwardBench.onLoop(media.loop) { ForwardBench.threadCPUSeconds() } },
+                                        forwarded: { await media.statistics().rtpForwarded })
+        report(figures, subscribers: subscribers, serverCPU: "media loop thread CPU")
         for client in senders as [BenchMediaClient] + receivers { client.close() }
         try await Task.sleep(for: .milliseconds(50))
         clientLoop.stop()
         await server.shutdown()
+        return figures
     }
 
     struct Counts: Sendable { var sent = 0, received = 0, errors = 0 }
 
-    private static func counts(_ receivers: [RoomSubscriber], _ senders: [RoomPublisher], loop: EventLoop) async -> Counts {
+    static func counts(_ receivers: [RoomSubscriber], _ senders: [RoomPublisher], loop: EventLoop) async -> Counts {
         let (r, s) = (receivers, senders)
         return await ForwardBench.onLoop(loop) {
             var c = Counts()
@@ -130,13 +104,13 @@ enum RoomsBench {
 final class RoomPublisher: BenchMediaClient, @unchecked Sendable {
     private(set) var sessionID = ""
     private let videoPacketsPerTick: Int
-    private let ssrcs: (audio: UInt32, video: UInt32)
+    let ssrcs: (audio: UInt32, video: UInt32)
     private var sequence: (audio: UInt16, video: UInt16) = (0, 0)
     private var ticks: UInt32 = 0
     private var running = false
     var sent = 0
 
-    private init(loop: EventLoop, index: Int, videoPacketsPerTick: Int) {
+    init(loop: EventLoop, index: Int, videoPacketsPerTick: Int) {
         self.videoPacketsPerTick = videoPacketsPerTick
         ssrcs = (0x2000_0000 + UInt32(index) * 2, 0x2000_0001 + UInt32(index) * 2)
         super.init(loop: loop)
@@ -202,7 +176,7 @@ final class RoomSubscriber: BenchMediaClient, @unchecked Sendable {
     private(set) var sessionID = ""
     var received = 0, errors = 0
     /// Send → receive times, milliseconds (every 10th packet, bounded).
-    private(set) var latencies: [Double] = []
+    var latencies: [Double] = []
 
     static func connect(media: MediaTransportServer, loop: EventLoop, index: Int, slots: Int) async throws -> RoomSubscriber {
         let client = RoomSubscriber(loop: loop)

@@ -19,7 +19,7 @@ enum RoomsBench {
         let cpus = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         let pinned = pin && cpus >= 2
         if pinned { ForwardBench.setAffinity(cpu: 1) }
-        let rssBefore = residentMegabytes()
+        let rssBefore = Double(BenchSystem.residentBytes(trim: false)) / 1_048_576
         var config = ServerConfiguration()
         config.port = 0
         config.mediaPort = 0
@@ -55,9 +55,9 @@ enum RoomsBench {
                 }
             }
         }
-        let rssConnected = residentMegabytes()
+        let rssConnected = Double(BenchSystem.residentBytes(trim: false)) / 1_048_576
         print("sessions \(publishers + subscribers), routes \(routed) of \(2 * publishers * subscribers); "
-              + "process RSS \(format(rssBefore)) → \(format(rssConnected)) MB (clients in the same process)")
+              + "process RSS \(String(format: "%.1f", rssBefore)) → \(String(format: "%.1f", rssConnected)) MB (clients in the same process)")
         let figures = try await measure(seconds: seconds, senders: senders, receivers: receivers, clientLoop: clientLoop,
                                         serverCPU: { await ForwardBench.onLoop(media.loop) { ForwardBench.threadCPUSeconds() } },
                                         forwarded: { await media.statistics().rtpForwarded })
@@ -81,22 +81,6 @@ enum RoomsBench {
         }
     }
 
-    static func residentMegabytes() -> Double {
-        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else { return 0 }
-        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
-    }
-
-    static func format(_ value: Double) -> String {
-        value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
-    }
-
-    /// Nanoseconds on the monotonic clock (the same in every thread of the process).
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
 }
 
 /// A publisher: Opus-typed audio (mid 0) and VP8-typed video (mid 1), sendonly, paced every 20 ms;
@@ -165,7 +149,7 @@ final class RoomPublisher: BenchMediaClient, @unchecked Sendable {
         scratch.storeBytes(of: sequence.bigEndian, toByteOffset: 2, as: UInt16.self)
         scratch.storeBytes(of: timestamp.bigEndian, toByteOffset: 4, as: UInt32.self)
         scratch.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
-        scratch.storeBytes(of: RoomsBench.monotonicNanoseconds(), toByteOffset: 12, as: UInt64.self)
+        scratch.storeBytes(of: DispatchTime.now().uptimeNanoseconds, toByteOffset: 12, as: UInt64.self)
         for i in 20..<(12 + payloadBytes) { scratch[i] = UInt8(truncatingIfNeeded: i) }
         return protectScratch(length: 12 + payloadBytes)
     }
@@ -197,7 +181,7 @@ final class RoomSubscriber: BenchMediaClient, @unchecked Sendable {
     }
 
     override func media(_ datagrams: [Datagram]) {
-        let now = RoomsBench.monotonicNanoseconds()
+        let now = DispatchTime.now().uptimeNanoseconds
         for datagram in datagrams where MediaPacketClass.classify(datagram.bytes) == .rtp {
             guard let length = unprotect(datagram), length >= 20 else {
                 errors += 1

@@ -25,11 +25,11 @@ enum RoomsJanusBench {
         print("")
         print("# Parley / Janus (same run; packets counted at the subscribers)")
         let ratio = parley.perCPUSecond / max(janus.perCPUSecond, 1e-9)
-        print("packets per SFU CPU-second: Parley media loop \(RoomsBench.format(parley.perCPUSecond)), Janus process "
-              + "\(RoomsBench.format(janus.perCPUSecond)) → \(String(format: "%.2f", ratio))×")
+        print("packets per SFU CPU-second: Parley media loop \(format(parley.perCPUSecond)), Janus process "
+              + "\(format(janus.perCPUSecond)) → \(String(format: "%.2f", ratio))×")
         if let process = parley.processCPU {
             let perProcess = parley.receivedPerSecond / max(process, 0.001)
-            print("  with Parley's whole process except the load generator: \(RoomsBench.format(perProcess)) → "
+            print("  with Parley's whole process except the load generator: \(format(perProcess)) → "
                   + "\(String(format: "%.2f", perProcess / max(janus.perCPUSecond, 1e-9)))×")
         }
         print("CPU per subscriber: Parley \(String(format: "%.2f", parley.serverCPU * 1000 / Double(subscribers))) ms/s, "

@@ -20,8 +20,8 @@ extension RoomService {
         var settled = 0
         for record in records {
             let end = min(now, max(record.updatedAt, lastAlive ?? record.updatedAt))
-            let participants = (try? store.participants(roomSid: record.sid, status: .connected)) ?? []
-            for var participant in participants {
+            let everyone = (try? store.participants(roomSid: record.sid, status: nil)) ?? []
+            for var participant in everyone where participant.status == .connected {
                 participant.status = .disconnected
                 participant.endTime = max(participant.startTime, end)
                 participant.duration = (participant.endTime ?? end) - participant.startTime
@@ -43,7 +43,7 @@ extension RoomService {
             }
             settled += 1
             // room-created and each participant's connect and disconnect came before (at least).
-            let sequence = 1 + 2 * ((try? store.participants(roomSid: record.sid, status: nil))?.count ?? 0)
+            let sequence = 1 + 2 * everyone.count
             sendCallback(RoomCallbacks.room(final, event: "room-ended", sequence: sequence, now: now), for: final)
         }
         if settled > 0 { Log.warning(.platform, "settled \(settled) room(s) the previous server process left in progress") }

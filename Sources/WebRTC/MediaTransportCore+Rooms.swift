@@ -64,8 +64,7 @@ extension MediaTransportCore {
         case .failure(let error): return .failure(error)
         case .success: break
         }
-        session.offer = offer
-        session.rtp.payloadFormats = RTPPayloadFormats(offer.payloadFormats(telephoneEvent: false))
+        session.offer = offer  // `restart` set the payload formats (`PeerSession.renegotiate`)
         session.addRoomSections(of: offer)
         // What this offer no longer sends or receives in loses its routes.
         for (track, stream) in session.rtp.sendStreams.enumerated()

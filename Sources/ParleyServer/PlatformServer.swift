@@ -202,7 +202,7 @@ public final class PlatformServer: Sendable {
             }
         }
         let scheme = configuration.tlsCertificatePath == nil ? "http" : "https"
-        let mediaAddresses = media.candidates.map(\.description).joined(separator: " ")
+        let mediaAddresses = media.candidates.map { "\($0)" }.joined(separator: " ")
         Log.info(.platform, "listening on \(scheme)://\(configuration.host):\(http.localPort), media udp \(mediaAddresses)")
         if defaultCredentials.created {
             Log.info(.platform, "created default account \(defaultCredentials.account.sid) and API key \(defaultCredentials.apiKey.sid)")

@@ -19,6 +19,9 @@ Log.setLevel(configuration.logLevel)
 // Every connection is a descriptor: use all the system allows (the accept path keeps a reserve).
 ProcessLimits.raiseDescriptorLimit()
 
+// Taken over before the server starts, so a SIGTERM right after the "listening" line still
+// ends it gracefully.
+let termination = TerminationSignal()
 let server: PlatformServer
 do {
     server = try PlatformServer(configuration: configuration)
@@ -34,7 +37,7 @@ FileHandle.standardOutput.write(Data(
     "parley-server listening on \(scheme)://\(configuration.host):\(server.port) account \(server.defaultCredentials.account.sid)\n".utf8))
 
 // Graceful shutdown on SIGTERM and SIGINT: stop accepting, finish in-flight requests, exit 0.
-let received = await TerminationSignal.wait()
+let received = await termination.next()
 Log.info(.platform, "signal \(received): shutting down")
 await server.shutdown()
 exit(0)

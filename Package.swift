@@ -86,7 +86,7 @@ let package = Package(
         // Recording containers: Ogg Opus (RFC 7845), IVF for VP8.
         .target(name: "MediaContainers", swiftSettings: strict),
         // The SFU's pure decisions (dominant speaker, network quality, forwarding); no I/O.
-        .target(name: "SFU", dependencies: ["CallQuality"], swiftSettings: strict),
+        .target(name: "SFU", dependencies: ["CallQuality", "RTP"], swiftSettings: strict),
         // WebRTC data channels: the DCEP messages (RFC 8832) and payload protocol identifiers.
         .target(name: "DataChannel", swiftSettings: strict),
         // Pure audio: formats, WAV, G.711, tone and DTMF generation, Goertzel detection, levels.

@@ -5,11 +5,11 @@ import ParleyNet
 
 /// `parley netsim`: a UDP relay through a simulated network (`NetworkRelay`: one outbound socket
 /// and one pair of conditioners per client), both directions with the same conditions, with
-/// optional scheduled outages, until SIGINT or SIGTERM; then it prints what it did and exits 0.
+/// optional scheduled outages and rate changes, until SIGINT or SIGTERM; then it prints what it did and exits 0.
 enum NetsimCommand {
     static let options: Set<String> = ["listen", "forward", "loss", "burst", "delay-ms", "jitter-ms", "reorder",
                                        "reorder-delay-ms", "duplicate", "rate-kbps", "queue", "seed",
-                                       "outage-at", "outage-for"]
+                                       "outage-at", "outage-for", "rate-at"]
 
     static func run(_ args: [String]) throws -> Int32 {
         let parsed = try Arguments(args, options: options, flags: ["allow-reordering"])
@@ -22,6 +22,7 @@ enum NetsimCommand {
         let seed = try parsed.integer("seed").map { UInt64(bitPattern: $0) } ?? 1
         let target = try SocketAddress.resolve(host: forwardHost, port: forwardPort)
         let outages = try NetsimOutages(parsed)
+        let rates = try NetsimRateChanges(parsed)
 
         // Catch the signals before saying we are ready, so none is missed.
         Interruption.shared.catchSignals()
@@ -31,8 +32,10 @@ enum NetsimCommand {
         FileHandle.standardOutput.write(Data(
             "parley netsim relaying \(listenHost):\(relay.localPort) -> \(target) seed \(seed)\n".utf8))
         let schedule = outages.start(on: relay)
+        let rateSchedule = rates.start(on: relay)
         _ = Interruption.shared.waitSynchronously()
         schedule.cancel()
+        rateSchedule.cancel()
         let statistics = relay.stop()
         var report = line("upstream", statistics.upstream) + line("downstream", statistics.downstream)
             + "buffer-dropped \(statistics.droppedNoBuffer) client-limit-dropped \(statistics.droppedClientLimit) "

@@ -65,7 +65,7 @@ its own simulated path; both directions alike):
   parley netsim --listen HOST:PORT --forward HOST:PORT [--loss PERCENT [--burst PACKETS]]
                 [--delay-ms MS] [--jitter-ms MS] [--allow-reordering] [--reorder PERCENT]
                 [--reorder-delay-ms MS] [--duplicate PERCENT] [--rate-kbps KBPS] [--queue PACKETS] [--seed N]
-                [--outage-at SECONDS]... [--outage-for SECONDS]...
+                [--outage-at SECONDS]... [--outage-for SECONDS]... [--rate-at SECONDS:KBPS]...
       Runs until SIGINT or SIGTERM, then prints its statistics, in total and per client. --burst
       makes loss bursty (Gilbert-Elliott) with that mean burst length. --jitter-ms is peak-to-peak:
       each packet waits an extra delay uniform in [0, jitter]; packets keep their order unless
@@ -77,7 +77,8 @@ its own simulated path; both directions alike):
       `parley netsim --listen 127.0.0.1:40000 --forward 127.0.0.2:40000` puts every leg's media
       through the simulated network. --outage-at S --outage-for D drops everything both ways from
       S to S+D seconds after the start (repeat --outage-at for several; --outage-for once for all
-      or once each); a line on stdout marks each outage's start and end.
+      or once each); a line on stdout marks each outage's start and end. --rate-at S:K sets the rate
+      limit of both directions to K kbit/s at S seconds (0 lifts it), with a line on stdout.
 
 Identities are 1 to 121 characters: letters, digits and underscore. --ttl is at most 86400.
 Exit status: 0 success, 1 failure, 2 usage error, 128 + N after ending the calls on signal N (130 SIGINT, 143 SIGTERM).

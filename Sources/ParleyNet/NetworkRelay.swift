@@ -76,6 +76,12 @@ public final class NetworkRelay: Sendable {
         loop.execute { [core] in core.value.outageBegan() }
     }
 
+    /// Changes the rate limit of both directions (nil lifts it), from any thread; it applies to
+    /// datagrams that arrive after the loop took it.
+    public func setRate(bitsPerSecond: Int64?) {
+        loop.execute { [core] in core.value.setRate(bitsPerSecond: bitsPerSecond) }
+    }
+
     /// Whether an outage is on.
     public var isOutage: Bool { outage.isBlocked }
 

@@ -35,7 +35,7 @@ final class NetworkRelayCore {
     let loop: EventLoop
     let target: SocketAddress
     let outage: NetworkRelayOutage
-    private let settings: Settings
+    private var settings: Settings
     private let pool: NetworkRelayPacketPool
     private var listener: UDPSocket?
     private var clients: [SocketAddress: NetworkRelayClient] = [:]
@@ -114,6 +114,16 @@ final class NetworkRelayCore {
         }
         for i in 0..<batch.count { admit(UnsafeRawBufferPointer(batch[i].bytes), client, .downstream, at: now) }
         deliverDue(client, .downstream)
+    }
+
+    /// A new rate limit for both directions (nil: none), for every client and those to come;
+    /// packets already scheduled keep their times.
+    func setRate(bitsPerSecond: Int64?) {
+        settings.upstream.rateBitsPerSecond = bitsPerSecond
+        settings.downstream.rateBitsPerSecond = bitsPerSecond
+        for client in clients.values {
+            for index in client.paths.indices { client.paths[index].conditioner.conditions.rateBitsPerSecond = bitsPerSecond }
+        }
     }
 
     /// The outage began: drops what every client has in flight, both ways.

@@ -99,6 +99,29 @@ import Testing
         #expect(report.contains("upstream: submitted 20 delivered 20"), "\(report)")
     }
 
+    /// `--rate-kbps 80 --queue 10 --rate-at 1:0`: a burst while the limit holds mostly finds the
+    /// queue full; after the line that says the limit lifted, a burst passes whole.
+    @Test func scheduledRateChangeLiftsTheLimit() async throws {
+        let sink = try CountingSink()
+        defer { sink.close() }
+        let netsim = try Self.start(["--listen", "127.0.0.1:0", "--forward", "127.0.0.1:\(sink.socket.localPort)",
+                                     "--rate-kbps", "80", "--queue", "10", "--rate-at", "1:0"])
+        defer { if netsim.process.isRunning { netsim.process.terminate() } }
+        let relay = try SocketAddress.resolve(host: "127.0.0.1", port: netsim.port)
+        let burst = (0..<100).map { Datagram(address: relay, bytes: [UInt8($0), 0x80] + [UInt8](repeating: 0, count: 998)) }
+
+        sink.client.send(burst)
+        #expect(Self.readLine(netsim.output).contains("rate unlimited at 1 s"))
+        let limited = sink.arrived
+        #expect(limited > 0 && limited <= 25, "\(limited) of 100 through 80 kbit/s with a 10-packet queue")
+        sink.client.send(burst)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while sink.arrived < limited + 100, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(sink.arrived == limited + 100)
+        let report = try await Self.stop(netsim.process, netsim.output)
+        #expect(report.contains("queue-dropped \(100 - limited)"), "\(report)")
+    }
+
     @Test func rejectsBadArguments() throws {
         let missing = try Executables.run("parley", ["netsim", "--listen", "127.0.0.1:0"])
         #expect(missing.status == 2 && missing.stderr.contains("--forward"))
@@ -113,6 +136,8 @@ import Testing
                                                      "--outage-at", "3", "--outage-at", "9", "--outage-for", "1",
                                                      "--outage-for", "2", "--outage-for", "3"])
         #expect(lengths.status == 2 && lengths.stderr.contains("--outage-for is given once, or once per --outage-at"))
+        let rate = try Executables.run("parley", ["netsim", "--listen", "127.0.0.1:0", "--forward", "127.0.0.1:9", "--rate-at", "5"])
+        #expect(rate.status == 2 && rate.stderr.contains("--rate-at must be SECONDS:KBPS"))
     }
 }
 

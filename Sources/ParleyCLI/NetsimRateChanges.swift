@@ -1,0 +1,41 @@
+import Foundation
+import ParleyNet
+
+/// `--rate-at SECONDS:KBPS` (repeatable): the rate limit of both directions changes to KBPS at
+/// SECONDS after the start; 0 lifts it. What a test of bandwidth adaptation needs: a path that
+/// narrows and widens again while the media flows.
+struct NetsimRateChanges {
+    /// (at, kilobits per second or nil for no limit), sorted by time.
+    let changes: [(at: Double, kbps: Double?)]
+
+    init(_ parsed: Arguments) throws(UsageError) {
+        var changes: [(at: Double, kbps: Double?)] = []
+        for text in parsed.all("rate-at") {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let at = Double(parts[0]), at.isFinite, at >= 0, at <= 86_400,
+                  let kbps = Double(parts[1]), kbps.isFinite, kbps >= 0, kbps <= 100_000_000 else {
+                throw UsageError("--rate-at must be SECONDS:KBPS (0 to 86400 seconds, 0 to 100000000 kbit/s; 0 lifts the limit), got \(text)")
+            }
+            changes.append((at, kbps == 0 ? nil : kbps))
+        }
+        self.changes = changes.sorted { $0.at < $1.at }
+    }
+
+    /// Runs the schedule on `relay`, printing a line on stdout at each change; cancel to stop it.
+    func start(on relay: NetworkRelay) -> Task<Void, Never> {
+        let changes = changes
+        let origin = ContinuousClock.now
+        return Task {
+            for change in changes {
+                do {
+                    try await Task.sleep(until: origin + .milliseconds(Int64(change.at * 1000)), clock: .continuous)
+                } catch {
+                    return
+                }
+                relay.setRate(bitsPerSecond: change.kbps.map { Int64($0 * 1000) })
+                let rate = change.kbps.map { "\(String(format: "%g", $0)) kbit/s" } ?? "unlimited"
+                FileHandle.standardOutput.write(Data("parley netsim rate \(rate) at \(String(format: "%g", change.at)) s\n".utf8))
+            }
+        }
+    }
+}

@@ -32,29 +32,14 @@ struct NetsimOutages {
     /// Runs the schedule on `relay`, printing a line on stdout as each outage begins and ends;
     /// cancel the task to stop it (an outage in progress then stays, which no longer matters).
     func start(on relay: NetworkRelay) -> Task<Void, Never> {
-        let windows = windows
-        let origin = ContinuousClock.now
-        return Task {
-            for window in windows {
-                do {
-                    try await Task.sleep(until: origin + .milliseconds(Int64(window.start * 1000)), clock: .continuous)
-                    relay.setOutage(true)
-                    Self.say("parley netsim outage begins at \(Self.format(window.start)) s for \(Self.format(window.end - window.start)) s")
-                    try await Task.sleep(until: origin + .milliseconds(Int64(window.end * 1000)), clock: .continuous)
-                    relay.setOutage(false)
-                    Self.say("parley netsim outage ends at \(Self.format(window.end)) s")
-                } catch {
-                    return
-                }
-            }
+        // Each window as two events: its start with its length, its end with 0.
+        let events = windows.flatMap { [(at: $0.start, event: $0.end - $0.start), (at: $0.end, event: 0.0)] }
+        return NetsimSchedule.start(events) { at, length in
+            relay.setOutage(length > 0)
+            let f = NetsimSchedule.format
+            return length > 0 ? "parley netsim outage begins at \(f(at)) s for \(f(length)) s" : "parley netsim outage ends at \(f(at)) s"
         }
     }
-
-    private static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
-    }
-
-    private static func format(_ seconds: Double) -> String { String(format: "%.3g", seconds) }
 
     private static func seconds(_ text: String, _ option: String, allowsZero: Bool) throws(UsageError) -> Double {
         guard let value = Double(text), value.isFinite, allowsZero ? value >= 0 : value > 0, value <= 86_400 else {

@@ -23,19 +23,9 @@ struct NetsimRateChanges {
 
     /// Runs the schedule on `relay`, printing a line on stdout at each change; cancel to stop it.
     func start(on relay: NetworkRelay) -> Task<Void, Never> {
-        let changes = changes
-        let origin = ContinuousClock.now
-        return Task {
-            for change in changes {
-                do {
-                    try await Task.sleep(until: origin + .milliseconds(Int64(change.at * 1000)), clock: .continuous)
-                } catch {
-                    return
-                }
-                relay.setRate(bitsPerSecond: change.kbps.map { Int64($0 * 1000) })
-                let rate = change.kbps.map { "\(String(format: "%g", $0)) kbit/s" } ?? "unlimited"
-                FileHandle.standardOutput.write(Data("parley netsim rate \(rate) at \(String(format: "%g", change.at)) s\n".utf8))
-            }
+        NetsimSchedule.start(changes.map { (at: $0.at, event: $0.kbps) }) { at, kbps in
+            relay.setRate(bitsPerSecond: kbps.map { Int64($0 * 1000) })
+            return "parley netsim rate \(kbps.map { "\(NetsimSchedule.format($0)) kbit/s" } ?? "unlimited") at \(NetsimSchedule.format(at)) s"
         }
     }
 }

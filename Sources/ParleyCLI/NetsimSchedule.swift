@@ -1,0 +1,23 @@
+import Foundation
+
+/// Timed changes of a running `parley netsim`: each event is performed at its time (seconds after
+/// the start), in order, and the line it returns goes to stdout; cancelling the task stops what is still to come.
+enum NetsimSchedule {
+    static func start<Event: Sendable>(_ events: [(at: Double, event: Event)],
+                                       _ perform: @escaping @Sendable (Double, Event) -> String) -> Task<Void, Never> {
+        let origin = ContinuousClock.now
+        return Task {
+            for (at, event) in events {
+                do {
+                    try await Task.sleep(until: origin + .milliseconds(Int64(at * 1000)), clock: .continuous)
+                } catch {
+                    return
+                }
+                FileHandle.standardOutput.write(Data((perform(at, event) + "\n").utf8))
+            }
+        }
+    }
+
+    /// Seconds as the lines print them.
+    static func format(_ seconds: Double) -> String { String(format: "%g", seconds) }
+}

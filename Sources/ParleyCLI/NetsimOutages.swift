@@ -9,8 +9,8 @@ struct NetsimOutages {
     let windows: [(start: Double, end: Double)]
 
     init(_ parsed: Arguments) throws(UsageError) {
-        let starts = try parsed.all("outage-at").map { text throws(UsageError) in try Self.seconds(text, "outage-at", allowsZero: true) }
-        let lengths = try parsed.all("outage-for").map { text throws(UsageError) in try Self.seconds(text, "outage-for", allowsZero: false) }
+        let starts = try parsed.all("outage-at").map { text throws(UsageError) in try NetsimSchedule.seconds(text, "outage-at", allowsZero: true) }
+        let lengths = try parsed.all("outage-for").map { text throws(UsageError) in try NetsimSchedule.seconds(text, "outage-for", allowsZero: false) }
         guard starts.isEmpty == lengths.isEmpty else {
             throw UsageError("--outage-at and --outage-for go together")
         }
@@ -39,12 +39,5 @@ struct NetsimOutages {
             let f = NetsimSchedule.format
             return length > 0 ? "parley netsim outage begins at \(f(at)) s for \(f(length)) s" : "parley netsim outage ends at \(f(at)) s"
         }
-    }
-
-    private static func seconds(_ text: String, _ option: String, allowsZero: Bool) throws(UsageError) -> Double {
-        guard let value = Double(text), value.isFinite, allowsZero ? value >= 0 : value > 0, value <= 86_400 else {
-            throw UsageError("--\(option) must be a number of seconds, \(allowsZero ? "0" : "more than 0") to 86400, got \(text)")
-        }
-        return value
     }
 }

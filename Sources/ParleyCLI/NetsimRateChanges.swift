@@ -12,10 +12,10 @@ struct NetsimRateChanges {
         var changes: [(at: Double, kbps: Double?)] = []
         for text in parsed.all("rate-at") {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 2, let at = Double(parts[0]), at.isFinite, at >= 0, at <= 86_400,
-                  let kbps = Double(parts[1]), kbps.isFinite, kbps >= 0, kbps <= 100_000_000 else {
-                throw UsageError("--rate-at must be SECONDS:KBPS (0 to 86400 seconds, 0 to 100000000 kbit/s; 0 lifts the limit), got \(text)")
+            guard parts.count == 2, let kbps = Double(parts[1]), kbps.isFinite, kbps >= 0, kbps <= 100_000_000 else {
+                throw UsageError("--rate-at must be SECONDS:KBPS (0 to 100000000 kbit/s; 0 lifts the limit), got \(text)")
             }
+            let at = try NetsimSchedule.seconds(String(parts[0]), "rate-at", allowsZero: true)
             changes.append((at, kbps == 0 ? nil : kbps))
         }
         self.changes = changes.sorted { $0.at < $1.at }

@@ -20,4 +20,12 @@ enum NetsimSchedule {
 
     /// Seconds as the lines print them.
     static func format(_ seconds: Double) -> String { String(format: "%g", seconds) }
+
+    /// A time option's value: seconds, 0 (if `allowsZero`) to 86400.
+    static func seconds(_ text: String, _ option: String, allowsZero: Bool) throws(UsageError) -> Double {
+        guard let value = Double(text), value.isFinite, allowsZero ? value >= 0 : value > 0, value <= 86_400 else {
+            throw UsageError("--\(option) must be a number of seconds, \(allowsZero ? "0" : "more than 0") to 86400, got \(text)")
+        }
+        return value
+    }
 }

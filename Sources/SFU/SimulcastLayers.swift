@@ -65,10 +65,11 @@ public struct SimulcastLayers: Sendable {
     public mutating func received(layer: Int, bytes: Int, now: Double) {
         guard layers.indices.contains(layer) else { return }
         if now - windowStart >= Self.window {
-            let elapsed = windowStart.isFinite ? max(now - windowStart, Self.window) : Self.window
+            // The first window (from -∞) has no length: bitrates stay 0 until one completes.
+            let elapsed = now - windowStart
             var index = 0
             while index < layers.count {
-                layers[index].bitrate = windowStart.isFinite ? Int(Double(layers[index].windowBytes * 8) / elapsed) : 0
+                layers[index].bitrate = elapsed.isFinite ? Int(Double(layers[index].windowBytes * 8) / elapsed) : 0
                 layers[index].windowBytes = 0
                 index += 1
             }

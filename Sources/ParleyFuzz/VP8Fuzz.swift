@@ -37,7 +37,13 @@ enum VP8Fuzz {
         precondition(out.count == size, "VP8 descriptor serialized to another size")
         let reparsed = try? VP8PayloadDescriptor(parsing: out[...])
         precondition(reparsed == descriptor, "VP8 descriptor does not round-trip")
-        _ = try? VP8FrameHeader.inPayload(bytes[...])
+        let header = try? VP8FrameHeader.inPayload(bytes[...])
+        // The packet path's key frame size reader agrees with the frame header parser.
+        if let inPlace, inPlace.startsFrame, inPlace.length == descriptor.serializedSize {
+            let read = VP8FrameHeader.keyFrameSize(in: UnsafeRawBufferPointer(rebasing: data[inPlace.length...]))
+            let parsed = header.flatMap { $0.isKeyFrame ? ($0.width, $0.height) : nil }
+            precondition(read?.width == parsed?.0 && read?.height == parsed?.1, "the key frame size reader disagrees")
+        }
 
         var rewritten = bytes
         let pictureID: UInt16 = descriptor.hasLongPictureID ? 0x7ABC : 0x55

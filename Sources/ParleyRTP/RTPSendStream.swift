@@ -14,6 +14,8 @@ public struct RTPSendStream: Sendable {
     public private(set) var lastSentAt: Double = 0
     /// The peer's latest report block on this stream (RFC 3550 §6.4.1), if any.
     public private(set) var remoteReport: ReceptionReport?
+    /// How many report blocks on this stream arrived: a reader tells a new `remoteReport` by it.
+    public private(set) var remoteReportCount = 0
     /// Round-trip time from the latest report block with an LSR (A − LSR − DLSR), and how many
     /// such samples arrived.
     public private(set) var roundTripTime: Duration?
@@ -36,6 +38,7 @@ public struct RTPSendStream: Sendable {
     /// A report block about this stream arrived at `arrival` (compact NTP, 1/65536 s).
     mutating func noteRemoteReport(_ block: ReceptionReport, arrival: UInt32) {
         remoteReport = block
+        remoteReportCount &+= 1
         if let rtt = RoundTripTime.compute(arrival: arrival, lastSenderReport: block.lastSenderReport,
                                            delaySinceLastSenderReport: block.delaySinceLastSenderReport) {
             roundTripTime = .microseconds(RoundTripTime.microseconds(fromCompact: rtt))

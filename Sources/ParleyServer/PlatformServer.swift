@@ -171,9 +171,11 @@ public final class PlatformServer: Sendable {
                 ("parley_media_datagrams_received_total", "counter", stats.datagramsReceived),
                 ("parley_media_datagrams_sent_total", "counter", stats.datagramsSent),
                 ("parley_media_rtp_forwarded_total", "counter", stats.rtpForwarded),
-                ("parley_media_red_received_total", "counter", stats.redReceived),
-                ("parley_media_red_recovered_total", "counter", stats.redBlocksRecovered),
-                ("parley_media_red_wrapped_total", "counter", stats.redWrapped),
+                ("parley_media_red_received_total", "counter", stats.sessionTotals.redReceived),
+                ("parley_media_red_recovered_total", "counter", stats.sessionTotals.redBlocksRecovered),
+                ("parley_media_red_wrapped_total", "counter", stats.sessionTotals.redWrapped),
+                ("parley_media_retransmissions_total", "counter", stats.sessionTotals.retransmissionsSent),
+                ("parley_media_layer_switches_total", "counter", stats.sessionTotals.layerSwitches),
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }
 

@@ -52,6 +52,13 @@ public struct VP8FrameHeader: Sendable, Hashable {
         verticalScale = h1 >> 6
     }
 
+    /// The picture size of a key frame whose frame starts at `frame` (RFC 6386 §9.1), read in place
+    /// for the packet path; nil when it is no key frame or too short. Agrees with `init(parsing:)`.
+    public static func keyFrameSize(in frame: UnsafeRawBufferPointer) -> (width: UInt16, height: UInt16)? {
+        guard frame.count >= 10, frame[0] & 0x01 == 0, frame[3] == 0x9D, frame[4] == 0x01, frame[5] == 0x2A else { return nil }
+        return (UInt16(frame[6]) | UInt16(frame[7] & 0x3F) << 8, UInt16(frame[8]) | UInt16(frame[9] & 0x3F) << 8)
+    }
+
     /// The frame header of an RTP payload that starts a VP8 frame (descriptor, then frame), or nil
     /// when the payload continues a frame.
     public static func inPayload(_ payload: ArraySlice<UInt8>) throws(VP8ParseError) -> VP8FrameHeader? {

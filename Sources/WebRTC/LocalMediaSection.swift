@@ -37,6 +37,8 @@ struct LocalMediaSection {
     var track: (msid: SDPMSID, ssrc: UInt32, cname: String)?
     /// Header extensions accepted in the section (RFC 8285 §5).
     var extmaps: [SDPExtmap] = []
+    /// Written after the track lines: the rid and simulcast lines of an answer (RFC 8853 §5.3).
+    var simulcastAttributes: [SDPAttribute] = []
 
     func description(_ transport: Transport) -> MediaDescription {
         var media = MediaDescription(mediaType: mediaType, port: transport.port, proto: proto,
@@ -70,6 +72,7 @@ struct LocalMediaSection {
             let msid = track.msid.trackID.map { "\(track.msid.streamID) \($0)" } ?? track.msid.streamID
             a.append(SDPAttribute(.ssrc(SDPSSRCAttribute(ssrc: track.ssrc, attribute: "msid", value: msid))))
         }
+        a += simulcastAttributes
         a += transport.candidates
         a.append(SDPAttribute(.endOfCandidates))
         media.attributes = a

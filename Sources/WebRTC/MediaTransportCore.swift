@@ -15,7 +15,7 @@ final class MediaTransportCore {
     var candidates: [ICETransportAddress] = []
     var stats = MediaTransportStatistics()
     /// The RED counters of sessions that are gone (`statistics` adds the open ones').
-    private var closedSessionsRED = MediaTransportStatistics()
+    private var closedSessionTotals = SessionCounterTotals()
     var sessions: [String: PeerSession] = [:]
     var byUfrag: [String: PeerSession] = [:]
     private var byAddress: [ICETransportAddress: PeerSession] = [:]
@@ -126,20 +126,18 @@ final class MediaTransportCore {
         return credentials
     }
 
-    /// The counters now, the RED ones summed over every session, open or closed.
+    /// The counters now, with the session counters summed over every session, open or closed.
     var statistics: MediaTransportStatistics {
         var result = stats
-        result.redReceived = closedSessionsRED.redReceived
-        result.redBlocksRecovered = closedSessionsRED.redBlocksRecovered
-        result.redWrapped = closedSessionsRED.redWrapped
-        for session in sessions.values { result.addRED(of: session.counters) }
+        result.sessionTotals = closedSessionTotals
+        for session in sessions.values { result.sessionTotals.add(session.counters) }
         return result
     }
 
     private func remove(_ session: PeerSession) {
         guard sessions.removeValue(forKey: session.id) != nil else { return }
         if session.state == .failed { stats.sessionsFailed += 1 }
-        closedSessionsRED.addRED(of: session.counters)
+        closedSessionTotals.add(session.counters)
         session.unlinkForwarding()
         byUfrag[session.localUfrag] = nil
         if let previous = session.previousUfrag, byUfrag[previous] === session { byUfrag[previous] = nil }

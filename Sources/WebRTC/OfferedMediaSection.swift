@@ -43,6 +43,9 @@ public struct OfferedMediaSection: Sendable, Hashable {
     /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), accepted with `transport-cc`
     /// feedback so the sender's bandwidth estimation gets our arrival times, if offered.
     public let transportCCExtensionID: UInt8?
+    /// Room video sections: the simulcast streams the offerer sends (`OfferedSimulcast`), accepted
+    /// in the answer; nil when it offered none we can take.
+    public let simulcast: OfferedSimulcast?
 
     static let audioLevelURI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
     static let transportCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
@@ -96,6 +99,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
         // RFC 8285 §4.2: one-byte ids 1–14 (what browsers offer for it).
         audioLevelExtensionID = forwarded && choice.codec.audio != nil ? Self.oneByteID(of: Self.audioLevelURI, in: media) : nil
         transportCCExtensionID = forwarded ? Self.oneByteID(of: Self.transportCCURI, in: media) : nil
+        simulcast = forwarded && choice.codec.audio == nil && direction.sends ? OfferedSimulcast(media) : nil
     }
 
     /// The offer's id for an extension URI, when it fits the one-byte form (RFC 8285 §4.2: 1–14,
@@ -120,6 +124,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
         remoteSSRCs = media.ssrcs
         audioLevelExtensionID = nil
         transportCCExtensionID = nil
+        simulcast = nil
     }
 
     /// The section's payload formats for an RTP session (telephone events only if accepted; RED

@@ -24,8 +24,17 @@ struct RoomInbound {
     var audioLevelID: UInt8?
     var loudest: UInt8 = 127
     var nextLevelReport: Double = 0
-    /// Generic NACK toward the publisher for what its hop lost (video that negotiated it).
+    /// Generic NACK toward the publisher for what its hop lost (video that negotiated it); one
+    /// per layer of a simulcast section (each layer numbers its own packets).
     var nacks: RTPNACKRequester?
+    var layerNACKs: [RTPNACKRequester] = []
+    /// Simulcast sections: how the streams are told apart, and the layers as they arrive.
+    var simulcast: OfferedSimulcast?
+    var layers: SimulcastLayers?
+    /// The mid's bytes, compared in place with a packet's mid element (RFC 8843 §15.2).
+    var midBytes: [UInt8] = []
+    /// When a key frame was last asked of each layer.
+    var layerKeyframeRequests: [Double] = []
 
     static let maxSSRCs = 4
 }
@@ -43,6 +52,14 @@ struct RoomSink {
 struct SlotVideo {
     var pictures = VP8PictureIDMunger()
     var awaitingKeyFrame = true
+    /// A simulcast source's layer the slot forwards, and the one it switches to at that layer's
+    /// next key frame (the two differ while a switch waits).
+    var layer: Int?
+    var targetLayer: Int?
+    /// Chooses `targetLayer` from the receiver's reports on the slot (`remoteReportCount`: how
+    /// many of them it read).
+    var selector = SimulcastLayerSelector()
+    var reportsRead = 0
 }
 
 /// What a receive slot carries: the publishing session and its `roomInbound` index.
@@ -104,6 +121,7 @@ extension PeerSession {
                     var inbound = RoomInbound(section: section.index, mid: mid, codec: codec, ssrcs: ssrcs)
                     inbound.audioLevelID = section.audioLevelExtensionID
                     if codec.audio == nil, section.genericNACK { inbound.nacks = RTPNACKRequester() }
+                    if let simulcast = section.simulcast { inbound.startSimulcast(simulcast) }
                     roomInbound.append(inbound)
                 }
             }
@@ -122,7 +140,7 @@ extension PeerSession {
             transportFeedback?.record(sequence.value, arrivalMicroseconds: Int64(now * 1e6))
         }
         guard let format = packet.format, format.kind == .audio || format.kind == .video,
-              let inbound = inboundIndex(ssrc: view.ssrc, video: format.kind == .video) else {
+              let inbound = inboundIndex(view, video: format.kind == .video) else {
             counters.mediaDropped += 1
             return 0
         }
@@ -130,17 +148,34 @@ extension PeerSession {
         // Padding-only packets (bandwidth probes) go on too: the slots' numbering is the source's
         // plus an offset, so dropping one would read as a loss downstream.
         if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
-        if roomInbound[inbound].nacks != nil {
-            roomInbound[inbound].nacks!.received(view.sequenceNumber, now: now)
-            sendNACKs(&roomInbound[inbound].nacks!, mediaSSRC: view.ssrc, from: nil,
-                      playoutBudget: Self.videoNACKPlayoutBudget, now: now, out: &out)
-        }
         let vp8 = roomInbound[inbound].codec == .video(.vp8) ? VP8PayloadDescriptor.fields(of: view.payload) : nil
+        let layer = noteLayerPacket(view, vp8: vp8, inbound: inbound, now: now)
+        if let layer {
+            if roomInbound[inbound].layerNACKs.indices.contains(layer) {
+                sendNACKs(&roomInbound[inbound].layerNACKs[layer], received: view, now: now, out: &out)
+            }
+        } else if roomInbound[inbound].nacks != nil {
+            sendNACKs(&roomInbound[inbound].nacks!, received: view, now: now, out: &out)
+        }
+        // What the extensions said is read; the subscribers negotiated their own (or none), so
+        // the elements go on as padding (RFC 8285 §4.2: zero bytes), in place in the receive slot.
+        if let range = view.extensionRange {
+            UnsafeMutableRawBufferPointer(rebasing: datagram.slot[range]).initializeMemory(as: UInt8.self, repeating: 0)
+        }
         var queued = 0
         var index = 0
         while index < roomInbound[inbound].sinks.count {
             let sink = roomInbound[inbound].sinks[index]
             index += 1
+            if let layer {
+                switch sink.session.admitLayer(layer, track: sink.track, startsKeyFrame: vp8?.startsKeyFrame == true) {
+                case .forward: break
+                case .skip: continue
+                case .awaitKeyFrame:
+                    requestKeyframe(inbound: inbound, layer: layer, now: now, out: &out)
+                    continue
+                }
+            }
             if let vp8, sink.session.slotVideo.indices.contains(sink.track), sink.session.slotVideo[sink.track]?.awaitingKeyFrame == true {
                 guard vp8.startsKeyFrame else {
                     sink.session.counters.forwardDropped += 1
@@ -223,28 +258,44 @@ extension PeerSession {
         roomInbound[inbound].nextLevelReport = now + Self.audioLevelInterval
     }
 
-    /// The published section of an SSRC; an unknown SSRC is taken by the first section of its
-    /// kind that announced none.
-    func inboundIndex(ssrc: UInt32, video: Bool) -> Int? {
+    /// The published section of a packet's SSRC. An unknown SSRC is bound by its mid and rid
+    /// elements to a simulcast section's layer, or else taken by the first section of its kind
+    /// that announced none.
+    func inboundIndex(_ view: RTPPacketView, video: Bool) -> Int? {
+        let ssrc = view.ssrc
         var index = 0
         while index < roomInbound.count {
             if roomInbound[index].ssrcs.contains(ssrc) { return index }
             index += 1
         }
-        guard let learner = roomInbound.firstIndex(where: { $0.ssrcs.isEmpty && ($0.codec.audio == nil) == video }) else {
+        if video, let simulcast = bindSimulcastStream(view) { return simulcast }
+        guard let learner = roomInbound.firstIndex(where: {
+            $0.ssrcs.isEmpty && $0.simulcast == nil && ($0.codec.audio == nil) == video
+        }) else {
             return nil
         }
         roomInbound[learner].ssrcs = [ssrc]
         return learner
     }
 
-    /// Asks our peer for a key frame of its published section `inbound` (PLI, RFC 4585 §6.3.1),
-    /// at most once per `keyframeRequestInterval`.
-    func requestKeyframe(inbound: Int, now: Double, out: inout [Datagram]) {
+    /// Asks our peer for a key frame of its published section `inbound` (PLI, RFC 4585 §6.3.1) —
+    /// of one `layer` of a simulcast section, whose own SSRC is asked — at most once per
+    /// `keyframeRequestInterval` (per layer).
+    func requestKeyframe(inbound: Int, layer: Int? = nil, now: Double, out: inout [Datagram]) {
         guard inbound < roomInbound.count, roomInbound[inbound].codec.audio == nil,
-              now - roomInbound[inbound].lastKeyframeRequest >= Self.keyframeRequestInterval,
-              let ssrc = roomInbound[inbound].ssrcs.first, let destination = selectedSocketAddress else { return }
-        roomInbound[inbound].lastKeyframeRequest = now
+              let destination = selectedSocketAddress else { return }
+        let ssrc: UInt32
+        if let layers = roomInbound[inbound].layers {
+            guard let layer, layers.layers.indices.contains(layer), let layerSSRC = layers.layers[layer].ssrc,
+                  now - roomInbound[inbound].layerKeyframeRequests[layer] >= Self.keyframeRequestInterval else { return }
+            roomInbound[inbound].layerKeyframeRequests[layer] = now
+            ssrc = layerSSRC
+        } else {
+            guard now - roomInbound[inbound].lastKeyframeRequest >= Self.keyframeRequestInterval,
+                  let first = roomInbound[inbound].ssrcs.first else { return }
+            roomInbound[inbound].lastKeyframeRequest = now
+            ssrc = first
+        }
         do {
             out.append(Datagram(address: destination, bytes: try rtp.keyframeRequestDatagram(from: nil, to: ssrc)))
             counters.rtcpSent += 1
@@ -268,9 +319,16 @@ extension PeerSession {
 
     /// Our peer asked a key frame of a slot's track: the request goes to the slot's source.
     func relayRoomKeyframeRequest(on ssrc: UInt32, now: Double, out: inout [Datagram]) {
-        guard let track = tracks.firstIndex(where: { $0.ssrc == ssrc && $0.kind == .video }),
-              let source = roomSources[track] else { return }
-        source.session.requestKeyframe(inbound: source.inbound, now: now, out: &out)
+        guard let track = tracks.firstIndex(where: { $0.ssrc == ssrc && $0.kind == .video }) else { return }
+        requestSourceKeyframe(track: track, now: now, out: &out)
+    }
+
+    /// Asks the source of slot `track` for a key frame: of the layer the slot forwards or waits
+    /// for, when the source is simulcast.
+    func requestSourceKeyframe(track: Int, now: Double, out: inout [Datagram]) {
+        guard let source = roomSources[track] else { return }
+        let video = slotVideo.indices.contains(track) ? slotVideo[track] : nil
+        source.session.requestKeyframe(inbound: source.inbound, layer: video?.targetLayer ?? video?.layer, now: now, out: &out)
     }
 
     /// Routes `source` (a session and one of its published sections) into our slot `track`, or
@@ -290,6 +348,9 @@ extension PeerSession {
         guard slotVideo.indices.contains(track), slotVideo[track] != nil else { return }
         slotVideo[track]?.awaitingKeyFrame = true
         slotVideo[track]?.pictures.sourceChanged()
+        slotVideo[track]?.layer = nil
+        slotVideo[track]?.targetLayer = nil
+        slotVideo[track]?.selector = SimulcastLayerSelector()
     }
 
     /// Ends the routes of a room session: its slots are emptied, and slots fed by it elsewhere too.

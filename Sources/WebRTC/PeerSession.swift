@@ -101,6 +101,9 @@ final class PeerSession {
     var roomSources: [RoomSource?] = []
     /// For each of our VP8 slots (same index; nil for others), its switching state.
     var slotVideo: [SlotVideo?] = []
+    /// Scratch space of `chooseLayers` (a source's live layers, smallest first, and their bitrates).
+    var layerRanks: [Int] = []
+    var layerBitrates: [Int] = []
     /// Arrival times by transport-wide sequence number (room sessions whose offer had it), and
     /// the extension's id.
     var transportFeedback: TransportFeedbackRecorder?
@@ -303,7 +306,7 @@ final class PeerSession {
         setState(.connected)
         nextRTCPAt = now
         // A room slot routed before we connected starts with a key frame of its source.
-        for source in roomSources { if let source { source.session.requestKeyframe(inbound: source.inbound, now: now, out: &out) } }
+        for track in roomSources.indices { requestSourceKeyframe(track: track, now: now, out: &out) }
     }
 
     func setState(_ new: PeerConnectionState) {
@@ -365,6 +368,7 @@ final class PeerSession {
             }
         }
         if state == .connected, transportFeedback != nil { sendTransportFeedback(out: &out) }
+        if state == .connected, kind == .room { chooseLayers(now: now, out: &out) }
         if let key = telephoneEvents.expire(now: now) { reportDigit(key) }
     }
 

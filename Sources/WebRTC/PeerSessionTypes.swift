@@ -104,6 +104,8 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var retransmissionsSent = 0
     /// Transport-wide CC feedback packets sent to the peer (room sessions).
     public var transportFeedbackSent = 0
+    /// Room sessions: times one of our video slots moved to another layer of its simulcast source.
+    public var layerSwitches = 0
 
     public init() {}
 }
@@ -127,19 +129,32 @@ public struct MediaTransportStatistics: Sendable, Hashable {
     /// RTP packets forwarded from one session to another, and frames played by the server.
     public var rtpForwarded = 0
     public var framesPlayed = 0
+    /// Sums of session counters over every session, open and closed.
+    public var sessionTotals = SessionCounterTotals()
+
+    public init() {}
+}
+
+/// Per-session counters summed over every session of a media server, open and closed.
+public struct SessionCounterTotals: Sendable, Hashable {
     /// RED (RFC 2198) packets received, redundant blocks sent on as the packets they stood for,
-    /// and packets the server wrapped in RED: every session's, open and closed.
+    /// and packets the server wrapped in RED.
     public var redReceived = 0
     public var redBlocksRecovered = 0
     public var redWrapped = 0
+    /// Packets sent again on a receiver's NACK, and simulcast layer switches of room slots.
+    public var retransmissionsSent = 0
+    public var layerSwitches = 0
 
     public init() {}
 
-    /// Adds one session's RED counters.
-    mutating func addRED(of counters: PeerSessionCounters) {
+    /// Adds one session's counters.
+    mutating func add(_ counters: PeerSessionCounters) {
         redReceived += counters.redReceived
         redBlocksRecovered += counters.redBlocksRecovered
         redWrapped += counters.redWrapped
+        retransmissionsSent += counters.retransmissionsSent
+        layerSwitches += counters.layerSwitches
     }
 }
 

@@ -99,6 +99,10 @@ public enum ServerAnswerBuilder {
                 local.extmaps = [(section.audioLevelExtensionID, OfferedMediaSection.audioLevelURI),
                                  (section.transportCCExtensionID, OfferedMediaSection.transportCCURI)]
                     .compactMap { id, uri in id.map { SDPExtmap(id: UInt16($0), direction: direction, uri: uri) } }
+                if let simulcast = section.simulcast {
+                    local.extmaps += simulcast.extmaps(direction: direction)
+                    local.simulcastAttributes = simulcast.answerAttributes
+                }
             }
             session.media.append(local.description(transport))
         }

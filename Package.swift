@@ -149,10 +149,11 @@ let package = Package(
                                "JSONWire"],
                 swiftSettings: strict),
         // Server media: what the server plays, mixes and records (speech, fetched audio, tones, the
-        // 20 ms media clock, conference mixes, recordings and their MP3s).
+        // 20 ms media clock, conference mixes, recordings and their MP3s, room track recordings,
+        // ffmpeg remuxes and compositions).
         .target(name: "ServerMedia",
                 dependencies: ["PlatformCore", "ParleyCore", "ParleyNet", "HTTPWire", "ParleyAudio", "ParleyOpus", "AudioCore",
-                               "ParleyCrypto", "ParleyMP3", "ParleyStore"],
+                               "ParleyCrypto", "ParleyMP3", "ParleyStore", "MediaContainers", "VP8"],
                 swiftSettings: strict),
         // The Twilio v2010-shaped REST API; it reaches live calls and conferences through the
         // interfaces it defines (`LiveCallControl`, `ConferenceDirectory`), never the engine itself.
@@ -170,12 +171,12 @@ let package = Package(
         // The Twilio Video v1-shaped REST API (Rooms, Participants, tracks, rules, recordings,
         // compositions); it reaches live rooms through the interface it defines (`RoomControl`).
         .target(name: "VideoREST",
-                dependencies: ["ParleyCore", "ParleyStore", "SFU", "PlatformCore", "HTTPWire", "JSONWire"],
+                dependencies: ["ParleyCore", "ParleyStore", "SFU", "PlatformCore", "HTTPWire", "JSONWire", "ParleyCrypto"],
                 swiftSettings: strict),
         // Rooms: the room registry, participants, tracks and subscriptions, room signaling, status
         // callbacks; media through `RoomMediaPlane` (the SFU on WebRTC's media socket).
         .target(name: "RoomService",
-                dependencies: ["ParleyCore", "ParleyStore", "PlatformCore", "SFU", "TwiML", "VideoREST", "Signaling"],
+                dependencies: ["ParleyCore", "ParleyStore", "PlatformCore", "SFU", "TwiML", "VideoREST", "Signaling", "ServerMedia"],
                 swiftSettings: strict),
         // The wiring: configuration, `PlatformServer` (store, media socket, engine, routers,
         // listener), the `/v1/echo` endpoint.
@@ -206,7 +207,7 @@ let package = Package(
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "VoiceREST", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
-                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring", "RoomService"],
+                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring", "RoomService", "ServerMedia"],
                 swiftSettings: strict),
 
         // Two-party SDK calls in one process, the pieces `parley demo` and `parley-bench

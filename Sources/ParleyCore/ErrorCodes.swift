@@ -155,6 +155,8 @@ extension ParleyError.Code {
     public static let roomSubscriptionOperationNotSupported = ParleyError.Code(rawValue: 53117)
     /// 53118: Room completed
     public static let roomCompleted = ParleyError.Code(rawValue: 53118)
+    /// 53120: Invalid Recording Rule(s)
+    public static let roomInvalidRecordingRule = ParleyError.Code(rawValue: 53120)
     /// 53200: Participant identity is invalid
     public static let participantIdentityInvalid = ParleyError.Code(rawValue: 53200)
     /// 53201: Participant identity is too long
@@ -307,6 +309,7 @@ extension ParleyError {
         53114: ("RoomInvalidParametersError", "Room creation parameter(s) incompatible with the Room type"),
         53117: ("RoomSubscriptionOperationNotSupportedError", "The subscription operation requested is not supported for the Room type"),
         53118: ("RoomRoomCompletedError", "Room completed"),
+        53120: ("RoomInvalidRecordingRuleError", "Invalid Recording Rule(s)"),
         53200: ("ParticipantIdentityInvalidError", "Participant identity is invalid"),
         53201: ("ParticipantIdentityTooLongError", "Participant identity is too long"),
         53203: ("ParticipantMaxTracksExceededError", "The maximum number of published tracks allowed in a Room has been exceeded"),

@@ -51,6 +51,8 @@ public final class PlatformServer: Sendable {
     let voice: VoiceService
     /// Video rooms (their lifecycle, record and status callbacks).
     let rooms: RoomService
+    /// Compositions of rooms' recordings, made one at a time with ffmpeg.
+    let compositions: CompositionQueue
     private let mediaClock: MediaClock
     private let player: CallMediaPlayer
     private let webhookHTTP: HTTPClient
@@ -124,10 +126,22 @@ public final class PlatformServer: Sendable {
         self.quotas = quotas
         var roomConfig = RoomService.Configuration()
         roomConfig.clock = clock
+        roomConfig.recordingsDirectory = configuration.recordingsDirectory
+        // One ffmpeg for remuxes and compositions; shutdown kills what it runs.
+        let ffmpeg = FFmpeg()
+        if ffmpeg == nil { Log.warning(.platform, "ffmpeg is not installed: room recordings and compositions will fail") }
+        roomConfig.remux = { input, output throws(MediaError) in
+            guard let ffmpeg else { throw MediaError(.internalFailure, "ffmpeg is not installed (scripts/install-deps)") }
+            return try await ffmpeg.remuxToMatroska(input, output: output)
+        }
         let rooms = RoomService(store: store, webhooks: WebhookClient(http: webhookHTTP),
                                 media: roomMedia ?? WebRTCRoomMedia(transport: media),
                                 configuration: roomConfig)
         self.rooms = rooms
+        var compositionConfig = CompositionQueue.Configuration(directory: configuration.recordingsDirectory)
+        compositionConfig.clock = clock
+        compositions = CompositionQueue(store: store, webhooks: WebhookClient(http: webhookHTTP), ffmpeg: ffmpeg,
+                                        configuration: compositionConfig)
         var voiceConfig = VoiceService.Configuration()
         voiceConfig.recordingsDirectory = configuration.recordingsDirectory
         voiceConfig.clock = clock
@@ -143,7 +157,8 @@ public final class PlatformServer: Sendable {
         echo = EchoEndpoint(media: media, quotas: quotas)
         roomWHIP = RoomWHIPEndpoint(rooms: rooms)
         let router = APIRouter(verifier: verifier, metrics: metrics,
-                               endpoints: [echo, rest, VideoRESTRouter(store: store, control: rooms, publicBaseURL: { base.url }),
+                               endpoints: [echo, rest, VideoRESTRouter(store: store, control: rooms, compositions: compositions,
+                                                           publicBaseURL: { base.url }),
                                            PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
                                            RoomPage(), roomWHIP,
                                            InsightsEndpoint(store: store)],
@@ -183,6 +198,9 @@ public final class PlatformServer: Sendable {
     /// `RoomService+Recovery`), then binds and starts serving.
     public func start() throws {
         _ = rooms.settleUnfinishedRooms(lastAlive: try? store.lastLiveness())
+        rooms.settleUnfinishedRecordings()
+        let compositions = self.compositions
+        Task { await compositions.resume() }
         _ = voice.settleUnfinishedCalls()
         let voice = self.voice
         liveness.withLock { $0 = Task { await voice.recordLiveness() } }
@@ -224,6 +242,7 @@ public final class PlatformServer: Sendable {
         liveness.withLock { $0?.cancel() }
         await voice.shutdown()
         await http.shutdown()
+        await compositions.shutdown()
         mediaClock.stop()
         player.stopAll()
         await mediaEvents.value

@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import RoomService
+import ServerMedia
 import WebRTC
 
 /// The room service's media plane on the server's WebRTC socket: each participant's session is a
@@ -27,6 +28,19 @@ struct WebRTCRoomMedia: RoomMediaPlane {
 
     func close(session: String) async {
         _ = await transport.closeSession(id: session)
+    }
+
+    func tap(_ section: RoomTrackAddress, _ tap: (@Sendable (TappedRTPPacket) -> Void)?) async -> String? {
+        let address = MediaSectionAddress(session: section.session, mid: section.mid)
+        guard let tap else { return await transport.setTap(section: address, nil)?.encodingName }
+        return await transport.setTap(section: address) { packet in
+            tap(TappedRTPPacket(payload: packet.payload, ssrc: packet.ssrc, sequenceNumber: packet.sequenceNumber,
+                                timestamp: packet.timestamp, marker: packet.marker, arrival: packet.arrival))
+        }?.encodingName
+    }
+
+    func requestKeyframe(_ section: RoomTrackAddress, ssrc: UInt32?) async {
+        await transport.requestKeyframe(section: MediaSectionAddress(session: section.session, mid: section.mid), ssrc: ssrc)
     }
 
     static func description(_ answer: RoomSessionAnswer) -> RoomMediaDescription {

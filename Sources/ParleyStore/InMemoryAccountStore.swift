@@ -10,6 +10,7 @@ public final class InMemoryAccountStore: AccountStore {
         var defaultAccountSid: String?
         var voice = InMemoryVoiceState()
         var rooms = InMemoryRoomState()
+        var recordings = InMemoryRecordingState()
         /// Insights events in insertion order (`InMemoryAccountStore+Insights.swift`).
         var insights: [InsightsEvent] = []
         /// Bumped by every key and auth-token change (`credentialsVersion()`).

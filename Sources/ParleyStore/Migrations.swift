@@ -159,6 +159,60 @@ enum Migrations {
         );
         CREATE INDEX published_tracks_by_participant ON published_tracks(participant_sid, created_at);
         """,
+        // 5 → 6: rooms' track recordings, compositions, and each room's recording rules.
+        """
+        CREATE TABLE room_recordings (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            room_sid TEXT NOT NULL,
+            participant_sid TEXT NOT NULL,
+            source_sid TEXT NOT NULL,
+            track_name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            codec TEXT NOT NULL,
+            container TEXT NOT NULL,
+            status TEXT NOT NULL,
+            duration INTEGER,
+            size INTEGER,
+            offset_ms INTEGER NOT NULL,
+            file_path TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX room_recordings_by_account ON room_recordings(account_sid, created_at);
+        CREATE INDEX room_recordings_by_room ON room_recordings(room_sid, created_at);
+        CREATE TABLE compositions (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            room_sid TEXT NOT NULL,
+            status TEXT NOT NULL,
+            audio_sources TEXT NOT NULL,
+            audio_sources_excluded TEXT NOT NULL,
+            video_layout TEXT NOT NULL,
+            resolution TEXT NOT NULL,
+            format TEXT NOT NULL,
+            trim INTEGER NOT NULL,
+            status_callback TEXT,
+            status_callback_method TEXT NOT NULL,
+            duration INTEGER,
+            size INTEGER,
+            bitrate INTEGER,
+            file_path TEXT,
+            error_code INTEGER,
+            error_message TEXT,
+            created_at INTEGER NOT NULL,
+            completed_at INTEGER,
+            deleted_at INTEGER,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX compositions_by_account ON compositions(account_sid, created_at);
+        CREATE TABLE recording_rules (
+            room_sid TEXT PRIMARY KEY,
+            rules TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// The version this build writes.

@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import RoomService
+import ServerMedia
 import Synchronization
 
 /// A `RoomMediaPlane` in memory: an "offer" is lines `send|recv <kind> <mid>`; it records what
@@ -17,6 +18,9 @@ public final class RoomMediaTwin: RoomMediaPlane {
         public var routes: [Route] = []
         public var closed: [String] = []
         var events: [String: @Sendable (RoomMediaEvent) -> Void] = [:]
+        var taps: [RoomTrackAddress: @Sendable (TappedRTPPacket) -> Void] = [:]
+        var codecs: [String: String] = [:]
+        var keyframeRequests: [RoomTrackAddress] = []
     }
 
     private let state = Mutex(State())
@@ -56,6 +60,33 @@ public final class RoomMediaTwin: RoomMediaPlane {
             $0.closed.append(session)
             $0.events[session] = nil
         }
+    }
+
+    public func tap(_ section: RoomTrackAddress, _ tap: (@Sendable (TappedRTPPacket) -> Void)?) async -> String? {
+        state.withLock { s in
+            s.taps[section] = tap
+            return s.events[section.session] == nil ? nil : s.codecs[section.mid] ?? "opus"
+        }
+    }
+
+    public func requestKeyframe(_ section: RoomTrackAddress, ssrc: UInt32?) async {
+        state.withLock { $0.keyframeRequests.append(section) }
+    }
+
+    /// The codec `tap` reports for sections with this mid (`opus` when not set).
+    public func setCodec(_ codec: String, mid: String) { state.withLock { $0.codecs[mid] = codec } }
+
+    /// The sections tapped now.
+    public var tapped: [RoomTrackAddress] { state.withLock { Array($0.taps.keys) } }
+
+    public var keyframeRequests: [RoomTrackAddress] { state.withLock { $0.keyframeRequests } }
+
+    /// Delivers a packet to the tap of `section`, as the media loop would; false when none is set.
+    @discardableResult
+    public func deliver(_ packet: TappedRTPPacket, to section: RoomTrackAddress) -> Bool {
+        guard let tap = state.withLock({ $0.taps[section] }) else { return false }
+        tap(packet)
+        return true
     }
 
     /// Fires an event of `session` as the media loop would.

@@ -37,3 +37,21 @@ enum RoomCallbacks {
             + [("TrackSid", track.sid), ("TrackKind", track.kind.rawValue), ("TrackName", track.name)]
     }
 }
+
+extension RoomCallbacks {
+    /// `recording-started`, `recording-completed`, `recording-failed`: the track's participant
+    /// and track, and the recording (`Duration` and `Size` once completed).
+    static func recording(_ recording: RoomRecordingRecord, track: PublishedTrackRecord, participant: ParticipantRecord,
+                          room: RoomRecord, event: String, sequence: Int, now: Int64) -> [(String, String)] {
+        var parameters = Self.track(track, participant: participant, room: room, event: event, sequence: sequence, now: now)
+        let uri = "/v1/Recordings/\(recording.sid)"
+        parameters += [("RecordingSid", recording.sid), ("RecordingUri", uri), ("SourceSid", recording.sourceSid),
+                       ("Container", recording.container), ("Codec", recording.codec), ("MediaUri", uri + "/Media"),
+                       ("OffsetFromTwilioVideoEpoch", String(recording.offset))]
+        if recording.status == .completed {
+            parameters += [("Duration", String(recording.duration ?? 0)), ("Size", String(recording.size ?? 0))]
+        }
+        if recording.status == .failed { parameters.append(("FailedOperation", "media-recording")) }
+        return parameters
+    }
+}

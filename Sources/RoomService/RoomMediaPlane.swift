@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import ServerMedia
 
 /// What the room service asks of the media plane: one WebRTC session per participant on the
 /// server's media socket, and the forwarding between them (the SFU's data path). The client
@@ -24,6 +25,12 @@ public protocol RoomMediaPlane: Sendable {
     func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool
     /// Closes a session (DTLS close_notify); every route from or to it ends.
     func close(session: String) async
+    /// Hands every RTP packet the participant sends in `section` to `tap`, in order, off the
+    /// media loop (recordings); nil removes it. Returns the section's codec by its rtpmap name
+    /// (`opus`, `VP8`, …), nil when no live session sends in it. Defaults in `RoomMediaPlane+Taps`.
+    func tap(_ section: RoomTrackAddress, _ tap: (@Sendable (TappedRTPPacket) -> Void)?) async -> String?
+    /// Asks the publisher of `section` for a key frame (of the layer sent with `ssrc`).
+    func requestKeyframe(_ section: RoomTrackAddress, ssrc: UInt32?) async
 }
 
 /// One m-section of one session, by its `a=mid`.

@@ -1,5 +1,7 @@
+import Foundation
 import ParleyCore
 import ParleyStore
+import ServerMedia
 
 /// After a crash: rooms a previous process left in progress are settled when the server starts,
 /// before it accepts a connection, as the voice engine settles its calls. No process holds them
@@ -48,5 +50,40 @@ extension RoomService {
         }
         if settled > 0 { Log.warning(.platform, "settled \(settled) room(s) the previous server process left in progress") }
         return settled
+    }
+
+    /// Finishes the recordings a previous process left `processing` (after a crash: its files
+    /// were written as the packets came, so what reached the disk plays): each file is remuxed
+    /// into Matroska and the recording completed with the duration ffprobe reads, or failed when
+    /// nothing usable is left. No callbacks: the room that owed them ended with the process.
+    package nonisolated func settleUnfinishedRecordings() {
+        let records: [RoomRecordingRecord]
+        do { records = try store.unfinishedRoomRecordings() } catch {
+            Log.error(.platform, "cannot read unfinished recordings: \(error)")
+            return
+        }
+        guard !records.isEmpty else { return }
+        Log.warning(.platform, "finishing \(records.count) recording(s) the previous server process left")
+        Task {
+            for record in records { await settle(record) }
+        }
+    }
+
+    private nonisolated func settle(_ record: RoomRecordingRecord) async {
+        var done = record
+        done.status = .failed
+        let output = Self.matroskaPath(record.filePath, container: record.container)
+        if let size = try? await remux(record.filePath, output) {
+            unlink(record.filePath)
+            done.status = .completed
+            done.size = size
+            done.filePath = output
+            let seconds = await FFmpeg()?.duration(of: output) ?? 0
+            done.duration = max(1, Int64(seconds.rounded()))
+        }
+        done.updatedAt = configuration.wallClock()
+        do { try store.updateRoomRecording(done) } catch {
+            Log.error(.platform, "recording \(record.sid): cannot settle: \(error)")
+        }
     }
 }

@@ -49,7 +49,8 @@ extension RoomService {
         }
         let plan = reconcile(record.sid, tell: false)
         let joined = RoomJoined(room: RoomInfo(sid: roomRecord.sid, name: roomRecord.uniqueName,
-                                               type: Signaling.RoomType(rawValue: roomRecord.type.rawValue) ?? .group),
+                                               type: Signaling.RoomType(rawValue: roomRecord.type.rawValue) ?? .group,
+                                               isRecording: isRecording(roomSid: roomRecord.sid)),
                                 participant: info(of: record.sid, local: true),
                                 participants: Array(announcedOthers(of: record.sid).prefix(RoomProtocol.maxParticipants)
                                     .map { info(of: $0.record.sid, local: false) }),

@@ -50,6 +50,7 @@ extension RoomService {
         tracks[record.sid] = LiveTrack(record: record, priority: priority, mid: mid, order: nextOrdinal())
         callBack(track: record, participant: participant.record, event: "track-added")
         trackPublished(record.sid)
+        reconcileRecordings(roomSid: record.roomSid)
         return record
     }
 
@@ -64,8 +65,10 @@ extension RoomService {
     private func remove(_ track: PublishedTrackRecord, of publisher: ParticipantRecord) {
         tracks[track.sid] = nil
         _ = try? store.deletePublishedTrack(sid: track.sid)
+        stopRecording(trackSid: track.sid)
         callBack(track: track, participant: publisher, event: "track-removed")
         trackUnpublished(track)
+        reconcileRecordings(roomSid: track.roomSid)
     }
 
     /// Enables or disables a published track (`track-enabled`, `track-disabled`); false if it is

@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyStore
 import PlatformCore
 import SFU
+import ServerMedia
 import TwiML
 import VideoREST
 
@@ -18,6 +19,11 @@ public actor RoomService: RoomControl {
         public var clock: any MonotonicClock = SystemClock()
         /// Seconds since the epoch, for records and callback timestamps.
         public var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// Where track recordings are written (files mode 0600); nil: rooms record nothing.
+        public var recordingsDirectory: String?
+        /// Makes a finished track file (Ogg Opus, IVF) Matroska and returns its size; by
+        /// default `ffmpeg -c copy` (`RoomService+Recordings`).
+        public var remux: (@Sendable (_ input: String, _ output: String) async throws(MediaError) -> Int64)?
         public init() {}
     }
 
@@ -53,6 +59,8 @@ public actor RoomService: RoomControl {
     var announced: Set<String> = []
     /// Media sessions → their participant's SID.
     var sessionOwners: [String: String] = [:]
+    /// Recording rules, recordings in progress and rooms whose recordings still finish.
+    var recording = RoomRecordingState()
     /// Every session's media events, handled in order by one task.
     nonisolated let mediaEventSink: AsyncStream<MediaInput>.Continuation
 
@@ -115,6 +123,7 @@ public actor RoomService: RoomControl {
         rooms[sid] = LiveRoom(record: record)
         Log.info(.platform, "room \(sid) created (\(record.type.rawValue))")
         callBack(sid, event: "room-created")
+        if let rules = request.recordingRules { setInitialRecordingRules(sid, rules) }
         armTimeout(sid, minutes: record.unusedRoomTimeout, reason: "unused")
         return record
     }
@@ -162,6 +171,7 @@ public actor RoomService: RoomControl {
         room.record.updatedAt = time
         do { try store.updateRoom(room.record) } catch { Log.warning(.platform, "room \(sid): cannot store its end: \(error)") }
         Log.info(.platform, "room \(sid) ended after \(room.record.duration ?? 0) s")
+        recordingRoomEnded(room)
         sendCallback(RoomCallbacks.room(room.record, event: "room-ended", sequence: room.sequence, now: time), for: room.record)
         return room.record
     }
@@ -204,7 +214,7 @@ public actor RoomService: RoomControl {
 
     /// Builds a live room's next callback with its next `SequenceNumber` and sends it.
     func emit(_ sid: String, _ parameters: (RoomRecord, Int, Int64) -> [(String, String)]) {
-        guard var room = rooms[sid] else { return }
+        guard var room = rooms[sid] else { return emitAfterEnd(sid, parameters) }
         let built = parameters(room.record, room.sequence, now)
         room.sequence += 1
         rooms[sid] = room

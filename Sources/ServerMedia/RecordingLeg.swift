@@ -43,10 +43,9 @@ final class RecordingLeg {
     private(set) var started = false
     private(set) var writePosition = 0
     private(set) var packets = 0
-    private(set) var lostPackets = 0
-    private var nextSequence: UInt16 = 0
+    var lostPackets: Int { reorder.lost }
     private var nextTimestamp: UInt32 = 0
-    private var pending: [Pending] = []
+    private var reorder: SequenceReorderWindow<Pending>
     /// Set after a sequence discontinuity: the next packet is placed by its arrival time.
     private var anchorByArrival = false
     private var codec: CallAudioCodec?
@@ -60,6 +59,7 @@ final class RecordingLeg {
     init(rate: Int, window: Int) {
         self.rate = rate
         self.window = min(max(1, window), 1_000)
+        reorder = SequenceReorderWindow(window: window)
         pcm = [Int16](repeating: 0, count: rate * 12 / 100 + 16)
         narrow = [Int16](repeating: 0, count: 8_000 * 12 / 100)
     }
@@ -71,36 +71,16 @@ final class RecordingLeg {
         if !started {
             started = true
             writePosition = position
-            nextSequence = packet.sequenceNumber
             nextTimestamp = packet.timestamp
         }
-        var ahead = Int16(bitPattern: packet.sequenceNumber &- nextSequence)
-        if ahead < -Int16(4 * window) {
-            // Far behind: not a late packet but a new stream (sender restart, SSRC change).
-            drain(force: true, emit: emit)
-            nextSequence = packet.sequenceNumber
-            anchorByArrival = true
-            ahead = 0
-        }
-        guard ahead >= 0, !pending.contains(where: { $0.packet.sequenceNumber == packet.sequenceNumber }) else { return }
-        let index = pending.firstIndex { Int16(bitPattern: $0.packet.sequenceNumber &- packet.sequenceNumber) > 0 } ?? pending.count
-        pending.insert(Pending(packet: packet, position: position), at: index)
-        drain(force: false, emit: emit)
+        // A new stream (sender restart, SSRC change) is placed by its arrival time.
+        reorder.insert(packet.sequenceNumber, Pending(packet: packet, position: position),
+                       restart: { anchorByArrival = true }) { entry, lost in play(entry, lost: lost, emit: emit) }
     }
 
     /// Plays out everything held, declaring what never came lost.
     func flush(emit: (Output, UnsafeBufferPointer<Int16>) -> Void) {
-        drain(force: true, emit: emit)
-    }
-
-    private func drain(force: Bool, emit: (Output, UnsafeBufferPointer<Int16>) -> Void) {
-        while let first = pending.first {
-            let missing = Int(UInt16(first.packet.sequenceNumber &- nextSequence))
-            guard missing == 0 || force || pending.count > window || missing > window else { return }
-            pending.removeFirst()
-            lostPackets += missing
-            play(first, lost: missing, emit: emit)
-        }
+        reorder.flush { entry, lost in play(entry, lost: lost, emit: emit) }
     }
 
     private func play(_ entry: Pending, lost: Int, emit: (Output, UnsafeBufferPointer<Int16>) -> Void) {
@@ -127,7 +107,6 @@ final class RecordingLeg {
             // Undecodable: one frame of concealment keeps the timing.
             conceal(rate / 50, lost: 1, next: nil, emit: emit)
         }
-        nextSequence = packet.sequenceNumber &+ 1
         nextTimestamp = packet.timestamp &+ UInt32(decoded > 0 ? duration : clock / 50)
     }
 

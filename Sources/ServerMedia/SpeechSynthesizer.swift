@@ -52,7 +52,7 @@ public actor SpeechSynthesizer {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         executable = configuration.executablePath.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
-            ?? (configuration.executablePath == nil ? Self.findInPath("espeak-ng") : nil)
+            ?? (configuration.executablePath == nil ? Subprocess.findInPath("espeak-ng") : nil)
         cache = PCMAudioCache(maximumBytes: configuration.cacheBytes, maximumEntries: configuration.cacheEntries)
     }
 
@@ -124,55 +124,16 @@ public actor SpeechSynthesizer {
         }
     }
 
-    /// Runs the process on a Dispatch thread (it blocks reading the pipe), feeding `input` on
-    /// stdin; returns stdout, or the first stderr line when it exits non-zero.
+    /// Runs espeak-ng through `Subprocess`: stdout, or the first stderr line when it exits non-zero.
     static func runProcess(_ path: String, arguments: [String], input: [UInt8],
                            timeout: Duration) async -> Result<[UInt8], MediaError> {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: runProcessBlocking(path, arguments: arguments, input: input, timeout: timeout))
-            }
+        guard let outcome = await Subprocess.run(path, arguments: arguments, input: input, timeout: timeout) else {
+            return .failure(MediaError(.speechUnavailable, "cannot run \(path)"))
         }
-    }
-
-    private static func runProcessBlocking(_ path: String, arguments: [String], input: [UInt8],
-                                           timeout: Duration) -> Result<[UInt8], MediaError> {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        do {
-            try process.runWithDefaultSignals()
-        } catch {
-            return .failure(MediaError(.speechUnavailable, "cannot run \(path): \(error)"))
+        guard outcome.succeeded else {
+            let why = outcome.killed ? "killed after \(timeout)" : "status \(outcome.status)"
+            return .failure(MediaError(.speechFailed, "espeak-ng failed (\(why))\(outcome.firstErrorLine.map { ": " + $0 } ?? "")"))
         }
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: killer)
-        defer { killer.cancel() }
-        // The text is at most a few kB, far below the pipe buffer: writing cannot block.
-        stdin.fileHandleForWriting.write(Data(input))
-        try? stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let line = String(decoding: errors.prefix(300), as: UTF8.self).split(separator: "\n").first.map(String.init)
-            let why = process.terminationReason == .uncaughtSignal ? "killed after \(timeout)" : "status \(process.terminationStatus)"
-            return .failure(MediaError(.speechFailed, "espeak-ng failed (\(why))\(line.map { ": " + $0 } ?? "")"))
-        }
-        return .success([UInt8](output))
-    }
-
-    private static func findInPath(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") where !directory.isEmpty {
-            let candidate = directory + "/" + name
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+        return .success(outcome.stdout)
     }
 }

@@ -23,6 +23,11 @@ public protocol RoomControl: Sendable {
     func subscribeRules(roomSid: String, participantSid: String) async -> SubscribeRules?
     /// Replaces them and applies them at once (subscriptions added and removed); nil when unknown.
     func updateSubscribeRules(roomSid: String, participantSid: String, _ rules: SubscribeRules) async -> SubscribeRules?
+    /// An in-progress room's recording rules (`RecordingRules`); nil when it is not in progress.
+    func recordingRules(roomSid: String) async -> RecordingRules?
+    /// Replaces them and applies them at once (recordings started and stopped); nil when the
+    /// room is not in progress. Defaults in `RoomControl+Recordings.swift`.
+    func updateRecordingRules(roomSid: String, _ rules: RecordingRules) async -> RecordingRules?
 }
 
 /// `POST /v1/Rooms`, validated: what the room is made with.
@@ -41,6 +46,8 @@ public struct RoomCreateRequest: Sendable, Equatable {
     public var unusedRoomTimeout: Int
     public var audioOnly: Bool
     public var videoCodecs: [String]
+    /// The room's first recording rules (`RecordingRules`); nil: `RecordParticipantsOnConnect` decides.
+    public var recordingRules: RecordingRules?
 
     public init(accountSid: String, uniqueName: String? = nil, type: RoomType = .group, statusCallback: String? = nil,
                 statusCallbackMethod: String = "POST", maxParticipants: Int = 50, maxParticipantDuration: Int = 14_400,

@@ -99,43 +99,11 @@ extension VideoRESTRouter {
 }
 
 /// Subscribe rules in the vendor's JSON: `[{"type": "include", "all": true}, {"type": "exclude", "kind": "video"}]`.
-/// Pure and bounded: at most 50 rules, each a `type` and known filters.
-enum SubscribeRulesJSON {
-    static let maxRules = 50
-
-    static func parse(_ text: String) -> SubscribeRules? {
-        guard text.utf8.count <= 16_384, case .array(let items)? = try? JSONValue.parse(Array(text.utf8), maxDepth: 4),
-              items.count <= maxRules else { return nil }
-        var rules: [SubscribeRules.Rule] = []
-        for item in items {
-            guard case .object(let o) = item, case .string(let type)? = o["type"],
-                  let action = SubscribeRules.Rule.Action(rawValue: type) else { return nil }
-            var rule = SubscribeRules.Rule(action: action)
-            for key in o.keys where key != "type" {
-                switch (key, o[key] ?? .null) {
-                case ("all", .bool(let b)): rule.all = b
-                case ("publisher", .string(let s)): rule.publisher = s
-                case ("track", .string(let s)): rule.track = s
-                case ("kind", .string(let s)) where ["audio", "video", "data"].contains(s): rule.kind = s
-                case ("priority", .string(let s)) where ["low", "standard", "high"].contains(s): rule.priority = s
-                default: return nil
-                }
-            }
-            guard rule.all || rule.publisher != nil || rule.track != nil || rule.kind != nil || rule.priority != nil else { return nil }
-            rules.append(rule)
-        }
-        return SubscribeRules(rules: rules)
+/// Pure and bounded: at most 50 rules, each a `type` and known filters (`TrackRulesJSON`).
+package enum SubscribeRulesJSON {
+    package static func parse(_ text: String) -> SubscribeRules? {
+        TrackRulesJSON.parse(text, TrackRulesJSON.subscribe).map(SubscribeRules.init)
     }
 
-    static func json(_ rules: SubscribeRules) -> JSONValue {
-        .array(rules.rules.map { rule in
-            var o: JSONObject = ["type": .string(rule.action.rawValue)]
-            if rule.all { o["all"] = .bool(true) }
-            if let v = rule.publisher { o["publisher"] = .string(v) }
-            if let v = rule.track { o["track"] = .string(v) }
-            if let v = rule.kind { o["kind"] = .string(v) }
-            if let v = rule.priority { o["priority"] = .string(v) }
-            return .object(o)
-        })
-    }
+    static func json(_ rules: SubscribeRules) -> JSONValue { TrackRulesJSON.json(rules.rules) }
 }

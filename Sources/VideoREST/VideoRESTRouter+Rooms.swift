@@ -74,24 +74,18 @@ extension VideoRESTRouter {
             }
             r.maxParticipants = n
         }
-        if let url = p["StatusCallback"], !url.isEmpty {
-            let lower = url.lowercased()
-            let scheme = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
-            guard scheme > 0, url.utf8.count <= 4096, url.count > scheme, !url.contains(" ") else {
-                throw failure(.roomStatusCallbackInvalid, "StatusCallback is not a valid http(s) URL")
-            }
-            r.statusCallback = url
-        }
-        if let method = p["StatusCallbackMethod"] {
-            guard ["GET", "POST"].contains(method.uppercased()) else {
-                throw failure(.roomStatusCallbackMethodInvalid, "StatusCallbackMethod must be GET or POST")
-            }
-            r.statusCallbackMethod = method.uppercased()
-        }
+        (r.statusCallback, r.statusCallbackMethod) = try statusCallback(p, urlCode: .roomStatusCallbackInvalid,
+                                                                        methodCode: .roomStatusCallbackMethodInvalid)
         r.maxParticipantDuration = try int(p, "MaxParticipantDuration", 600...86_400, r.maxParticipantDuration)
         r.emptyRoomTimeout = try int(p, "EmptyRoomTimeout", 1...1440, r.emptyRoomTimeout)
         r.unusedRoomTimeout = try int(p, "UnusedRoomTimeout", 1...1440, r.unusedRoomTimeout)
         r.recordParticipantsOnConnect = try bool(p, "RecordParticipantsOnConnect") ?? false
+        if let text = p["RecordingRules"], !text.isEmpty {
+            guard let rules = RecordingRulesJSON.parse(text, wrapped: true) ?? RecordingRulesJSON.parse(text) else {
+                throw failure(.roomInvalidRecordingRule, "RecordingRules are invalid")
+            }
+            r.recordingRules = rules
+        }
         r.audioOnly = try bool(p, "AudioOnly") ?? false
         let codecs = p.values("VideoCodecs").filter { !$0.isEmpty }
         if !codecs.isEmpty {
@@ -103,6 +97,25 @@ extension VideoRESTRouter {
         return r
     }
 
+    /// `StatusCallback` (an http(s) URL, or nil) and `StatusCallbackMethod` (GET or POST, POST by default).
+    static func statusCallback(_ p: RESTParameters, urlCode: ParleyError.Code,
+                               methodCode: ParleyError.Code) throws(RESTFailure) -> (String?, String) {
+        var url: String?
+        if let text = p["StatusCallback"], !text.isEmpty {
+            let lower = text.lowercased()
+            let scheme = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+            guard scheme > 0, text.utf8.count <= 4096, text.count > scheme, !text.contains(" ") else {
+                throw failure(urlCode, "StatusCallback is not a valid http(s) URL")
+            }
+            url = text
+        }
+        guard let method = p["StatusCallbackMethod"] else { return (url, "POST") }
+        guard ["GET", "POST"].contains(method.uppercased()) else {
+            throw failure(methodCode, "StatusCallbackMethod must be GET or POST")
+        }
+        return (url, method.uppercased())
+    }
+
     /// A timeout-like integer in `range` (53109 outside it).
     private static func int(_ p: RESTParameters, _ name: String, _ range: ClosedRange<Int>, _ fallback: Int) throws(RESTFailure) -> Int {
         guard let text = p[name] else { return fallback }
@@ -112,7 +125,7 @@ extension VideoRESTRouter {
         return n
     }
 
-    private static func bool(_ p: RESTParameters, _ name: String) throws(RESTFailure) -> Bool? {
+    static func bool(_ p: RESTParameters, _ name: String) throws(RESTFailure) -> Bool? {
         guard let text = p[name] else { return nil }
         switch text.lowercased() {
         case "true": return true

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPWire
 import JSONWire
 import ParleyCore
@@ -16,20 +17,31 @@ public struct VideoRESTRouter: Sendable {
     let control: any RoomControl
     let publicBaseURL: @Sendable () -> String
     let authenticator: RESTAuthenticator
+    /// The composer behind `/v1/Compositions` (nil: compositions cannot be created).
+    let compositions: (any CompositionControl)?
+    /// Seconds since the epoch, for the expiry of media URLs.
+    let wallClock: @Sendable () -> Int64
 
     /// - Parameters:
     ///   - store: accounts and keys (auth), rooms, participants and published tracks.
     ///   - control: the live rooms, for everything that changes one.
     ///   - publicBaseURL: the server's external base URL, read per request, for resource `url`s.
-    public init(store: any PlatformStore, control: any RoomControl, publicBaseURL: @escaping @Sendable () -> String) {
+    ///   - compositions: the composer behind `/v1/Compositions`.
+    public init(store: any PlatformStore, control: any RoomControl, compositions: (any CompositionControl)? = nil,
+                publicBaseURL: @escaping @Sendable () -> String,
+                wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         self.store = store
         self.control = control
+        self.compositions = compositions
         self.publicBaseURL = publicBaseURL
+        self.wallClock = wallClock
         authenticator = RESTAuthenticator(store: store)
     }
 
-    /// True for `/v1/Rooms` and paths under it.
-    public static func matches(_ path: String) -> Bool { path == root || path.hasPrefix(root + "/") }
+    /// True for `/v1/Rooms`, `/v1/Recordings`, `/v1/Compositions` and paths under them.
+    public static func matches(_ path: String) -> Bool {
+        [root, "/v1/Recordings", "/v1/Compositions"].contains { path == $0 || path.hasPrefix($0 + "/") }
+    }
 
     /// Answers one request; never throws (failures become the vendor's error JSON).
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
@@ -38,6 +50,8 @@ public struct VideoRESTRouter: Sendable {
 
     /// The refusal for a request whose credentials do not hold, decided from its head; nil lets it through.
     package func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        // Signed media URLs carry their own proof, checked when the request is handled.
+        if VideoMediaLinks.isContent(head.path) { return nil }
         do {
             _ = try authenticate(head)
             return nil
@@ -47,7 +61,7 @@ public struct VideoRESTRouter: Sendable {
     }
 
     /// The account the Basic credentials prove (the user name is the account SID or an API key of it).
-    private func authenticate(_ request: HTTPRequest) throws(RESTFailure) -> Account {
+    func authenticate(_ request: HTTPRequest) throws(RESTFailure) -> Account {
         guard let (user, _) = RESTAuthenticator.basicCredentials(request) else { throw .authenticate() }
         var accountSid = user
         if user.hasPrefix("SK") {
@@ -60,6 +74,8 @@ public struct VideoRESTRouter: Sendable {
 
     private func route(_ request: HTTPRequest) async throws(RESTFailure) -> HTTPResponse {
         let path = request.path
+        if VideoMediaLinks.isContent(path) { return try signedContent(request) }
+        if !path.hasPrefix(Self.root) { return try await recordingsOrCompositions(request) }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3).map(String.init)
         guard !segments.contains(""), path.hasPrefix(Self.root) else { throw .notFound(path) }
         let account = try authenticate(request)
@@ -70,6 +86,8 @@ public struct VideoRESTRouter: Sendable {
         case 1: return try await room(context, name: segments[0])
         default:
             let room = try findRoom(context, segments[0])
+            if segments[1] == "RecordingRules", segments.count == 2 { return try await recordingRules(context, room: room) }
+            if segments[1] == "Recordings" { return try roomRecordings(context, room: room, Array(segments.dropFirst(2))) }
             guard segments[1] == "Participants" else { throw .notFound(path) }
             if segments.count == 2 { return try participants(context, room: room) }
             let found = try findParticipant(context, room: room, segments[2])

@@ -33,9 +33,9 @@ package struct WebRTCMediaBridge: CallMediaBridge {
         let audioPayloadType = await media.session(id: id.rawValue)?.payloadType
         return await media.setAudioTap(session: id.rawValue) { packet in
             // Keys (RFC 4733 telephone-event) are not audio: a recorder would count them as losses.
-            guard audioPayloadType == nil || packet.payloadType == audioPayloadType else { return }
+            guard audioPayloadType == nil || packet.payloadType == audioPayloadType, let codec = packet.codec.audio else { return }
             tap(TappedAudioPacket(payload: packet.payload, sequenceNumber: packet.sequenceNumber,
-                                  timestamp: packet.timestamp, codec: CallAudioCodec(packet.codec)))
+                                  timestamp: packet.timestamp, codec: CallAudioCodec(codec)))
         }
     }
 

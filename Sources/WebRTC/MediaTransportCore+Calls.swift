@@ -38,7 +38,7 @@ extension MediaTransportCore {
         flush()
     }
 
-    func setAudioTap(_ tap: OffLoopDelivery<AudioTapPacket>?, session id: String) -> Bool {
+    func setAudioTap(_ tap: OffLoopDelivery<MediaTapPacket>?, session id: String) -> Bool {
         guard let session = sessions[id], !session.state.isTerminal else {
             tap?.finish()
             return false

@@ -22,6 +22,8 @@ final class MediaTransportCore {
     /// Control datagrams (STUN, DTLS, RTCP reports) produced by a session call; moved into the
     /// socket's send batch right after the call, so they keep their order with echoed media.
     var outbox: [Datagram] = []
+    /// Recordings' taps on published sections, finished when removed (`MediaTransportServer+Taps`).
+    var sectionTaps: [MediaSectionAddress: OffLoopDelivery<MediaTapPacket>] = [:]
     private let epoch = SystemClock.now
     private var housekeeping = true
     static let tickInterval: Duration = .milliseconds(100)
@@ -98,6 +100,8 @@ final class MediaTransportCore {
 
     func closeAll() {
         for id in Array(sessions.keys) { _ = closeSession(id: id, reason: "closed at shutdown") }
+        for tap in sectionTaps.values { tap.finish() }
+        sectionTaps = [:]
         housekeeping = false
     }
 

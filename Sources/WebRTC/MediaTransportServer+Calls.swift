@@ -69,7 +69,7 @@ extension MediaTransportServer {
     /// (a minute of 20 ms frames) wait for a slow tap before the oldest are dropped. Returns false
     /// when the session is unknown or ended.
     @discardableResult
-    public func setAudioTap(session: String, _ tap: (@Sendable (AudioTapPacket) -> Void)?) async -> Bool {
+    public func setAudioTap(session: String, _ tap: (@Sendable (MediaTapPacket) -> Void)?) async -> Bool {
         let delivery = tap.map { OffLoopDelivery(limit: 3000, handler: $0) }
         let core = self.core
         return await onLoop { core.value.setAudioTap(delivery, session: session) }

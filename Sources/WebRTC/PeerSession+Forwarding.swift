@@ -50,7 +50,7 @@ extension PeerSession {
         default:
             redRecovery.observe(sequenceNumber: view.sequenceNumber)
         }
-        if let tap, format.kind != .telephoneEvent { tapAudio(view, frame: frame, red: red, tap: tap) }
+        if let tap, format.kind != .telephoneEvent { tapAudio(view, frame: frame, red: red, now: now, tap: tap) }
         if nackRequester != nil { requestMissing(before: view, now: now, out: &out) }
         // Indexing rather than `for sink in sinks`: the iterator's generic read coroutine allocates
         // its frame in unoptimized builds.
@@ -116,17 +116,19 @@ extension PeerSession {
     }
 
     /// Hands audio to the tap as plain codec frames: the frames RED recovered, then the packet's.
-    private func tapAudio(_ view: RTPPacketView, frame: UnsafeRawBufferPointer, red: REDPayloadView?,
-                          tap: OffLoopDelivery<AudioTapPacket>) {
+    private func tapAudio(_ view: RTPPacketView, frame: UnsafeRawBufferPointer, red: REDPayloadView?, now: Double,
+                          tap: OffLoopDelivery<MediaTapPacket>) {
         let payloadType = red == nil ? view.payloadType : offer.payloadType
         if let red {
             for recovered in recoveredBlocks {
-                tap.send(AudioTapPacket(payload: Array(red[recovered.block].data), sequenceNumber: recovered.sequenceNumber,
-                                        timestamp: recovered.timestamp, payloadType: payloadType, codec: offer.codec))
+                tap.send(MediaTapPacket(payload: Array(red[recovered.block].data), ssrc: view.ssrc,
+                                        sequenceNumber: recovered.sequenceNumber, timestamp: recovered.timestamp,
+                                        payloadType: payloadType, codec: .audio(offer.codec), arrival: now))
             }
         }
-        tap.send(AudioTapPacket(payload: Array(frame), sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
-                                payloadType: payloadType, codec: offer.codec))
+        tap.send(MediaTapPacket(payload: Array(frame), ssrc: view.ssrc, sequenceNumber: view.sequenceNumber,
+                                timestamp: view.timestamp, marker: view.marker, payloadType: payloadType,
+                                codec: .audio(offer.codec), arrival: now))
     }
 
     /// Sends a packet of a source (`source`, or a frame recovered from its RED) on our track

@@ -35,6 +35,8 @@ struct RoomInbound {
     var midBytes: [UInt8] = []
     /// When a key frame was last asked of each layer.
     var layerKeyframeRequests: [Double] = []
+    /// A recording's copy of every packet (`MediaTransportServer.setTap(section:)`).
+    var tap: OffLoopDelivery<MediaTapPacket>?
 
     static let maxSSRCs = 4
 }
@@ -148,6 +150,7 @@ extension PeerSession {
         // Padding-only packets (bandwidth probes) go on too: the slots' numbering is the source's
         // plus an offset, so dropping one would read as a loss downstream.
         if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
+        if let tap = roomInbound[inbound].tap { tapSection(view, codec: roomInbound[inbound].codec, now: now, tap: tap) }
         let vp8 = roomInbound[inbound].codec == .video(.vp8) ? VP8PayloadDescriptor.fields(of: view.payload) : nil
         let layer = noteLayerPacket(view, vp8: vp8, inbound: inbound, now: now)
         if let layer {

@@ -70,7 +70,7 @@ final class PeerSession {
     // Call sessions.
     /// Where events and tapped audio go (off the loop); nil when nobody asked for them.
     var events: OffLoopDelivery<PeerSessionEvent>?
-    var tap: OffLoopDelivery<AudioTapPacket>?
+    var tap: OffLoopDelivery<MediaTapPacket>?
     /// The session whose media we send (at most one), and the sessions we send ours to.
     var source: PeerSession?
     var sinks: [PeerSession] = []

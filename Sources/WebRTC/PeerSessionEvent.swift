@@ -71,21 +71,31 @@ public struct EncodedAudioFrame: Sendable, Hashable {
     }
 }
 
-/// One received audio packet (SRTP removed) handed to an audio tap, for recording or decoding on
-/// the server. Telephone-event packets are not tapped: they arrive as `PeerSessionEvent.digit`.
-public struct AudioTapPacket: Sendable, Hashable {
+/// One received RTP packet (SRTP removed) handed to a tap, for recording or decoding on the
+/// server: a call session's audio (`setAudioTap`; telephone-event packets are not tapped, they
+/// arrive as `PeerSessionEvent.digit`) or a room session's published section (`setTap(section:)`,
+/// every packet of it, padding-only ones with an empty payload, so sequence numbers have no holes).
+public struct MediaTapPacket: Sendable, Hashable {
     public var payload: [UInt8]
+    public var ssrc: UInt32
     public var sequenceNumber: UInt16
     public var timestamp: UInt32
+    public var marker: Bool
     public var payloadType: UInt8
-    public var codec: AudioCodec
+    public var codec: MediaCodec
+    /// When it arrived, seconds on the media loop's monotonic clock.
+    public var arrival: Double
 
-    public init(payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32, payloadType: UInt8, codec: AudioCodec) {
+    public init(payload: [UInt8], ssrc: UInt32 = 0, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool = false,
+                payloadType: UInt8, codec: MediaCodec, arrival: Double = 0) {
         self.payload = payload
+        self.ssrc = ssrc
         self.sequenceNumber = sequenceNumber
         self.timestamp = timestamp
+        self.marker = marker
         self.payloadType = payloadType
         self.codec = codec
+        self.arrival = arrival
     }
 }
 

@@ -20,7 +20,7 @@ import WebRTC
         #expect(a.answer.contains("a=rtpmap:63 red/48000/2") && a.answer.contains("a=fmtp:63 111/111"))
         #expect(!b.answer.contains("red/48000"))
         #expect(await server.forward(from: a.id, to: b.id))
-        let tapped = Recorder<AudioTapPacket>()
+        let tapped = Recorder<MediaTapPacket>()
         #expect(await server.setAudioTap(session: a.id) { tapped.append($0) })
 
         // A sends 20 frames as RED with distance 1; packets 5, 11 and 12 never leave (the loss on

@@ -44,7 +44,7 @@ import WebRTC
         #expect(a.answer.contains("a=rtpmap:111 opus/48000/2") && a.answer.contains("a=rtpmap:110 telephone-event/48000"))
         #expect(await server.forward(from: a.id, to: b.id))
         #expect(await server.forward(from: b.id, to: a.id))
-        let tapped = Recorder<AudioTapPacket>()
+        let tapped = Recorder<MediaTapPacket>()
         #expect(await server.setAudioTap(session: a.id) { tapped.append($0) })
 
         async let toB: Void = ToneAudio.send(a.pc, frequency: 440, seconds: 0.6)
@@ -71,7 +71,7 @@ import WebRTC
         let sentByA = await a.pc.statistics().packetsSent
         #expect(await eventually { tapped.values.count == Int(sentByA) })
         let taps = tapped.values
-        #expect(taps.allSatisfy { $0.codec == .opus && $0.payloadType == 111 })
+        #expect(taps.allSatisfy { $0.codec == .audio(.opus) && $0.payloadType == 111 })
         #expect(taps.map(\.payload) == atB.map(\.audio.payload))
 
         let snapshotA = try #require(await server.session(id: a.id))

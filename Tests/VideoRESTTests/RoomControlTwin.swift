@@ -11,6 +11,7 @@ final class RoomControlTwin: RoomControl, @unchecked Sendable {
     let store: InMemoryAccountStore
     private let lock = NSLock()
     private var rules: [String: SubscribeRules] = [:]
+    private var recordingRules: [String: RecordingRules] = [:]
     private var counter = 0
 
     init(store: InMemoryAccountStore) { self.store = store }
@@ -77,6 +78,17 @@ final class RoomControlTwin: RoomControl, @unchecked Sendable {
     func updateSubscribeRules(roomSid: String, participantSid: String, _ new: SubscribeRules) async -> SubscribeRules? {
         guard (try? store.participant(sid: participantSid)) != nil else { return nil }
         lock.withLock { rules[participantSid] = new }
+        return new
+    }
+
+    func recordingRules(roomSid: String) async -> RecordingRules? {
+        guard let room = try? store.room(sid: roomSid), room.status == .inProgress else { return nil }
+        return lock.withLock { recordingRules[roomSid] } ?? (room.recordParticipantsOnConnect ? .recordAll : .recordNone)
+    }
+
+    func updateRecordingRules(roomSid: String, _ new: RecordingRules) async -> RecordingRules? {
+        guard let room = try? store.room(sid: roomSid), room.status == .inProgress else { return nil }
+        lock.withLock { recordingRules[roomSid] = new }
         return new
     }
 }

@@ -232,7 +232,8 @@ let package = Package(
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
-                                         "JSONWire", "ParleyStore", "WebRTC", "ICE", "ParleyCrypto"],
+                                         "JSONWire", "ParleyStore", "WebRTC", "ICE", "ParleyCrypto", "VideoREST", "ServerMedia", "SFU",
+                                         "PlatformCore"],
                           swiftSettings: strict),
 
         // Tests.
@@ -295,7 +296,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "RoomServiceTests",
                     dependencies: ["RoomService", "VideoREST", "ParleyTestSupport", "ParleyTestClock", "PlatformCore", "ParleyStore",
-                                   "ParleyNet", "ParleyCore", "SFU", "Signaling"],
+                                   "ParleyNet", "ParleyCore", "SFU", "Signaling", "ServerMedia"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

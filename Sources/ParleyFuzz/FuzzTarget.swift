@@ -9,6 +9,8 @@ enum FuzzTarget: String, CaseIterable {
     case telephoneEvent = "telephone-event"
     case audioReceive = "audio-receive"
     case mediaOffer = "media-offer"
+    case videoREST = "video-rest"
+    case recording
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -31,6 +33,8 @@ enum FuzzTarget: String, CaseIterable {
         case .vp8: VP8Fuzz.run(data)
         case .dcep: DataChannelFuzz.run(data)
         case .mediaOffer: MediaOfferFuzz.run(data)
+        case .videoREST: VideoRESTFuzz.run(data)
+        case .recording: RecordingFuzz.run(data)
         }
     }
 }

@@ -4,22 +4,22 @@
 /// the released ones are dropped; one far behind (more than four windows) is a new stream
 /// (sender restart, SSRC change): what waits is released first and numbering restarts there.
 /// A value type: `RecordingLeg` (call recordings) and `TrackRecorder` (room tracks) share it.
-struct SequenceReorderWindow<Element> {
-    let window: Int
-    private(set) var started = false
+package struct SequenceReorderWindow<Element> {
+    package let window: Int
+    package private(set) var started = false
     private var nextSequence: UInt16 = 0
     private var pending: [(sequence: UInt16, element: Element)] = []
     /// Packets declared lost so far.
-    private(set) var lost = 0
+    package private(set) var lost = 0
 
-    init(window: Int) {
+    package init(window: Int) {
         self.window = min(max(1, window), 1_000)
         pending.reserveCapacity(self.window + 1)
     }
 
     /// Takes a packet: `restart` is called (after the old stream is released) when it starts a
     /// new stream; `emit` gets each packet now in order and how many were missing before it.
-    mutating func insert(_ sequence: UInt16, _ element: Element, restart: () -> Void = {},
+    package mutating func insert(_ sequence: UInt16, _ element: Element, restart: () -> Void = {},
                          emit: (Element, Int) -> Void) {
         if !started {
             started = true
@@ -39,7 +39,7 @@ struct SequenceReorderWindow<Element> {
     }
 
     /// Releases everything held, declaring what never came lost.
-    mutating func flush(emit: (Element, Int) -> Void) {
+    package mutating func flush(emit: (Element, Int) -> Void) {
         drain(force: true, emit: emit)
     }
 

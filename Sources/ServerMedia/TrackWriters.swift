@@ -6,18 +6,18 @@ import VP8
 /// packet: 32-bit timestamps unwrapped by signed differences (RFC 3550 §5.1), and a timestamp
 /// that disagrees with the arrival clock by more than `tolerance` seconds (a new SSRC, a sender
 /// restart, a clock jump) re-anchored by the time that passed since the packet before.
-struct RTPTimeline {
+package struct RTPTimeline {
     let clockRate: Int
     let tolerance: Double
     private var last: (timestamp: UInt32, position: Int64, arrival: Double)?
 
-    init(clockRate: Int, tolerance: Double = 2) {
+    package init(clockRate: Int, tolerance: Double = 2) {
         self.clockRate = clockRate
         self.tolerance = tolerance
     }
 
     /// Where `timestamp`, which arrived at `arrival` (seconds), lies; never before the packet before.
-    mutating func position(of timestamp: UInt32, arrival: Double) -> Int64 {
+    package mutating func position(of timestamp: UInt32, arrival: Double) -> Int64 {
         guard let last else {
             self.last = (timestamp, 0, arrival)
             return 0
@@ -39,7 +39,7 @@ struct RTPTimeline {
 /// timestamps (lost packets, DTX pauses, a muted sender) is filled with 20 ms packets of one TOC
 /// byte and no frame (RFC 6716 §3.2.1: decoded as loss, concealed or silent), so the file lasts
 /// as long as the track did. Pure: packets in, file bytes out.
-struct OpusTrackWriter {
+package struct OpusTrackWriter {
     /// Gaps longer than this are cut to it (and logged by the owner): a paused track of hours
     /// would otherwise cost 1.4 kB of filler a second.
     static let maximumGapSeconds = 3_600
@@ -48,21 +48,21 @@ struct OpusTrackWriter {
     private var timeline = RTPTimeline(clockRate: 48_000)
     private var started = false
     /// Samples written (48 kHz), the granule position before pre-skip.
-    private(set) var samples: Int64 = 0
-    private(set) var packets = 0
-    private(set) var fillerPackets = 0
+    package private(set) var samples: Int64 = 0
+    package private(set) var packets = 0
+    package private(set) var fillerPackets = 0
     private var filler: [UInt8] = [0xF8]
 
-    init(serialNumber: UInt32) {
+    package init(serialNumber: UInt32) {
         ogg = OpusOggWriter(serialNumber: serialNumber)
         self.serialNumber = serialNumber
     }
 
     /// Seconds of audio written.
-    var duration: Double { Double(max(0, samples - Int64(ogg.preSkip))) / 48_000 }
+    package var duration: Double { Double(max(0, samples - Int64(ogg.preSkip))) / 48_000 }
 
     /// The bytes to append for one payload (nothing for an empty or malformed one).
-    mutating func write(_ payload: [UInt8], timestamp: UInt32, arrival: Double) -> [UInt8] {
+    package mutating func write(_ payload: [UInt8], timestamp: UInt32, arrival: Double) -> [UInt8] {
         guard let count = payload.withUnsafeBufferPointer({ OpusPacket.samplesPerChannel(in: $0) }), count > 0 else { return [] }
         var out: [UInt8] = []
         if !started {
@@ -94,22 +94,24 @@ struct OpusTrackWriter {
 /// key frame on; after a loss nothing more is written until the next key frame (frames that
 /// refer to what was lost would not decode), and the owner is told to ask for one. A gap in
 /// time is a gap in the timestamps. Pure: packets in, file bytes out.
-struct VP8TrackWriter {
+package struct VP8TrackWriter {
     private var depacketizer = VP8Depacketizer()
     private var ivf: IVFWriter?
     private var timeline = RTPTimeline(clockRate: 90_000)
     private var awaitingKeyFrame = true
     private var dropped = 0
-    private(set) var frames = 0
-    private(set) var keyFrames = 0
+    package private(set) var frames = 0
+    package private(set) var keyFrames = 0
     /// The first key frame's size (the file's header).
-    private(set) var width: UInt16 = 0
-    private(set) var height: UInt16 = 0
+    package private(set) var width: UInt16 = 0
+    package private(set) var height: UInt16 = 0
     private var first: Int64?
     private var last: Int64 = 0
 
+    package init() {}
+
     /// Seconds between the first and the last frame written, plus one frame interval.
-    var duration: Double {
+    package var duration: Double {
         guard let first, frames > 0 else { return 0 }
         let span = Double(last - first) / 90_000
         return span + (frames > 1 ? span / Double(frames - 1) : 1.0 / 30)
@@ -117,7 +119,7 @@ struct VP8TrackWriter {
 
     /// What one packet adds to the file, and whether a key frame is needed (the writer waits
     /// for one: at the start, or after a loss).
-    mutating func write(_ payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, lostBefore: Int,
+    package mutating func write(_ payload: [UInt8], sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, lostBefore: Int,
                         arrival: Double) -> (bytes: [UInt8], needsKeyFrame: Bool) {
         if lostBefore > 0 { awaitingKeyFrame = true }
         guard !payload.isEmpty,  // padding (a bandwidth probe) has a sequence number and no frame

@@ -14,11 +14,11 @@ package enum TrackRulesJSON {
         var strictAll: Bool
     }
 
-    static let subscribe = Dialect(maxRules: 50, kinds: ["audio", "video", "data"], priority: true, strictAll: false)
-    static let recording = Dialect(maxRules: 20, kinds: ["audio", "video"], priority: false, strictAll: true)
+    package static let subscribe = Dialect(maxRules: 50, kinds: ["audio", "video", "data"], priority: true, strictAll: false)
+    package static let recording = Dialect(maxRules: 20, kinds: ["audio", "video"], priority: false, strictAll: true)
 
     /// The rules of a JSON array (or, when `wrapped`, of `{"rules": [...]}`), nil when invalid.
-    static func parse(_ text: String, _ dialect: Dialect, wrapped: Bool = false) -> [SubscribeRules.Rule]? {
+    package static func parse(_ text: String, _ dialect: Dialect, wrapped: Bool = false) -> [SubscribeRules.Rule]? {
         guard text.utf8.count <= 16_384, let value = try? JSONValue.parse(Array(text.utf8), maxDepth: 5) else { return nil }
         var list = value
         if wrapped, case .object(let o) = value {
@@ -49,7 +49,7 @@ package enum TrackRulesJSON {
         return rules
     }
 
-    static func json(_ rules: [SubscribeRules.Rule]) -> JSONValue {
+    package static func json(_ rules: [SubscribeRules.Rule]) -> JSONValue {
         .array(rules.map { rule in
             var o: JSONObject = ["type": .string(rule.action.rawValue)]
             if rule.all { o["all"] = .bool(true) }

@@ -81,7 +81,7 @@ extension VideoRESTRouter {
 
     /// `POST /v1/Compositions`' parameters, validated: a room, audio sources or a video layout,
     /// a resolution of even sides up to 1920x1080, `webm` or `mp4`.
-    static func compositionRequest(_ p: RESTParameters, accountSid: String) throws(RESTFailure) -> CompositionCreateRequest {
+    package static func compositionRequest(_ p: RESTParameters, accountSid: String) throws(RESTFailure) -> CompositionCreateRequest {
         guard let roomSid = p["RoomSid"], SID.isValid(roomSid, prefix: "RM") else {
             throw .invalidParameter("RoomSid must be a room SID")
         }

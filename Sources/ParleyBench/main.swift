@@ -16,6 +16,9 @@ import ParleyCrypto
 //   parley-bench call-quality [--seeds N] [--condition NAME] [--output DIR] [--parallel N]
 //                                             the real call path (SDK → server → SDK, a relay on each hop), PESQ-WB
 //   parley-bench opus-encode                  Opus encode cost per 20 ms frame and share of one core
+//   parley-bench recordings [--tracks N] [--seconds S] [--video-kbps K]
+//                                             room track recorders' CPU per track, the tap's cost, file sizes,
+//                                             ffmpeg remux and composition times
 //   parley-bench calls [--calls N] [--seconds S] [--pin 1|0] [--via-signaling K] [--client-processes P] [--server-rcvbuf B]
 //                                             bridged calls: CPU, memory, loss per call
 //   parley-bench signaling-idle [--connections N] [--hold S] [--in-process 0|1]   idle signaling WebSockets: memory per connection
@@ -58,6 +61,10 @@ func runBench(_ arguments: [String]) async throws {
         try await CallQualityBench.run(arguments.dropFirst())
     case "opus-encode":
         try OpusEncodeBench.run()
+    case "recordings":
+        let options = BenchOptions(arguments.dropFirst())
+        try await RecordingsBench.run(tracks: options.int("--tracks", 10), seconds: options.int("--seconds", 60),
+                                      videoKbps: options.int("--video-kbps", 800))
     case "calls":
         let options = BenchOptions(arguments.dropFirst())
         try await CallsBench.run(calls: options.int("--calls", 500), seconds: options.double("--seconds", 60),
@@ -99,6 +106,7 @@ func usage() -> Never {
                parley-bench call-quality [--seeds N (5)] [--condition NAME] [--output DIR] [--parallel N (3)]
                    NAME: clean, loss10, loss10-jitter30, loss20, bursty5 (end to end; half on each hop)
                parley-bench opus-encode
+               parley-bench recordings [--tracks N (10)] [--seconds S (60)] [--video-kbps K (800)]
                parley-bench calls [--calls N (500)] [--seconds S (60)] [--pin 1|0] [--via-signaling K (20)]
                    [--client-processes P (one per 50 calls)] [--server-rcvbuf BYTES (experiment)]
                parley-bench signaling-idle [--connections N (50000)] [--hold S (30)] [--in-process 0|1]

@@ -48,3 +48,18 @@ struct VideoPaging {
         return .object([key: .array(Array(all[start..<end])), "meta": .object(meta)])
     }
 }
+
+extension VideoRESTRouter {
+    /// `DateCreatedAfter` and `DateCreatedBefore` (seconds since the epoch), each also added to
+    /// the list's page URL filters.
+    static func createdFilters(_ p: RESTParameters, _ filters: inout [(String, String)]) throws(RESTFailure) -> (Int64?, Int64?) {
+        var bounds: (after: Int64?, before: Int64?) = (nil, nil)
+        for (name, isAfter) in [("DateCreatedAfter", true), ("DateCreatedBefore", false)] {
+            guard let text = p[name] else { continue }
+            guard let time = RESTTime.parseFilter(text) else { throw .invalidParameter("\(name) is not a date: \(text)") }
+            if isAfter { bounds.after = time.seconds } else { bounds.before = time.seconds }
+            filters.append((name, text))
+        }
+        return bounds
+    }
+}

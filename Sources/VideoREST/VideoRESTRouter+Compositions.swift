@@ -50,12 +50,7 @@ extension VideoRESTRouter {
             filters.append(("Status", text))
         }
         if let room = p["RoomSid"] { query.roomSid = room; filters.append(("RoomSid", room)) }
-        for (name, isAfter) in [("DateCreatedAfter", true), ("DateCreatedBefore", false)] {
-            guard let text = p[name] else { continue }
-            guard let time = RESTTime.parseFilter(text) else { throw .invalidParameter("\(name) is not a date: \(text)") }
-            if isAfter { query.createdAfter = time.seconds } else { query.createdBefore = time.seconds }
-            filters.append((name, text))
-        }
+        (query.createdAfter, query.createdBefore) = try Self.createdFilters(p, &filters)
         let paging = try VideoPaging(p)
         let all = try storeCall { () throws(StoreError) in try store.compositions(query) }
         return Self.json(paging.envelope(key: "compositions", all: all.map { VideoResourceJSON.composition($0, base: context.base) },

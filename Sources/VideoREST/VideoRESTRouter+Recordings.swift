@@ -78,12 +78,7 @@ extension VideoRESTRouter {
                 filters.append(("MediaType", text))
             }
         }
-        for (name, isAfter) in [("DateCreatedAfter", true), ("DateCreatedBefore", false)] {
-            guard let text = p[name] else { continue }
-            guard let time = RESTTime.parseFilter(text) else { throw .invalidParameter("\(name) is not a date: \(text)") }
-            if isAfter { query.createdAfter = time.seconds } else { query.createdBefore = time.seconds }
-            filters.append((name, text))
-        }
+        (query.createdAfter, query.createdBefore) = try Self.createdFilters(p, &filters)
         let paging = try VideoPaging(p)
         let all = try storeCall { () throws(StoreError) in try store.roomRecordings(query) }
         let url = room.map { "\(context.base)\(Self.root)/\($0.sid)/Recordings" } ?? "\(context.base)/v1/Recordings"

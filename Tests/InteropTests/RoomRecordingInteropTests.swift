@@ -129,45 +129,6 @@ import Testing
     }
 }
 
-/// What `ffprobe` reads in a media file: its streams' codecs, the video size, the duration.
-enum FFprobe {
-    struct Reading: CustomStringConvertible {
-        var codecs: [String] = []
-        var width = 0, height = 0
-        var duration = 0.0
-        /// Frames (or audio packets) each stream decoded to.
-        var frames: [Int] = []
-        var description: String { "\(codecs) \(width)x\(height) \(duration) s \(frames) frames" }
-    }
-
-    static func read(_ path: String) throws -> Reading {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-count_frames", "-show_entries",
-                             "stream=codec_name,width,height,nb_read_frames:format=duration", "-of", "default=nw=1", path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.runWithDefaultSignals()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        var reading = Reading()
-        for line in text.split(separator: "\n") {
-            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { continue }
-            switch parts[0] {
-            case "codec_name": reading.codecs.append(parts[1])
-            case "width": reading.width = Int(parts[1]) ?? 0
-            case "height": reading.height = Int(parts[1]) ?? 0
-            case "duration": reading.duration = Double(parts[1]) ?? 0
-            case "nb_read_frames": reading.frames.append(Int(parts[1]) ?? 0)
-            default: break
-            }
-        }
-        return reading
-    }
-}
-
 enum RoomRecordingScript {
     static let source = AiortcScriptPrelude.source(frequency: 440) + #"""
 import os, urllib.request

@@ -11,21 +11,7 @@ import VideoCore
 /// an Ogg Opus file of two seconds of tone and an IVF file of thirty VP8 frames, with their
 /// codecs, durations and frame counts as written.
 @Suite(.tags(.interop)) struct RecordingContainersTests {
-    static func ffprobe(_ path: String, _ entries: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-count_frames", "-show_entries", entries, "-of", "default=nw=1", path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.runWithDefaultSignals()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ProbeFailure(description: "ffprobe \(path) exited \(process.terminationStatus)") }
-        return text
-    }
-
-    struct ProbeFailure: Error, CustomStringConvertible { let description: String }
+    static func ffprobe(_ path: String, _ entries: String) throws -> String { try FFprobe.text(path, entries: entries) }
 
     static func temporaryPath(_ name: String) -> String { NSTemporaryDirectory() + "parley-\(getpid())-\(name)" }
 

@@ -243,6 +243,7 @@ public final class PlatformServer: Sendable {
         await voice.shutdown()
         await http.shutdown()
         await compositions.shutdown()
+        await rooms.flushRecordings()
         mediaClock.stop()
         player.stopAll()
         await mediaEvents.value

@@ -274,6 +274,13 @@ extension RoomService {
         }
     }
 
+    /// At shutdown: every recording's buffered media reaches its file, which is closed. The
+    /// recordings stay `processing`; the next start remuxes and completes them
+    /// (`settleUnfinishedRecordings`), as after a crash, but with nothing lost.
+    public func flushRecordings() {
+        for live in recording.live.values { _ = try? live.recorder?.finish() }
+    }
+
     // MARK: - The room's end
 
     /// A room ended: recordings still running stop, and those still finishing keep the room's

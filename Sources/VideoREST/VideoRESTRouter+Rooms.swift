@@ -81,6 +81,10 @@ extension VideoRESTRouter {
             }
             r.recordingRules = rules
         }
+        // Only group rooms' media passes through the server: peer-to-peer rooms cannot record.
+        if !r.type.isRouted, r.recordParticipantsOnConnect || r.recordingRules != nil {
+            throw failure(.roomInvalidParameters, "a \(r.type.rawValue) room cannot record")
+        }
         r.audioOnly = try bool(p, "AudioOnly") ?? false
         let codecs = p.values("VideoCodecs").filter { !$0.isEmpty }
         if !codecs.isEmpty {

@@ -169,6 +169,7 @@ struct VideoRecordingRESTTests {
                                                                                ("RecordingRules", #"{"rules":[{"type":"include","all":true}]}"#)])
         #expect(wrapped["sid"]?.string != nil)
         #expect(await f.base.request("POST", "/v1/Rooms", form: [("RecordingRules", #"{"rules":[]}"#)]).1["code"]?.int == 53120)
+        #expect(await f.base.request("POST", "/v1/Rooms", form: [("Type", "go"), ("RecordParticipantsOnConnect", "true")]).1["code"]?.int == 53114)
         // A completed room's rules are read from the store; they cannot change any more.
         _ = await f.base.request("POST", "/v1/Rooms/\(sid)", form: [("Status", "completed")])
         #expect(await f.json("POST", "/v1/Rooms/\(sid)/RecordingRules", form: [("Rules", update)]).1["code"]?.int == 53118)

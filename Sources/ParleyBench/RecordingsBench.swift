@@ -7,7 +7,7 @@ import VP8
 import VideoCore
 
 /// `parley-bench recordings`: what room recordings cost. Encodes `--seconds` of a 440 Hz tone
-/// (Opus, 20 ms) and of a 640x480 test pattern (VP8, 30 fps, `--video-kbps`), packetized as RTP;
+/// (Opus, 20 ms) and of a 640x480 test pattern with grain (VP8, 30 fps, `--video-kbps`), packetized as RTP;
 /// then (1) the recorders' CPU: `--tracks` audio and as many video `TrackRecorder`s fed every
 /// packet as fast as they take them (process CPU time, so the share of one core a real-time track
 /// needs is CPU seconds / media seconds); (2) the tap's cost on the media loop: a payload copied
@@ -116,8 +116,12 @@ enum RecordingsBench {
         var packetizer = VP8Packetizer()
         var packets: [TappedRTPPacket] = []
         var sequence: UInt16 = 0
+        var noise = SystemRandomNumberGenerator()
         for frame in 0..<(seconds * 30) {
-            for encoded in try encoder.encode(pattern.next(), keyFrame: frame == 0) {
+            // Grain on the pattern, so the encoder spends the bit rate a camera would.
+            var picture = pattern.next()
+            for i in stride(from: 0, to: picture.y.count, by: 7) { picture.y[i] &+= UInt8.random(in: 0...24, using: &noise) }
+            for encoded in try encoder.encode(picture, keyFrame: frame == 0) {
                 let payloads = packetizer.packetize(encoded.data)
                 for (i, payload) in payloads.enumerated() {
                     packets.append(TappedRTPPacket(payload: payload, ssrc: 2, sequenceNumber: sequence, timestamp: UInt32(frame * 3_000),

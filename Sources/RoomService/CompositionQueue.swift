@@ -82,6 +82,9 @@ public actor CompositionQueue: CompositionControl {
         await worker?.value
     }
 
+    /// Compositions waiting for their turn (not the one being made).
+    public var queued: Int { queue.count }
+
     /// Returns once the queue is empty and nothing runs (tests).
     public func settle() async {
         while let worker { await worker.value }

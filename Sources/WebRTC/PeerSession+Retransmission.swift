@@ -12,20 +12,28 @@ import SFU
 /// whatever the slot forwarded since (another layer, another publisher). Memory grows with the
 /// publishers, not with publishers × subscribers.
 extension PeerSession {
+    /// Retransmissions one subscriber may have: 300 packets a second (about 3 Mbit/s), 300 at once.
+    static func makeRetransmissionAllowance() -> PacketAllowance { PacketAllowance(rate: 300, burst: 300) }
+
     /// Sends again what the peer's NACKs ask of our video slots, while it is kept (1 s).
     func answerSlotNACKs(_ nacks: [TransportLayerNACK], to destination: SocketAddress, now: Double, out: inout [Datagram]) {
         for nack in nacks {
             guard let track = tracks.firstIndex(where: { $0.ssrc == nack.mediaSSRC && $0.kind == .video }),
                   track < forwardLogs.count, forwardLogs[track] != nil else { continue }
-            var sent = 0, missed = 0
+            var sent = 0, missed = 0, refused = 0
             for pair in nack.pairs {
                 pair.forEachSequenceNumber { sequence in
+                    guard retransmissionAllowance.take(now: now) else {
+                        refused += 1
+                        return
+                    }
                     if resend(sequence, track: track, to: destination, now: now, out: &out) { sent += 1 } else { missed += 1 }
                 }
             }
             counters.retransmissionsSent += sent
             counters.retransmissionsMissed += missed
-            Log.debug(.webrtc, "session \(id): NACK on slot \(track): \(sent) sent again, \(missed) no longer kept")
+            counters.retransmissionsRefused += refused
+            Log.debug(.webrtc, "session \(id): NACK on slot \(track): \(sent) sent again, \(missed) no longer kept, \(refused) over the allowance")
         }
     }
 

@@ -103,8 +103,9 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var nacksSent = 0
     public var retransmissionsSent = 0
     /// Room sessions: packets asked for again that were no longer kept (older than a second, or
-    /// their source gone).
+    /// their source gone), and those refused past the peer's allowance (300 a second).
     public var retransmissionsMissed = 0
+    public var retransmissionsRefused = 0
     /// Transport-wide CC feedback packets sent to the peer (room sessions).
     public var transportFeedbackSent = 0
     /// Room sessions: times one of our video slots moved to another layer of its simulcast source,

@@ -144,8 +144,9 @@ import Testing
         #expect(try store.schemaVersion == SQLiteAccountStore.latestSchemaVersion)
         #expect(try raw.userVersion == SQLiteAccountStore.latestSchemaVersion)
         let tables = try raw.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0.first?.string }
-        #expect(tables == ["accounts", "api_keys", "applications", "calls", "insights_events", "participants",
-                          "published_tracks", "push_bindings", "recordings", "rooms", "server_liveness"])
+        #expect(tables == ["accounts", "api_keys", "applications", "calls", "compositions", "insights_events", "participants",
+                          "published_tracks", "push_bindings", "recording_rules", "recordings", "room_recordings", "rooms",
+                          "server_liveness"])
     }
 
     @Test func refusesNewerSchema() throws {

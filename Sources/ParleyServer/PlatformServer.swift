@@ -178,6 +178,10 @@ public final class PlatformServer: Sendable {
                 ("parley_media_retransmissions_missed_total", "counter", stats.sessionTotals.retransmissionsMissed),
                 ("parley_media_layer_switches_total", "counter", stats.sessionTotals.layerSwitches),
                 ("parley_media_track_switches_total", "counter", stats.sessionTotals.slotSwitches),
+                ("parley_media_simulcast_layer0_packets_total", "counter", stats.sessionTotals.layerPackets[0]),
+                ("parley_media_simulcast_layer1_packets_total", "counter", stats.sessionTotals.layerPackets[1]),
+                ("parley_media_simulcast_layer2_packets_total", "counter", stats.sessionTotals.layerPackets[2]),
+                ("parley_media_simulcast_layer3_packets_total", "counter", stats.sessionTotals.layerPackets[3]),
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }
 

@@ -112,8 +112,14 @@ public struct PeerSessionCounters: Sendable, Hashable {
     /// and times one was switched off or back on by the allocation.
     public var layerSwitches = 0
     public var slotSwitches = 0
+    /// Packets forwarded from each simulcast layer (by its rid's place in the offer, up to 4).
+    public var layerPackets = [0, 0, 0, 0]
 
     public init() {}
+
+    mutating func noteLayerForwarded(_ layer: Int) {
+        if layerPackets.indices.contains(layer) { layerPackets[layer] += 1 }
+    }
 }
 
 /// Counters of the shared media socket (all sessions).
@@ -154,6 +160,8 @@ public struct SessionCounterTotals: Sendable, Hashable {
     public var retransmissionsMissed = 0
     public var layerSwitches = 0
     public var slotSwitches = 0
+    /// Packets forwarded from simulcast layers 0, 1, 2 and 3.
+    public var layerPackets = [0, 0, 0, 0]
 
     public init() {}
 
@@ -166,6 +174,7 @@ public struct SessionCounterTotals: Sendable, Hashable {
         retransmissionsMissed += counters.retransmissionsMissed
         layerSwitches += counters.layerSwitches
         slotSwitches += counters.slotSwitches
+        for layer in layerPackets.indices { layerPackets[layer] += counters.layerPackets[layer] }
     }
 }
 

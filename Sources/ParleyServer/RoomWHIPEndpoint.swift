@@ -111,7 +111,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
                                                          apiKeySid: token.apiKeySid, roomSid: joined.room.sid,
                                                          roomName: joined.room.name))
             Log.info(.platform, "room \(joined.room.sid): \(route.kind.rawValue) participant \(sid) (\(token.identity))")
-            return WHIPHTTP.created(answer: joined.answer, location: "\(Self.prefix)\(route.rawRoom)/\(route.kind.rawValue)/\(sid)",
+            return WHIPHTTP.created(answer: joined.answer ?? "", location: "\(Self.prefix)\(route.rawRoom)/\(route.kind.rawValue)/\(sid)",
                                     etag: sid)
         } catch {
             return APIErrorResponse.make(error, status: Self.status(for: error))

@@ -20,6 +20,86 @@ PEERS = ("alice", "bob")
 T0 = time.time()
 ms = lambda: int((time.time() - T0) * 1000)
 
+"""# + roomBrowser + #"""
+def main():
+    if not bring_up_lo() or not start_server(HTTP_PORT, MEDIA_PORT,
+                                             ["--room-publish-kbps", PUBLISH_KBPS] if PUBLISH_KBPS else []):
+        return
+    tokens = {who: mint("video", who, "--room", ROOM) for who in PEERS}
+    lines = dict(l.split(":", 1) for l in cli("account", "--show-auth-token").splitlines() if ":" in l)
+    account = (lines["Account SID"].strip(), lines["Auth token"].strip())
+    with urllib.request.urlopen(BASE + "/rooms/" + ROOM, timeout=5) as r:
+        body = r.read()
+        out["page"] = {"status": r.status, "content_type": r.headers.get("Content-Type"),
+                       "csp": r.headers.get("Content-Security-Policy"), "bytes": len(body),
+                       "has_parley_room": b"window.parleyRoom" in body}
+    page_base = BASE
+    out["pages"] = {}
+    browsers = {}
+    for who in PEERS:  # alice first; bob once she has joined (or failed)
+        browsers[who] = Browser(who)
+        out["pages"].setdefault(who, {})["opened_ms"] = ms()
+        fragment = "#token=" + tokens[who] + ("&slots=" + SLOTS if SLOTS else "")
+        browsers[who].call("Page.navigate", {"url": page_base + "/rooms/" + ROOM + fragment}, session=True)
+        deadline = time.time() + 20
+        while not settled(browsers[who].state()) and time.time() < deadline:
+            time.sleep(0.1)
+        out["pages"][who]["settled_ms"] = ms()
+    deadline = time.time() + MEDIA_S
+    while time.time() < deadline:
+        states = {w: browsers[w].state() for w in PEERS}
+        if any(s is None or s.get("phase") in ("failed", "disconnected") for s in states.values()):
+            break
+        if all(hears(states[w], browsers[w].stats(), [o for o in PEERS if o != w][0]) for w in PEERS):
+            out["media_ms"] = ms()
+            break
+        time.sleep(0.25)
+    snapshot(browsers, "media")
+    listed = rest("/v1/Rooms?UniqueName=%s" % ROOM, account)
+    out["rest_rooms"] = listed
+    rooms = listed["body"].get("rooms", []) if isinstance(listed["body"], dict) else []
+    if rooms:
+        out["rest_participants"] = rest("/v1/Rooms/%s/Participants" % rooms[0]["sid"], account)
+    # alice turns her camera off: bob must see her video track disabled (room.trackChanged).
+    if all((browsers[w].state() or {}).get("phase") == "joined" for w in PEERS):
+        browsers["alice"].evaluate("window.parleyRoom.setCamera(false)")
+        off = ms()
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            others = (browsers["bob"].state() or {}).get("participants", {}).values()
+            tracks = [t for p in others if p["identity"] == "alice" for t in p["tracks"].values()]
+            if any(t["kind"] == "video" and not t["enabled"] for t in tracks):
+                out["camera_off_ms"] = ms() - off
+                break
+            time.sleep(0.1)
+    # bob leaves; alice must see participantDisconnected.
+    bob_sid = (out["pages"]["bob"]["media"].get("state") or {}).get("participantSid")
+    out["leave"] = {"bob_sid": bob_sid}
+    if bob_sid and (browsers["bob"].state() or {}).get("phase") == "joined":
+        browsers["bob"].evaluate("window.parleyRoom.leave()")
+        left = ms()
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            departed = [d["sid"] for d in (browsers["alice"].state() or {}).get("departed", [])]
+            if bob_sid in departed:
+                out["leave"]["alice_saw_ms"] = ms() - left
+                break
+            time.sleep(0.1)
+        if rooms:
+            out["rest_participants_after"] = rest("/v1/Rooms/%s/Participants" % rooms[0]["sid"], account)
+    snapshot(browsers, "end")
+    for b in browsers.values():
+        b.close()
+    for who in PEERS:
+        out["pages"][who]["chromium_stderr"] = tail(os.path.join(work, "chromium-%s.err" % who), 2000)
+
+run(main)
+"""#
+
+    /// The room runs' browser driver (after the prelude and the run's constants, `BASE` among
+    /// them): `Browser` (one headless Chromium and its page over the DevTools protocol on a
+    /// pipe), `settled`, `hears`, `rest` (GET with Basic auth) and `snapshot`.
+    static let roomBrowser = #"""
 class Browser:
     """One headless Chromium, one page, over the DevTools protocol on a pipe."""
     def __init__(self, name):
@@ -148,78 +228,5 @@ def snapshot(browsers, key):
             except Exception as e:
                 page[key + "_screenshot_error"] = repr(e)
 
-def main():
-    if not bring_up_lo() or not start_server(HTTP_PORT, MEDIA_PORT,
-                                             ["--room-publish-kbps", PUBLISH_KBPS] if PUBLISH_KBPS else []):
-        return
-    tokens = {who: mint("video", who, "--room", ROOM) for who in PEERS}
-    lines = dict(l.split(":", 1) for l in cli("account", "--show-auth-token").splitlines() if ":" in l)
-    account = (lines["Account SID"].strip(), lines["Auth token"].strip())
-    with urllib.request.urlopen(BASE + "/rooms/" + ROOM, timeout=5) as r:
-        body = r.read()
-        out["page"] = {"status": r.status, "content_type": r.headers.get("Content-Type"),
-                       "csp": r.headers.get("Content-Security-Policy"), "bytes": len(body),
-                       "has_parley_room": b"window.parleyRoom" in body}
-    page_base = BASE
-    out["pages"] = {}
-    browsers = {}
-    for who in PEERS:  # alice first; bob once she has joined (or failed)
-        browsers[who] = Browser(who)
-        out["pages"].setdefault(who, {})["opened_ms"] = ms()
-        fragment = "#token=" + tokens[who] + ("&slots=" + SLOTS if SLOTS else "")
-        browsers[who].call("Page.navigate", {"url": page_base + "/rooms/" + ROOM + fragment}, session=True)
-        deadline = time.time() + 20
-        while not settled(browsers[who].state()) and time.time() < deadline:
-            time.sleep(0.1)
-        out["pages"][who]["settled_ms"] = ms()
-    deadline = time.time() + MEDIA_S
-    while time.time() < deadline:
-        states = {w: browsers[w].state() for w in PEERS}
-        if any(s is None or s.get("phase") in ("failed", "disconnected") for s in states.values()):
-            break
-        if all(hears(states[w], browsers[w].stats(), [o for o in PEERS if o != w][0]) for w in PEERS):
-            out["media_ms"] = ms()
-            break
-        time.sleep(0.25)
-    snapshot(browsers, "media")
-    listed = rest("/v1/Rooms?UniqueName=%s" % ROOM, account)
-    out["rest_rooms"] = listed
-    rooms = listed["body"].get("rooms", []) if isinstance(listed["body"], dict) else []
-    if rooms:
-        out["rest_participants"] = rest("/v1/Rooms/%s/Participants" % rooms[0]["sid"], account)
-    # alice turns her camera off: bob must see her video track disabled (room.trackChanged).
-    if all((browsers[w].state() or {}).get("phase") == "joined" for w in PEERS):
-        browsers["alice"].evaluate("window.parleyRoom.setCamera(false)")
-        off = ms()
-        deadline = time.time() + 5
-        while time.time() < deadline:
-            others = (browsers["bob"].state() or {}).get("participants", {}).values()
-            tracks = [t for p in others if p["identity"] == "alice" for t in p["tracks"].values()]
-            if any(t["kind"] == "video" and not t["enabled"] for t in tracks):
-                out["camera_off_ms"] = ms() - off
-                break
-            time.sleep(0.1)
-    # bob leaves; alice must see participantDisconnected.
-    bob_sid = (out["pages"]["bob"]["media"].get("state") or {}).get("participantSid")
-    out["leave"] = {"bob_sid": bob_sid}
-    if bob_sid and (browsers["bob"].state() or {}).get("phase") == "joined":
-        browsers["bob"].evaluate("window.parleyRoom.leave()")
-        left = ms()
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            departed = [d["sid"] for d in (browsers["alice"].state() or {}).get("departed", [])]
-            if bob_sid in departed:
-                out["leave"]["alice_saw_ms"] = ms() - left
-                break
-            time.sleep(0.1)
-        if rooms:
-            out["rest_participants_after"] = rest("/v1/Rooms/%s/Participants" % rooms[0]["sid"], account)
-    snapshot(browsers, "end")
-    for b in browsers.values():
-        b.close()
-    for who in PEERS:
-        out["pages"][who]["chromium_stderr"] = tail(os.path.join(work, "chromium-%s.err" % who), 2000)
-
-run(main)
 """#
 }

@@ -236,5 +236,6 @@ async function listenForSpeakers() {
     await new Promise(resolve => setTimeout(resolve, 100));
   }
 }
+
 """#
 }

@@ -64,7 +64,7 @@ extension ServerConfiguration {
     /// The issuer for the configured servers, nil when there are none. Reads `--turn-secret-file`
     /// (its first line) unless `turnSecret` is set.
     /// - Throws: a message fit for standard error when the file cannot be read or is empty.
-    func iceServerIssuer() throws(ConfigurationError) -> ICEServerIssuer? {
+    public func iceServerIssuer() throws(ConfigurationError) -> ICEServerIssuer? {
         guard !iceServerURLs.isEmpty else { return nil }
         var secret = turnSecret ?? ""
         if turnSecret == nil, let path = turnSecretFile {

@@ -20,6 +20,7 @@ BASE = "http://127.0.0.1:%d" % HTTP_PORT
 PEERS = ("alice", "bob")
 T0 = time.time()
 ms = lambda: int((time.time() - T0) * 1000)
+
 """# + roomBrowser + #"""
 def post(path, account, fields):
     import base64, urllib.parse

@@ -96,6 +96,18 @@ extension RoomService {
         receiver.post(relayed)
     }
 
+    /// In a peer-to-peer room subscribing is between the peers: `room.subscribe` and
+    /// `room.unsubscribe` get `room.subscriptionFailed` with 53117 (Twilio's "not supported for
+    /// the Room type"). True when it was refused so.
+    func refusedPeerSubscription(_ participantSid: String, trackSid: String, ref: String?) -> Bool {
+        guard let live = participants[participantSid], live.session == nil, let room = rooms[live.record.roomSid],
+              Self.isPeerToPeer(room.record.type) else { return false }
+        live.post(.roomSubscriptionFailed(RoomSubscriptionFailed(
+            trackSid: trackSid, code: ParleyError.Code.roomSubscriptionOperationNotSupported.rawValue,
+            message: "subscriptions in a \(room.record.type.rawValue) room are between the peers")), ref: ref)
+        return true
+    }
+
     /// A participant without a media session left (its tracks already unpublished): the others
     /// are told, and forget their budgets toward it.
     func peerGone(_ record: ParticipantRecord) {

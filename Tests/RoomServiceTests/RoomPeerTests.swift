@@ -160,7 +160,13 @@ import VideoREST
         #expect(await Self.code { try await f.relay(Self.offer(to: a), from: dave) } == 53204)
         #expect(await Self.code { try await f.relay(Self.offer(to: a), from: "PA0000000000000000000000000000dead") } == 53204)
         #expect(await Self.code { try await f.relay(.roomLeave, from: a) } == 31400)
-        #expect(alice.take().isEmpty && bob.take().isEmpty)
+        // Subscriptions are the peers' business: 53117.
+        await f.service.subscribe(participantSid: a, trackSid: "MT1", ref: "s1")
+        await f.service.unsubscribe(participantSid: a, trackSid: "MT1")
+        await f.service.settle()
+        let refused = RoomSubscriptionFailed(trackSid: "MT1", code: 53117, message: "subscriptions in a peer-to-peer room are between the peers")
+        #expect(alice.take() == [.roomSubscriptionFailed(refused), .roomSubscriptionFailed(refused)] && alice.refs.suffix(2) == ["s1", nil])
+        #expect(bob.take().isEmpty)
         await f.close()
     }
 

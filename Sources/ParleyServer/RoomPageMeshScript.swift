@@ -153,20 +153,12 @@ async function meshStats() {
   const rows = [];
   for (const p of peers.values()) {
     if (p.pc.signalingState === "closed") continue;
-    const who = S.participants[p.sid];
     for (const [kind, r] of Object.entries(p.remote)) {
       const tx = p.pc.getTransceivers().find(t => t.receiver.track === r.track);
       if (!tx) continue;
       let x = null;
       (await tx.receiver.getStats()).forEach(s => { if (s.type === "inbound-rtp") x = s; });
-      const row = {mid: tx.mid, kind, trackSid: p.remoteMids[tx.mid] || null, participantSid: p.sid,
-                   identity: who ? who.identity : null, packetsReceived: x ? x.packetsReceived : 0,
-                   bytesReceived: x ? x.bytesReceived : 0, packetsLost: x ? x.packetsLost : 0, jitter: x ? x.jitter : null};
-      if (kind === "video") Object.assign(row, {framesDecoded: x ? x.framesDecoded || 0 : 0, frameWidth: x ? x.frameWidth : null,
-        frameHeight: x ? x.frameHeight : null, framesPerSecond: x ? x.framesPerSecond : null, keyFramesDecoded: x ? x.keyFramesDecoded : 0});
-      else Object.assign(row, {totalAudioEnergy: x ? x.totalAudioEnergy || 0 : 0, audioLevel: x ? x.audioLevel : null,
-        totalSamplesReceived: x ? x.totalSamplesReceived : 0, concealedSamples: x ? x.concealedSamples : 0});
-      rows.push(row);
+      rows.push(inboundRow({mid: tx.mid, trackSid: p.remoteMids[tx.mid] || null, participantSid: p.sid}, kind, x));
     }
   }
   return rows;

@@ -327,17 +327,19 @@ async function stats() {
     if (!tx || !pc || pc.signalingState === "closed") continue;
     let r = null;
     (await tx.receiver.getStats()).forEach(x => { if (x.type === "inbound-rtp") r = x; });
-    const p = S.participants[s.participantSid];
-    const row = {mid, kind: tx.receiver.track.kind, trackSid: s.trackSid, participantSid: s.participantSid,
-                 identity: p ? p.identity : null, packetsReceived: r ? r.packetsReceived : 0,
-                 bytesReceived: r ? r.bytesReceived : 0, packetsLost: r ? r.packetsLost : 0, jitter: r ? r.jitter : null};
-    if (row.kind === "video") Object.assign(row, {framesDecoded: r ? r.framesDecoded || 0 : 0, frameWidth: r ? r.frameWidth : null,
-      frameHeight: r ? r.frameHeight : null, framesPerSecond: r ? r.framesPerSecond : null, keyFramesDecoded: r ? r.keyFramesDecoded : 0});
-    else Object.assign(row, {totalAudioEnergy: r ? r.totalAudioEnergy || 0 : 0, audioLevel: r ? r.audioLevel : null,
-      totalSamplesReceived: r ? r.totalSamplesReceived : 0, concealedSamples: r ? r.concealedSamples : 0});
-    rows.push(row);
+    rows.push(inboundRow({mid, trackSid: s.trackSid, participantSid: s.participantSid}, tx.receiver.track.kind, r));
   }
   return rows;
+}
+// One stats() row: `head` (mid, trackSid, participantSid), the identity, and inbound-rtp `r` (null before any packet).
+function inboundRow(head, kind, r) {
+  const p = S.participants[head.participantSid];
+  const row = Object.assign({kind}, head, {identity: p ? p.identity : null, packetsReceived: r ? r.packetsReceived : 0,
+                 bytesReceived: r ? r.bytesReceived : 0, packetsLost: r ? r.packetsLost : 0, jitter: r ? r.jitter : null});
+  if (kind === "video") return Object.assign(row, {framesDecoded: r ? r.framesDecoded || 0 : 0, frameWidth: r ? r.frameWidth : null,
+    frameHeight: r ? r.frameHeight : null, framesPerSecond: r ? r.framesPerSecond : null, keyFramesDecoded: r ? r.keyFramesDecoded : 0});
+  return Object.assign(row, {totalAudioEnergy: r ? r.totalAudioEnergy || 0 : 0, audioLevel: r ? r.audioLevel : null,
+    totalSamplesReceived: r ? r.totalSamplesReceived : 0, concealedSamples: r ? r.concealedSamples : 0});
 }
 // outbound-rtp of our published sections.
 async function localStats() {

@@ -43,15 +43,7 @@ extension RoomService {
                                 answer: nil, iceServers: configuration.iceServers(identity))
         guard let live = participants[record.sid] else { return joined }
         live.post(.roomJoined(joined), ref: ref)
-        announced.insert(record.sid)
-        tellOthers(of: record, .roomParticipantConnected(RoomParticipantConnected(
-            participant: RoomParticipantInfo(sid: record.sid, identity: record.identity))))
-        let published = publishedTracks(participantSid: record.sid).compactMap { trackInfo($0.sid, local: false) }
-        for other in announcedOthers(of: record.sid) {
-            for track in published {
-                other.post(.roomTrackPublished(RoomTrackPublished(participantSid: record.sid, track: track)))
-            }
-        }
+        announceArrival(of: record)  // the others have no slots to reconcile
         Log.info(.platform, "room \(roomRecord.sid): participant \(record.sid) joined peer to peer")
         return joined
     }

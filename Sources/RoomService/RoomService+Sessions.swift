@@ -70,6 +70,13 @@ extension RoomService {
         live.post(.roomJoined(joined), ref: ref)
         joinedActivity(record.sid)
         if let request = plan.renegotiate { live.post(.roomRenegotiate(request)) }
+        announceArrival(of: record)
+        return joined
+    }
+
+    /// A participant's `room.joined` went out: every other participant gets
+    /// `room.participantConnected`, a `room.trackPublished` per track, then what its slots take.
+    func announceArrival(of record: ParticipantRecord) {
         announced.insert(record.sid)
         tellOthers(of: record, .roomParticipantConnected(RoomParticipantConnected(
             participant: RoomParticipantInfo(sid: record.sid, identity: record.identity))))
@@ -80,7 +87,6 @@ extension RoomService {
             }
             reconcile(other.record.sid)
         }
-        return joined
     }
 
     /// Applies a participant's re-offer (`room.offer`): new sending sections with a described

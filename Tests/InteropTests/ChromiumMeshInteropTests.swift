@@ -73,15 +73,7 @@ import Testing
             #expect((mesh["errors"] as? [Any] ?? []).isEmpty && (mesh["relayErrors"] as? [Any] ?? []).isEmpty,
                     "\(me)'s mesh errors: \(mesh["errors"] ?? "-"), relay errors: \(mesh["relayErrors"] ?? "-")")
             #expect(mesh["relay"] as? Bool == (candidateType == "relay"), "\(me)'s relay flag: \(mesh["relay"] ?? "-")")
-            let identities = (state["participants"] as? [String: [String: Any]] ?? [:]).values.compactMap { $0["identity"] as? String }
-            #expect(identities.contains(other), "\(me) does not see \(other): \(identities)")
-            #expect((audio["packetsReceived"] as? Int ?? 0) > 100, "\(me) ← \(other) audio: \(audio)")
-            #expect(ChromiumRun.number(audio["totalAudioEnergy"]) > 0, "\(me) ← \(other) audio energy: \(audio)")
-            #expect((video["framesDecoded"] as? Int ?? 0) > 30, "\(me) ← \(other) video: \(video)")
-            let camera = ((pages[other]?["media"] as? [String: Any])?["state"] as? [String: Any])?["localVideo"] as? [String: Any] ?? [:]
-            #expect(camera["width"] != nil && video["frameWidth"] as? Int == camera["width"] as? Int
-                    && video["frameHeight"] as? Int == camera["height"] as? Int,
-                    "\(me) decodes \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), \(other)'s camera is \(camera)")
+            ChromiumRoomInteropTests.expectSeesAndHears(me, other, state: state, audio: audio, video: video, pages: pages)
             #expect(pair["state"] as? String == "succeeded" && pair["local"] as? String == candidateType
                     && pair["remote"] as? String == candidateType, "\(me)'s selected pair toward \(other): \(pair)")
         }

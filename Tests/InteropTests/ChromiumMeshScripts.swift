@@ -68,26 +68,8 @@ def main():
     if created["status"] != 201:
         out["error"] = "POST /v1/Rooms: %s" % created
         return
-    out["pages"] = {}
-    browsers = {}
-    for who in PEERS:  # alice first; bob once she has joined (or failed)
-        browsers[who] = Browser(who)
-        out["pages"].setdefault(who, {})["opened_ms"] = ms()
-        fragment = "#token=" + tokens[who] + ("&relay=1" if COTURN else "")
-        browsers[who].call("Page.navigate", {"url": BASE + "/rooms/" + ROOM + fragment}, session=True)
-        deadline = time.time() + 20
-        while not settled(browsers[who].state()) and time.time() < deadline:
-            time.sleep(0.1)
-        out["pages"][who]["settled_ms"] = ms()
-    deadline = time.time() + MEDIA_S
-    while time.time() < deadline:
-        states = {w: browsers[w].state() for w in PEERS}
-        if any(s is None or s.get("phase") in ("failed", "disconnected") for s in states.values()):
-            break
-        if all(hears(states[w], browsers[w].stats(), [o for o in PEERS if o != w][0]) for w in PEERS):
-            out["media_ms"] = ms()
-            break
-        time.sleep(0.25)
+    browsers = open_pages(tokens, "&relay=1" if COTURN else "")
+    wait_for_media(browsers)
     snapshot(browsers, "media")
     for who, b in browsers.items():
         try:
@@ -102,36 +84,11 @@ def main():
         out["rest_alice_tracks"] = rest("/v1/Rooms/%s/Participants/%s/PublishedTracks" % (room_sid, alice_sid), account)
     if COTURN:
         out["coturn_log"] = tail(os.path.join(work, "coturn.out"), 6000)
-    # alice turns her camera off: bob sees it through the server (room.trackChanged).
-    if all((browsers[w].state() or {}).get("phase") == "joined" for w in PEERS):
-        browsers["alice"].evaluate("window.parleyRoom.setCamera(false)")
-        off = ms()
-        deadline = time.time() + 5
-        while time.time() < deadline:
-            others = (browsers["bob"].state() or {}).get("participants", {}).values()
-            tracks = [t for p in others if p["identity"] == "alice" for t in p["tracks"].values()]
-            if any(t["kind"] == "video" and not t["enabled"] for t in tracks):
-                out["camera_off_ms"] = ms() - off
-                break
-            time.sleep(0.1)
-    bob_sid = ((out["pages"]["bob"].get("media") or {}).get("state") or {}).get("participantSid")
-    out["leave"] = {"bob_sid": bob_sid}
-    if bob_sid and (browsers["bob"].state() or {}).get("phase") == "joined":
-        browsers["bob"].evaluate("window.parleyRoom.leave()")
-        left = ms()
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            state = browsers["alice"].state() or {}
-            if bob_sid in [d["sid"] for d in state.get("departed", [])] and not (state.get("mesh") or {}).get("peers"):
-                out["leave"]["alice_saw_ms"] = ms() - left
-                break
-            time.sleep(0.1)
+    camera_off(browsers)  # through the server: room.trackEnabled → room.trackChanged
+    bob_leaves(browsers, gone=lambda alice: not (alice.get("mesh") or {}).get("peers"))  # and alice closed her connection to him
     snapshot(browsers, "end")
     out["metrics_end"] = metrics()
-    for b in browsers.values():
-        b.close()
-    for who in PEERS:
-        out["pages"][who]["chromium_stderr"] = tail(os.path.join(work, "chromium-%s.err" % who), 2000)
+    close_pages(browsers)
 
 run(main)
 """#

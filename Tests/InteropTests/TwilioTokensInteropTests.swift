@@ -13,36 +13,30 @@ import Testing
     static let secret = "tokens-interop-secret"
 
     @Test(.timeLimit(.minutes(1))) func twilioLibraryCreatesANetworkTraversalToken() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tokens-interop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        var config = ServerConfiguration()
-        config.port = 0
-        config.mediaPort = 0
-        config.recordingsDirectory = dir.appendingPathComponent("recordings").path
-        config.iceServerURLs = ["stun:turn.example.com:3478", "turn:turn.example.com:3478?transport=udp"]
-        config.turnSecret = Self.secret
-        let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
-        try server.start()
-        let account = server.defaultCredentials.account
-        let input: JSONObject = ["base": .string("http://127.0.0.1:\(server.port)"), "account": .string(account.sid),
-                                 "auth_token": .string(account.authToken),
-                                 "key": .string(server.defaultCredentials.apiKey.sid), "secret": .string(server.defaultCredentials.apiKey.secret)]
+        let urls = ["stun:turn.example.com:3478", "turn:turn.example.com:3478?transport=udp"]
+        let platform = try InteropPlatform(name: "tokens-interop") {
+            $0.iceServerURLs = urls
+            $0.turnSecret = Self.secret
+        }
+        let account = platform.server.defaultCredentials.account
+        let key = platform.server.defaultCredentials.apiKey
+        let input: JSONObject = ["base": .string(platform.base), "account": .string(account.sid), "auth_token": .string(account.authToken),
+                                 "key": .string(key.sid), "secret": .string(key.secret)]
         let result: JSONObject
         do {
-            result = try await PythonProcess.run(Self.script, input: .object(input), in: dir).objectValue ?? [:]
+            result = try await PythonProcess.run(Self.script, input: .object(input), in: platform.dir).objectValue ?? [:]
         } catch {
-            await server.shutdown()
+            await platform.stop()
             throw error
         }
-        await server.shutdown()
+        await platform.stop()
 
         for key in ["by_auth_token", "by_api_key"] {
             let token = try #require(result[key]?.objectValue, "\(key): \(result)")
             #expect(token["account_sid"]?.stringValue == account.sid && token["ttl"]?.stringValue == "3600", "\(token)")
             guard case .array(let list)? = token["ice_servers"] else { throw ChromiumRun.Failure(description: "no ice_servers: \(token)") }
             let servers = list.compactMap(\.objectValue)
-            #expect(servers.map { $0["urls"]?.stringValue } == config.iceServerURLs, "\(servers)")
+            #expect(servers.map { $0["urls"]?.stringValue } == urls, "\(servers)")
             let username = token["username"]?.stringValue ?? ""
             let expiry = Int64(username.split(separator: ":").first ?? "") ?? 0
             let now = Int64(Date().timeIntervalSince1970)

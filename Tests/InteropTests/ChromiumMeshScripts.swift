@@ -22,16 +22,6 @@ T0 = time.time()
 ms = lambda: int((time.time() - T0) * 1000)
 
 """# + roomBrowser + #"""
-def post(path, account, fields):
-    import base64, urllib.parse
-    req = urllib.request.Request(BASE + path, data=urllib.parse.urlencode(fields).encode(), method="POST")
-    req.add_header("Authorization", "Basic " + base64.b64encode(("%s:%s" % account).encode()).decode())
-    try:
-        with urllib.request.urlopen(req, timeout=5) as r:
-            return {"status": r.status, "body": json.loads(r.read() or b"null")}
-    except urllib.error.HTTPError as e:
-        return {"status": e.code, "body": e.read().decode(errors="replace")[:2000]}
-
 def metrics():
     with urllib.request.urlopen(BASE + "/metrics", timeout=5) as r:
         lines = r.read().decode().splitlines()
@@ -63,7 +53,7 @@ def main():
     tokens = {who: mint("video", who, "--room", ROOM) for who in PEERS}
     lines = dict(l.split(":", 1) for l in cli("account", "--show-auth-token").splitlines() if ":" in l)
     account = (lines["Account SID"].strip(), lines["Auth token"].strip())
-    created = post("/v1/Rooms", account, {"UniqueName": ROOM, "Type": TYPE})
+    created = rest("/v1/Rooms", account, {"UniqueName": ROOM, "Type": TYPE})
     out["created"] = created
     if created["status"] != 201:
         out["error"] = "POST /v1/Rooms: %s" % created

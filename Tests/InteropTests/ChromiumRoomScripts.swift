@@ -52,7 +52,7 @@ run(main)
 
     /// The room runs' browser driver (after the prelude and the run's constants, `BASE` among
     /// them, and `ROOM`, `PEERS`, `MEDIA_S`): `Browser` (one headless Chromium and its page over
-    /// the DevTools protocol on a pipe), `settled`, `hears`, `rest` (GET with Basic auth),
+    /// the DevTools protocol on a pipe), `settled`, `hears`, `rest` (GET or POST with Basic auth),
     /// `snapshot`, and the run's steps: `open_pages`, `wait_for_media`, `camera_off`, `bob_leaves`,
     /// `close_pages`.
     static let roomBrowser = #"""
@@ -155,9 +155,11 @@ def hears(state, stats, other):
     video = any(r["kind"] == "video" and r.get("framesDecoded", 0) > 30 for r in mine)
     return audio and video
 
-def rest(path, account):
-    import base64
-    req = urllib.request.Request(BASE + path)
+def rest(path, account, fields=None):
+    """GET PATH with Basic auth, or POST FIELDS form-encoded: {"status", "body"}."""
+    import base64, urllib.parse
+    data = urllib.parse.urlencode(fields).encode() if fields is not None else None
+    req = urllib.request.Request(BASE + path, data=data)
     req.add_header("Authorization", "Basic " + base64.b64encode(("%s:%s" % account).encode()).decode())
     try:
         with urllib.request.urlopen(req, timeout=5) as r:

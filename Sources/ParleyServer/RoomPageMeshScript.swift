@@ -82,6 +82,11 @@ function dropPeer(sid) {
   p.pc.close();
   delete S.mesh.peers[sid];
 }
+function meshStatus() {
+  const all = Object.values(S.mesh.peers);
+  return "peer to peer" + (relayOnly ? " (relay)" : "") + ", " + all.filter(p => p.connectionState === "connected").length
+    + "/" + all.length + " connected";
+}
 function meshClose() { for (const sid of [...peers.keys()]) dropPeer(sid); }
 
 // After room.joined in a peer-to-peer room: we are the newer participant toward everyone listed.

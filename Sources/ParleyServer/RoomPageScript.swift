@@ -48,7 +48,7 @@ const want = {audio: 0, video: 0};
 function note(line) { S.log.push(line); if (S.log.length > 60) S.log.shift(); }
 function status() {
   const p = Object.keys(S.participants).length;
-  $("status").textContent = S.phase + (pc ? " · media " + S.connectionState : "")
+  $("status").textContent = S.phase + (pc ? " · media " + S.connectionState : S.mesh ? " · " + meshStatus() : "")
     + (S.phase === "joined" ? " · " + p + " other" + (p === 1 ? "" : "s") : "");
 }
 function closeMedia() { if (pc) { pc.close(); S.connectionState = "closed"; } meshClose(); }

@@ -182,7 +182,7 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto",
-                               "SDP", "ICE"],
+                               "SDP", "SFU", "ICE"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
@@ -206,7 +206,7 @@ let package = Package(
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "VoiceREST", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
-                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring", "RoomService"],
+                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring", "RoomService", "SFU"],
                 swiftSettings: strict),
 
         // Two-party SDK calls in one process, the pieces `parley demo` and `parley-bench
@@ -299,7 +299,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
-                                   "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore"],
+                                   "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore", "SFU"],
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.
         .testTarget(name: "ParleyCLITests",

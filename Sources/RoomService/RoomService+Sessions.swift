@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import PlatformCore
+import SFU
 import Signaling
 
 /// Participants with media: `connect` (room signaling's `room.join`) opens a participant's
@@ -24,7 +25,7 @@ extension RoomService {
     ///   two name one), the media plane's 534xx, `join`'s and `publish`'s errors.
     public func connect(accountSid: String, identity: String, room: String, offer: String?, tracks: [RoomTrackInfo],
                         automaticSubscription: Bool = true, dominantSpeaker: Bool = false, networkQuality: Bool = false,
-                        peerToPeer: Bool = false, ref: String? = nil,
+                        bandwidthProfile: RoomBandwidthProfile? = nil, peerToPeer: Bool = false, ref: String? = nil,
                         link: any RoomParticipantLink) async throws(ParleyError) -> RoomJoined {
         guard tracks.count <= Self.maxTracksPerParticipant else {
             throw ParleyError(.participantMaxTracksExceeded, reason: "at most \(Self.maxTracksPerParticipant) tracks")
@@ -51,6 +52,10 @@ extension RoomService {
         participants[record.sid]?.session = RoomSession(description, automaticSubscription: automaticSubscription)
         participants[record.sid]?.wantsDominantSpeaker = dominantSpeaker
         participants[record.sid]?.qualityReports.wanted = networkQuality
+        if let bandwidthProfile {
+            participants[record.sid]?.bandwidthProfile = BandwidthProfile(bandwidthProfile)
+            applyBandwidthProfile(of: record.sid)
+        }
         sessionOwners[description.session] = record.sid
         do throws(ParleyError) {
             try publish(tracks, of: record.sid)
@@ -198,6 +203,8 @@ extension RoomService {
             audioLevel(level, session: session, mid: mid)
         case .quality(let session, let quality):
             networkQuality(quality, session: session)
+        case .trackSwitched(let session, let mid, let off):
+            trackSwitched(session: session, mid: mid, off: off)
         case .connected:
             break
         }

@@ -178,7 +178,9 @@ public final class PlatformServer: Sendable {
                 ("parley_media_red_recovered_total", "counter", stats.sessionTotals.redBlocksRecovered),
                 ("parley_media_red_wrapped_total", "counter", stats.sessionTotals.redWrapped),
                 ("parley_media_retransmissions_total", "counter", stats.sessionTotals.retransmissionsSent),
+                ("parley_media_retransmissions_missed_total", "counter", stats.sessionTotals.retransmissionsMissed),
                 ("parley_media_layer_switches_total", "counter", stats.sessionTotals.layerSwitches),
+                ("parley_media_track_switches_total", "counter", stats.sessionTotals.slotSwitches),
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import ParleyTestSupport
 
 extension ChromiumScripts {
-    /// The peer-to-peer room run (after the prelude); arguments: room name, room type
+    /// The peer-to-peer room run (after the prelude and `browser`); arguments: room name, room type
     /// (`peer-to-peer` or `go`), media seconds, and a JSON array: empty for direct ICE, else
     /// coturn's command line (`Coturn.arguments`, `use-auth-secret` with the secret that follows
     /// as the array's last item). With coturn it starts coturn first and the server with
@@ -21,7 +21,7 @@ PEERS = ("alice", "bob")
 T0 = time.time()
 ms = lambda: int((time.time() - T0) * 1000)
 
-"""# + roomBrowser + #"""
+"""# + roomSteps + #"""
 def metrics():
     with urllib.request.urlopen(BASE + "/metrics", timeout=5) as r:
         lines = r.read().decode().splitlines()
@@ -96,6 +96,6 @@ extension ChromiumRun {
                 + Coturn.arguments(port: 3478, auth: ["--use-auth-secret", "--static-auth-secret=\(secret)"]) + [secret]
             coturn = String(decoding: try JSONSerialization.data(withJSONObject: command), as: UTF8.self)
         }
-        return try ChromiumRun(orchestrator: ChromiumScripts.mesh, arguments: [name, type, String(mediaSeconds), coturn])
+        return try ChromiumRun(orchestrator: ChromiumScripts.browser + ChromiumScripts.mesh, arguments: [name, type, String(mediaSeconds), coturn])
     }
 }

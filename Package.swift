@@ -158,7 +158,7 @@ let package = Package(
         // interfaces it defines (`LiveCallControl`, `ConferenceDirectory`), never the engine itself.
         .target(name: "VoiceREST",
                 dependencies: ["PlatformCore", "ServerMedia", "ParleyCore", "ParleyStore", "AccessToken", "HTTPWire", "TwiML",
-                               "JSONWire"],
+                               "JSONWire", "ICE"],
                 swiftSettings: strict),
         // The call engine: signaling sessions, TwiML, `<Dial>` over leg routes, conferences,
         // recordings, the Insights and push-registration endpoints; media through `CallMediaBridge`.
@@ -182,7 +182,7 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto",
-                               "SDP", "SFU"],
+                               "SDP", "SFU", "ICE"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
@@ -290,7 +290,8 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
                                    "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
-                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner", "RoomService"],
+                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner", "RoomService",
+                                   "ParleyCrypto"],
                     swiftSettings: strict),
         .testTarget(name: "RoomServiceTests",
                     dependencies: ["RoomService", "VideoREST", "ParleyTestSupport", "ParleyTestClock", "PlatformCore", "ParleyStore",

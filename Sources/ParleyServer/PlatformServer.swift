@@ -124,6 +124,8 @@ public final class PlatformServer: Sendable {
         self.quotas = quotas
         var roomConfig = RoomService.Configuration()
         roomConfig.clock = clock
+        let iceServers = try configuration.iceServerIssuer()
+        roomConfig.iceServers = Self.roomICEServers(iceServers)
         let rooms = RoomService(store: store, webhooks: WebhookClient(http: webhookHTTP),
                                 media: roomMedia ?? WebRTCRoomMedia(transport: media),
                                 configuration: roomConfig)
@@ -139,7 +141,8 @@ public final class PlatformServer: Sendable {
                                  roomSignaling: RoomSignalingAdapter(rooms: rooms), publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
-        let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
+        var rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
+        rest.iceServers = iceServers
         echo = EchoEndpoint(media: media, quotas: quotas)
         roomWHIP = RoomWHIPEndpoint(rooms: rooms)
         let router = APIRouter(verifier: verifier, metrics: metrics,

@@ -9,8 +9,9 @@
 /// participant's tile shows the receiver tracks of its slots.
 ///
 /// `window.parleyRoom` is the state (JSON-able: `JSON.stringify(parleyRoom)`); its non-enumerable
-/// methods are `stats()` (per remote track inbound-rtp figures), `localStats()`, `setMic(on)`,
-/// `setCamera(on)` and `leave()`.
+/// methods are `stats()` (per remote track inbound-rtp figures), `localStats()`, `candidatePairs()`
+/// (peer-to-peer rooms), `setMic(on)`, `setCamera(on)` and `leave()`. A `peer-to-peer` or `go`
+/// room is a mesh of peer connections instead (`RoomPageMeshScript`).
 enum RoomPageScript {
     static let source = #"""
 "use strict";
@@ -51,10 +52,10 @@ const want = {audio: 0, video: 0};
 function note(line) { S.log.push(line); if (S.log.length > 60) S.log.shift(); }
 function status() {
   const p = Object.keys(S.participants).length;
-  $("status").textContent = S.phase + (pc ? " · media " + S.connectionState : "")
+  $("status").textContent = S.phase + (pc ? " · media " + S.connectionState : S.mesh ? " · " + meshStatus() : "")
     + (S.phase === "joined" ? " · " + p + " other" + (p === 1 ? "" : "s") : "");
 }
-function closeMedia() { if (pc) { pc.close(); S.connectionState = "closed"; } }
+function closeMedia() { if (pc) { pc.close(); S.connectionState = "closed"; } meshClose(); }
 function showError(text) { const e = $("error"); e.textContent = text; e.hidden = false; }
 function fail(err) {
   const code = err && err.code, message = String(err && err.message || err);
@@ -109,6 +110,7 @@ function connect(token) {
 
 function receive(m) {
   note("< " + m.type);
+  if (meshReceive(m)) return;  // peer-to-peer rooms' relayed messages
   const waiter = m.ref !== undefined && pending.get(m.ref);
   if (waiter) {
     pending.delete(m.ref);
@@ -255,8 +257,10 @@ async function join(token) {
   for (const p of joined.participants || []) addParticipant(p);
   applyMaps(joined);  // before any other await, as in negotiate()
   S.phase = "joined";
-  await pc.setRemoteDescription({type: "answer", sdp: joined.answer});
-  S.negotiations++;
+  if (isMesh(joined.room.type)) startMesh(joined); else {
+    await pc.setRemoteDescription({type: "answer", sdp: joined.answer});
+    S.negotiations++;
+  }
   $("title").textContent = roomName + " · " + S.identity;
   setButtons(true);
   render();
@@ -293,6 +297,7 @@ function render() {
       media.srcObject = new MediaStream([tx.receiver.track]);
       media.play().catch(() => { $("unmute").hidden = false; });
     }
+    meshRender(p, el);
   }
 }
 function setButtons(on) { for (const id of ["mic", "cam", "leave"]) $(id).disabled = !on; }
@@ -301,7 +306,7 @@ function enable(kind, on) {
   if (!s || S.phase !== "joined") return;
   s.tx.sender.track.enabled = on;
   if (kind === "audio") S.micEnabled = on; else S.cameraEnabled = on;
-  const sid = S.published[s.tx.mid];
+  const sid = S.published[s.tx.mid] || meshSids[s.name];
   if (sid) send({type: "room.trackEnabled", trackSid: sid, enabled: on});
   const button = $(kind === "audio" ? "mic" : "cam");
   button.setAttribute("aria-pressed", String(!on));
@@ -321,26 +326,30 @@ function leave() {
 
 // getStats() of each receive slot that carries a remote track (inbound-rtp).
 async function stats() {
+  if (S.mesh) return meshStats();
   const rows = [];
   for (const [mid, s] of Object.entries(S.slots)) {
     const tx = transceiver(mid);
     if (!tx || !pc || pc.signalingState === "closed") continue;
     let r = null;
     (await tx.receiver.getStats()).forEach(x => { if (x.type === "inbound-rtp") r = x; });
-    const p = S.participants[s.participantSid];
-    const row = {mid, kind: tx.receiver.track.kind, trackSid: s.trackSid, participantSid: s.participantSid,
-                 identity: p ? p.identity : null, packetsReceived: r ? r.packetsReceived : 0,
-                 bytesReceived: r ? r.bytesReceived : 0, packetsLost: r ? r.packetsLost : 0, jitter: r ? r.jitter : null};
-    if (row.kind === "video") Object.assign(row, {framesDecoded: r ? r.framesDecoded || 0 : 0, frameWidth: r ? r.frameWidth : null,
-      frameHeight: r ? r.frameHeight : null, framesPerSecond: r ? r.framesPerSecond : null, keyFramesDecoded: r ? r.keyFramesDecoded : 0});
-    else Object.assign(row, {totalAudioEnergy: r ? r.totalAudioEnergy || 0 : 0, audioLevel: r ? r.audioLevel : null,
-      totalSamplesReceived: r ? r.totalSamplesReceived : 0, concealedSamples: r ? r.concealedSamples : 0});
-    rows.push(row);
+    rows.push(inboundRow({mid, trackSid: s.trackSid, participantSid: s.participantSid}, tx.receiver.track.kind, r));
   }
   return rows;
 }
+// One stats() row: `head` (mid, trackSid, participantSid), the identity, and inbound-rtp `r` (null before any packet).
+function inboundRow(head, kind, r) {
+  const p = S.participants[head.participantSid];
+  const row = Object.assign({kind}, head, {identity: p ? p.identity : null, packetsReceived: r ? r.packetsReceived : 0,
+                 bytesReceived: r ? r.bytesReceived : 0, packetsLost: r ? r.packetsLost : 0, jitter: r ? r.jitter : null});
+  if (kind === "video") return Object.assign(row, {framesDecoded: r ? r.framesDecoded || 0 : 0, frameWidth: r ? r.frameWidth : null,
+    frameHeight: r ? r.frameHeight : null, framesPerSecond: r ? r.framesPerSecond : null, keyFramesDecoded: r ? r.keyFramesDecoded : 0});
+  return Object.assign(row, {totalAudioEnergy: r ? r.totalAudioEnergy || 0 : 0, audioLevel: r ? r.audioLevel : null,
+    totalSamplesReceived: r ? r.totalSamplesReceived : 0, concealedSamples: r ? r.concealedSamples : 0});
+}
 // outbound-rtp of our published sections.
 async function localStats() {
+  if (S.mesh) return meshLocalStats();
   const rows = [];
   let available = null;  // the send-side bandwidth estimate on the selected pair (bits/s)
   if (pc && pc.signalingState !== "closed") {
@@ -375,7 +384,8 @@ async function watchFirstMedia() {
   }
 }
 
-for (const [name, fn] of Object.entries({stats, localStats, leave, setMic: on => enable("audio", on), setCamera: on => enable("video", on)}))
+"""# + RoomPageMeshScript.source + #"""
+for (const [name, fn] of Object.entries({stats, localStats, candidatePairs, leave, setMic: on => enable("audio", on), setCamera: on => enable("video", on)}))
   Object.defineProperty(S, name, {value: fn, enumerable: false});
 $("mic").onclick = () => enable("audio", !S.micEnabled);
 $("cam").onclick = () => enable("video", !S.cameraEnabled);

@@ -14,6 +14,7 @@ extension RoomService {
     /// `ref`) once a slot carries it, a `room.renegotiate` first if none is free, or
     /// `room.subscriptionFailed` (53300) when no such track may be received.
     public func subscribe(participantSid: String, trackSid: String, ref: String? = nil) {
+        if refusedPeerSubscription(participantSid, trackSid: trackSid, ref: ref) { return }
         guard var session = participants[participantSid]?.session else { return }
         if session.automaticSubscription { session.exceptions.remove(trackSid) } else { session.exceptions.insert(trackSid) }
         participants[participantSid]?.session = session
@@ -33,6 +34,7 @@ extension RoomService {
     /// Stops receiving a remote track (`room.unsubscribe`): its slot is emptied and freed, and
     /// `room.unsubscribed` (with `ref`) is posted.
     public func unsubscribe(participantSid: String, trackSid: String, ref: String? = nil) {
+        if refusedPeerSubscription(participantSid, trackSid: trackSid, ref: ref) { return }
         guard var session = participants[participantSid]?.session else { return }
         if session.automaticSubscription { session.exceptions.insert(trackSid) } else { session.exceptions.remove(trackSid) }
         participants[participantSid]?.session = session

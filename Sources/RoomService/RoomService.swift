@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyStore
 import PlatformCore
 import SFU
+import Signaling
 import TwiML
 import VideoREST
 
@@ -18,6 +19,9 @@ public actor RoomService: RoomControl {
         public var clock: any MonotonicClock = SystemClock()
         /// Seconds since the epoch, for records and callback timestamps.
         public var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// The STUN and TURN servers `room.joined` gives an identity (TURN credentials minted
+        /// per join); none by default.
+        public var iceServers: @Sendable (_ identity: String) -> [RoomICEServer] = { _ in [] }
         public init() {}
     }
 

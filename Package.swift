@@ -135,10 +135,11 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCrypto"],
                 swiftSettings: strict),
-        // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket.
+        // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket; data
+        // channels (SCTP over DTLS) of room sessions.
         .target(name: "WebRTC",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ParleyRTP", "ICE", "STUN", "RTP",
-                               "SDP", "RTCP", "VP8", "SFU"],
+                               "SDP", "RTCP", "VP8", "SFU", "SCTP", "DataChannel"],
                 swiftSettings: strict),
 
         // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.

@@ -55,6 +55,21 @@ static inline int parley_sctp_connect(struct socket *s, void *addr, uint16_t loc
     return 0;
 }
 
+/* Fixes the path MTU toward the peer (no PMTU discovery over DTLS): `mtu` bytes of SCTP packet,
+   so that with DTLS and UDP it fits a 1,280-byte IPv6 path, as browsers do. 0, or the errno. */
+static inline int parley_sctp_set_mtu(struct socket *s, void *addr, uint16_t remote_port, uint32_t mtu) {
+    struct sctp_paddrparams params;
+    memset(&params, 0, sizeof params);
+    struct sockaddr_conn *sconn = (struct sockaddr_conn *)&params.spp_address;
+    sconn->sconn_family = AF_CONN;
+    sconn->sconn_port = htons(remote_port);
+    sconn->sconn_addr = addr;
+    params.spp_flags = SPP_PMTUD_DISABLE;
+    params.spp_pathmtu = mtu;
+    if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &params, sizeof params) < 0) return errno;
+    return 0;
+}
+
 /* Sends one message. policy: 0 reliable, SCTP_PR_SCTP_RTX (value = max retransmits) or
    SCTP_PR_SCTP_TTL (value = lifetime in ms). 0, or the failing errno (EAGAIN: buffer full). */
 static inline int parley_sctp_send(struct socket *s, uint16_t sid, uint32_t ppid, const void *data, size_t length,

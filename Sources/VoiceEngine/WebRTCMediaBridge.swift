@@ -67,7 +67,8 @@ extension CallMediaEvent {
             self = .ended(id, failure: nil)
         case .digit(_, let digit):
             self = .digit(id, digit)
-        case .stateChanged, .connectivityLost, .connectivityRestored, .consentLost, .iceRestarted, .audioLevel, .quality:
+        case .stateChanged, .connectivityLost, .connectivityRestored, .consentLost, .iceRestarted, .audioLevel, .quality,
+             .dataChannelOpened, .dataChannelClosed:
             return nil
         }
     }

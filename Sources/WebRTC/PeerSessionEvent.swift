@@ -27,12 +27,19 @@ public enum PeerSessionEvent: Sendable, Hashable {
     case audioLevel(sessionID: String, mid: String, level: UInt8)
     /// Room sessions, once per RTCP interval: what the peer's paths to and from us look like.
     case quality(sessionID: String, PeerSessionQuality)
+    /// Room sessions: the peer opened a data channel labelled `label` (RFC 8832 §6), the source
+    /// of a data track of that name.
+    case dataChannelOpened(sessionID: String, label: String)
+    /// Room sessions: a data channel the peer opened is closed (by either side, or with the
+    /// association).
+    case dataChannelClosed(sessionID: String, label: String)
 
     /// The session the event is about.
     public var sessionID: String {
         switch self {
         case .stateChanged(let id, _, _), .digit(let id, _), .connectivityLost(let id), .connectivityRestored(let id),
-             .consentLost(let id), .iceRestarted(let id), .audioLevel(let id, _, _), .quality(let id, _):
+             .consentLost(let id), .iceRestarted(let id), .audioLevel(let id, _, _), .quality(let id, _),
+             .dataChannelOpened(let id, _), .dataChannelClosed(let id, _):
             id
         }
     }

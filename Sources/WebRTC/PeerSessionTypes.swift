@@ -106,6 +106,14 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var transportFeedbackSent = 0
     /// Room sessions: times one of our video slots moved to another layer of its simulcast source.
     public var layerSwitches = 0
+    /// Room sessions' data channels: messages the peer sent, messages sent to it on the channels
+    /// of its subscriptions, messages dropped (sent on a channel that publishes nothing, over the
+    /// size limit, or not taken by a subscriber's full association), and subscription channels
+    /// closed because the peer did not take a reliable channel's messages.
+    public var dataMessagesReceived = 0
+    public var dataMessagesForwarded = 0
+    public var dataMessagesDropped = 0
+    public var dataChannelsDropped = 0
 
     public init() {}
 }
@@ -145,6 +153,11 @@ public struct SessionCounterTotals: Sendable, Hashable {
     /// Packets sent again on a receiver's NACK, and simulcast layer switches of room slots.
     public var retransmissionsSent = 0
     public var layerSwitches = 0
+    /// Data channel messages forwarded to subscribers and dropped, and subscription channels closed
+    /// for not draining (`PeerSessionCounters`).
+    public var dataMessagesForwarded = 0
+    public var dataMessagesDropped = 0
+    public var dataChannelsDropped = 0
 
     public init() {}
 
@@ -155,6 +168,9 @@ public struct SessionCounterTotals: Sendable, Hashable {
         redWrapped += counters.redWrapped
         retransmissionsSent += counters.retransmissionsSent
         layerSwitches += counters.layerSwitches
+        dataMessagesForwarded += counters.dataMessagesForwarded
+        dataMessagesDropped += counters.dataMessagesDropped
+        dataChannelsDropped += counters.dataChannelsDropped
     }
 }
 

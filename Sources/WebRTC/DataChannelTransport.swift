@@ -12,6 +12,11 @@ import Synchronization
 /// usrsctp may call back from another thread (its timers are process-wide): its packets and events
 /// land in a locked inbox, bounded, which the owner's calls drain on the owner's thread.
 /// Everything else is the owner's loop only.
+///
+/// Sending is bounded twice: usrsctp's send buffer (1 MB, `SCTPAssociation`) holds what the peer
+/// has not acknowledged; past it, a channel's messages wait in a backlog of their own, in order
+/// (at most `channelBacklogBytes` per channel and `backlogBytes` in all), sent as acknowledgements
+/// free the buffer. A message that fits neither is not taken (`SendOutcome.blocked`).
 final class DataChannelTransport {
     /// What the owner hears of.
     enum Notice: Sendable, Equatable {
@@ -28,7 +33,9 @@ final class DataChannelTransport {
 
     enum SendOutcome: Sendable, Equatable {
         case sent
-        /// The association's send buffer is full: the peer does not take what it is sent.
+        /// In the channel's backlog, behind what the association's send buffer holds.
+        case queued
+        /// Neither the send buffer nor the backlog takes it: the peer does not take what it is sent.
         case blocked
         /// Not sent: no such open channel, over the size limit, or the association is not up.
         case refused
@@ -39,6 +46,8 @@ final class DataChannelTransport {
         var messagesSent = 0
         var sendsBlocked = 0
         var sendsRefused = 0
+        /// Messages that waited in a backlog (and were sent later, unless their channel closed).
+        var messagesQueued = 0
         /// SCTP packets or events usrsctp produced past the inbox's bound (SCTP retransmits).
         var inboxOverflows = 0
     }
@@ -79,6 +88,19 @@ final class DataChannelTransport {
     private(set) var isGone = false
     let remotePort: UInt16
     private(set) var counters = Counters()
+    /// Messages waiting for room in the send buffer, per stream, in order; and their bytes.
+    private var backlogs: [UInt16: Backlog] = [:]
+    private(set) var backlogged = 0
+    static let channelBacklogBytes = 256 * 1024
+    static let backlogBytes = 1024 * 1024
+
+    /// One channel's waiting messages (a queue read from `head`).
+    private struct Backlog {
+        var messages: [(ppid: UInt32, data: [UInt8], unordered: Bool, reliability: SCTPAssociation.Reliability)] = []
+        var head = 0
+        var bytes = 0
+        var isEmpty: Bool { head == messages.count }
+    }
 
     /// - Parameters:
     ///   - role: our DTLS role (the client opens even streams, the server odd ones, RFC 8832 §6).
@@ -112,7 +134,7 @@ final class DataChannelTransport {
     func receive(_ packet: [UInt8]) -> [Notice] {
         guard let association, !isGone else { return [] }
         packet.withUnsafeBytes { association.receive($0) }
-        return poll()
+        return poll()  // acknowledgements may have freed the send buffer: `poll` drains the backlogs
     }
 
     /// Handles what usrsctp reported since the last call (after its timers ran, or any call).
@@ -144,7 +166,31 @@ final class DataChannelTransport {
                 notices.append(.gone)
             }
         }
+        drainBacklogs()
         return notices
+    }
+
+    /// Sends waiting messages while the association takes them, channel by channel.
+    private func drainBacklogs() {
+        guard backlogged > 0, isEstablished, !isGone, let association else { return }
+        for stream in Array(backlogs.keys) {
+            guard var backlog = backlogs.removeValue(forKey: stream) else { continue }
+            defer { if !backlog.isEmpty { backlogs[stream] = backlog } }
+            while !backlog.isEmpty {
+                let m = backlog.messages[backlog.head]
+                do {
+                    try association.send(stream: stream, ppid: m.ppid, data: m.data, unordered: m.unordered, reliability: m.reliability)
+                } catch .wouldBlock {
+                    return
+                } catch {
+                    counters.sendsRefused += 1
+                }
+                backlog.head += 1
+                backlog.bytes -= m.data.count
+                backlogged -= m.data.count
+                counters.messagesSent += 1
+            }
+        }
     }
 
     /// SCTP packets to encrypt and send, in order.
@@ -174,23 +220,46 @@ final class DataChannelTransport {
             counters.sendsRefused += 1
             return .refused
         }
-        do {
-            try association.send(stream: stream, ppid: ppid, data: payload, unordered: unordered,
-                                 reliability: Self.sctp(reliability))
-            counters.messagesSent += 1
-            return .sent
-        } catch .wouldBlock {
+        let sctpReliability = Self.sctp(reliability)
+        if backlogs[stream]?.isEmpty != false {  // nothing waits ahead of it
+            do {
+                try association.send(stream: stream, ppid: ppid, data: payload, unordered: unordered, reliability: sctpReliability)
+                counters.messagesSent += 1
+                return .sent
+            } catch .wouldBlock {
+                // Into the backlog, below.
+            } catch {
+                counters.sendsRefused += 1
+                return .refused
+            }
+        }
+        var backlog = backlogs[stream] ?? Backlog()
+        guard backlog.bytes + payload.count <= Self.channelBacklogBytes, backlogged + payload.count <= Self.backlogBytes else {
             counters.sendsBlocked += 1
             return .blocked
-        } catch {
-            counters.sendsRefused += 1
-            return .refused
         }
+        if backlog.head > 64, backlog.head * 2 > backlog.messages.count {
+            backlog.messages.removeFirst(backlog.head)
+            backlog.head = 0
+        }
+        backlog.messages.append((ppid, payload, unordered, sctpReliability))
+        backlog.bytes += payload.count
+        backlogged += payload.count
+        backlogs[stream] = backlog
+        counters.messagesQueued += 1
+        return .queued
+    }
+
+    /// Drops what a channel had waiting.
+    private func dropBacklog(_ stream: UInt16) {
+        guard let backlog = backlogs.removeValue(forKey: stream) else { return }
+        backlogged -= backlog.bytes
     }
 
     /// Closes a channel (its outgoing stream is reset, RFC 8831 §6.7); one whose open never went
     /// out is simply forgotten.
     func close(stream: UInt16) {
+        dropBacklog(stream)
         if !isEstablished, pending.contains(where: { if case .send(stream, _, _, _, _) = $0 { true } else { false } }) {
             pending.removeAll { if case .send(stream, _, _, _, _) = $0 { true } else { false } }
             channels.forget(stream: stream)
@@ -205,6 +274,8 @@ final class DataChannelTransport {
         association?.close()
         isGone = true
         pending = []
+        backlogs = [:]
+        backlogged = 0
         _ = takePackets()
     }
 

@@ -37,10 +37,10 @@ struct DataEnd {
 /// track (by its label); the room service routes it to the channels we open toward subscribers
 /// (`openData`), and every message the peer sends on it is sent on each of them, as it came
 /// (string or binary), with the reliability the subscriber's channel was opened with (the
-/// publisher's). Nothing is queued here: a message the SCTP association cannot take (its send
-/// buffer, `SCTPAssociation`'s 1 MB, is full because the subscriber does not acknowledge) is
-/// dropped, and a reliable channel that dropped one is closed (its subscriber cannot get every
-/// message any more), counted either way.
+/// publisher's). A message the subscriber's association takes neither into its send buffer nor
+/// into the channel's bounded backlog (`DataChannelTransport`: the subscriber does not acknowledge
+/// what it is sent) is dropped, and a reliable channel that dropped one is closed (its subscriber
+/// cannot get every message any more), counted either way.
 extension PeerSession {
     /// Makes the data channel transport when the offer (first or re-offer) has a data channel
     /// section; starts it at once if DTLS is already up. True if it is running after the call.
@@ -125,7 +125,7 @@ extension PeerSession {
     func sendData(_ data: [UInt8], isBinary: Bool, stream: UInt16, out: inout [Datagram]) {
         guard let transport = roomData.transport else { return }
         switch transport.send(stream: stream, data: data, isBinary: isBinary) {
-        case .sent:
+        case .sent, .queued:
             counters.dataMessagesForwarded += 1
         case .refused:
             counters.dataMessagesDropped += 1

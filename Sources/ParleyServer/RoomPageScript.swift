@@ -14,7 +14,9 @@
 ///
 /// `window.parleyRoom` is the state (JSON-able: `JSON.stringify(parleyRoom)`); its non-enumerable
 /// methods are `stats()` (per remote track inbound-rtp figures), `localStats()`, `setMic(on)`,
-/// `setCamera(on)`, `sendData(text, track = "chat")` and `leave()`.
+/// `setCamera(on)`, `sendData(text, track = "chat")`, `dataChannel(track)` (the RTCDataChannel) and
+/// `leave()`. `remoteData` counts what each remote data track's channel brought (string messages
+/// starting `bulk` are counted only, not listed).
 enum RoomPageScript {
     static let source = #"""
 "use strict";
@@ -43,6 +45,7 @@ const S = {
   errors: [],           // {code, message, ref, at}
   messages: [],         // the last 200 data track messages: {from, participantSid, trackSid, track, text, binary, local, at, atEpoch}
   dataChannels: {},     // our data tracks' channels: name -> readyState
+  remoteData: {},       // channels toward us: remote track SID -> {state, messages, bytes, firstAtEpoch, lastAtEpoch}
   log: []               // the last 60 message types, "> " sent, "< " received
 };
 window.parleyRoom = S;
@@ -193,12 +196,19 @@ function keep(message) {
 }
 function receiveChannel(channel) {
   channel.binaryType = "arraybuffer";
+  const r = S.remoteData[channel.label] = {state: channel.readyState, messages: 0, bytes: 0, firstAtEpoch: null, lastAtEpoch: null};
+  channel.onopen = channel.onclose = () => { r.state = channel.readyState; };
   channel.onmessage = ev => {
     const owner = ownerOf(channel.label);
     const binary = typeof ev.data !== "string";
+    const at = performance.timeOrigin + performance.now();
+    r.messages++; r.bytes += binary ? ev.data.byteLength : ev.data.length;
+    if (r.firstAtEpoch === null) r.firstAtEpoch = at;
+    r.lastAtEpoch = at;
+    if (ev.data.length > 4 && ev.data.startsWith && ev.data.startsWith("bulk")) return;  // counted only (throughput runs)
     keep({from: owner ? owner.p.identity : null, participantSid: owner ? owner.p.sid : null, trackSid: channel.label,
           track: owner ? owner.t.name : null, text: binary ? Array.from(new Uint8Array(ev.data)).join(",") : ev.data, binary,
-          local: false, at: now(), atEpoch: performance.timeOrigin + performance.now()});
+          local: false, at: now(), atEpoch: at});
   };
 }
 function sendData(text, name = "chat") {
@@ -419,7 +429,8 @@ async function watchFirstMedia() {
   }
 }
 
-for (const [name, fn] of Object.entries({stats, localStats, leave, sendData, setMic: on => enable("audio", on), setCamera: on => enable("video", on)}))
+for (const [name, fn] of Object.entries({stats, localStats, leave, sendData, dataChannel: name => channels[name],
+                                          setMic: on => enable("audio", on), setCamera: on => enable("video", on)}))
   Object.defineProperty(S, name, {value: fn, enumerable: false});
 $("mic").onclick = () => enable("audio", !S.micEnabled);
 $("cam").onclick = () => enable("video", !S.cameraEnabled);

@@ -11,7 +11,11 @@ extension ChromiumScripts {
     /// auth, the default account); alice turns her camera off and it polls bob until he sees the
     /// track disabled; then bob leaves and it polls alice until she saw him go.
     /// `PARLEY_ROOM_SCREENSHOTS=DIR` saves each page as a PNG at both snapshots.
-    static let room = #"""
+    static let room = roomBrowser + roomMain
+
+    /// What room runs share (after the prelude): arguments and ports, `Browser` (one headless
+    /// Chromium page over the DevTools protocol), `settled`, `hears`, `rest`, `snapshot`.
+    static let roomBrowser = #"""
 ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
 SLOTS, PUBLISH_KBPS = (ARGS[2:] + ["", ""])[:2]
 HTTP_PORT, MEDIA_PORT = 18080, 18443
@@ -148,6 +152,10 @@ def snapshot(browsers, key):
             except Exception as e:
                 page[key + "_screenshot_error"] = repr(e)
 
+"""#
+
+    /// The room run's own part: see `room`.
+    static let roomMain = #"""
 def main():
     if not bring_up_lo() or not start_server(HTTP_PORT, MEDIA_PORT,
                                              ["--room-publish-kbps", PUBLISH_KBPS] if PUBLISH_KBPS else []):

@@ -176,6 +176,9 @@ public final class PlatformServer: Sendable {
                 ("parley_media_red_wrapped_total", "counter", stats.sessionTotals.redWrapped),
                 ("parley_media_retransmissions_total", "counter", stats.sessionTotals.retransmissionsSent),
                 ("parley_media_layer_switches_total", "counter", stats.sessionTotals.layerSwitches),
+                ("parley_media_data_messages_forwarded_total", "counter", stats.sessionTotals.dataMessagesForwarded),
+                ("parley_media_data_messages_dropped_total", "counter", stats.sessionTotals.dataMessagesDropped),
+                ("parley_media_data_channels_dropped_total", "counter", stats.sessionTotals.dataChannelsDropped),
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }
 

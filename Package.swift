@@ -183,7 +183,7 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto",
-                               "SDP"],
+                               "SDP", "SFU"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
@@ -207,7 +207,7 @@ let package = Package(
         .target(name: "ParleyTestSupport",
                 dependencies: ["WebRTC", "ParleyOpus", "ParleyServer", "VoiceREST", "ParleyStore", "AccessToken", "ParleyAudio",
                                "AudioCore", "NetworkConditioner", "Signaling", "ParleyNet", "HTTPWire", "ParleyCrypto",
-                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring", "RoomService"],
+                               "ParleyCore", "TwiML", "WebSocketWire", "SpeechScoring", "RoomService", "SFU"],
                 swiftSettings: strict),
 
         // Two-party SDK calls in one process, the pieces `parley demo` and `parley-bench
@@ -300,7 +300,7 @@ let package = Package(
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
                                    "DataChannel",
-                                   "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore"],
+                                   "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore", "SFU"],
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.
         .testTarget(name: "ParleyCLITests",

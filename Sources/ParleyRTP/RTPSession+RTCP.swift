@@ -11,6 +11,9 @@ public struct RTCPReceiveSummary: Sendable, Hashable {
     public var keyframeRequests: [UInt32] = []
     /// Generic NACKs (RFC 4585 §6.2.1): the media SSRC and the sequence numbers asked for again.
     public var nacks: [TransportLayerNACK] = []
+    /// The peer's receive-side bandwidth estimate, bits/s (REMB, draft-alvestrand-rmcat-remb-03),
+    /// the last one in the packet.
+    public var receiverEstimate: UInt64?
     /// The walk stopped at a malformed packet (the ones before it were used).
     public var malformed = false
 
@@ -56,6 +59,10 @@ extension RTPSession {
             case .payloadFeedback where slice.header.count == FullIntraRequest.format:
                 guard let fir = try? FullIntraRequest(parsing: slice.bytes) else { summary.malformed = true; continue }
                 summary.keyframeRequests += fir.entries.map(\.ssrc)
+            case .payloadFeedback where slice.header.count == ReceiverEstimatedMaximumBitrate.format:
+                // Application layer feedback (RFC 4585 §6.4): REMB when it says so, else ignored.
+                guard let remb = try? ReceiverEstimatedMaximumBitrate(parsing: slice.bytes) else { continue }
+                summary.receiverEstimate = remb.bitrate
             default:
                 break
             }

@@ -82,7 +82,8 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
                                                  room: join.room ?? connection.video.room ?? "", offer: join.offer,
                                                  tracks: join.tracks, automaticSubscription: join.automaticSubscription,
                                                  dominantSpeaker: join.dominantSpeaker ?? false,
-                                                 networkQuality: join.networkQuality ?? false, ref: ref, link: link)
+                                                 networkQuality: join.networkQuality ?? false,
+                                                 bandwidthProfile: join.bandwidthProfile, ref: ref, link: link)
             link.participantSid.withLock { $0 = joined.participant.sid }
             if endedWhileJoining.remove(connection.id) != nil {
                 await rooms.leave(participantSid: joined.participant.sid)

@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import RoomService
+import SFU
 import WebRTC
 
 /// The room service's media plane on the server's WebRTC socket: each participant's session is a
@@ -20,9 +21,13 @@ struct WebRTCRoomMedia: RoomMediaPlane {
         Self.description(try await transport.renegotiateRoomSession(id: session, offer: offer))
     }
 
-    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool {
+    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress, priority: TrackPriority) async -> Bool {
         await transport.route(source.map { MediaSectionAddress(session: $0.session, mid: $0.mid) },
-                              to: MediaSectionAddress(session: slot.session, mid: slot.mid))
+                              to: MediaSectionAddress(session: slot.session, mid: slot.mid), priority: priority)
+    }
+
+    func setBandwidthProfile(_ profile: BandwidthProfile, session: String) async {
+        await transport.setBandwidthProfile(profile, session: session)
     }
 
     func routeData(_ source: RoomDataChannelAddress?, to sink: RoomDataChannelAddress) async -> Bool {
@@ -56,6 +61,7 @@ struct WebRTCRoomMedia: RoomMediaPlane {
                                                    downlinkBitrateEstimate: nil))
         case .dataChannelOpened(let id, let label): .dataChannelOpened(session: id, label: label)
         case .dataChannelClosed(let id, let label): .dataChannelClosed(session: id, label: label)
+        case .trackSwitched(let id, let mid, let off): .trackSwitched(session: id, mid: mid, off: off)
         case .stateChanged, .digit, .consentLost, .iceRestarted: nil
         }
     }

@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import RoomService
+import SFU
 import Synchronization
 
 /// A `RoomMediaPlane` in memory: an "offer" is lines `send|recv <kind> <mid>`, and `data <mid>`
@@ -10,6 +11,7 @@ public final class RoomMediaTwin: RoomMediaPlane {
     public struct Route: Equatable, CustomStringConvertible, Sendable {
         public let source: RoomTrackAddress?
         public let slot: RoomTrackAddress
+        public var priority: TrackPriority = .standard
         public var description: String { "\(source.map { "\($0.session)/\($0.mid)" } ?? "-")→\(slot.session)/\(slot.mid)" }
     }
 
@@ -25,6 +27,7 @@ public final class RoomMediaTwin: RoomMediaPlane {
         public var routes: [Route] = []
         var dataRoutes: [DataRoute] = []
         public var closed: [String] = []
+        public var profiles: [String: BandwidthProfile] = [:]
         var events: [String: @Sendable (RoomMediaEvent) -> Void] = [:]
     }
 
@@ -34,6 +37,8 @@ public final class RoomMediaTwin: RoomMediaPlane {
 
     public var routes: [Route] { state.withLock { $0.routes } }
     public var closed: [String] { state.withLock { $0.closed } }
+    /// The bandwidth profile the service set for each session.
+    public var profiles: [String: BandwidthProfile] { state.withLock { $0.profiles } }
 
     /// The routes as `source→slot` strings, `-` for an emptied slot.
     public var routeLog: [String] { routes.map(\.description) }
@@ -58,14 +63,18 @@ public final class RoomMediaTwin: RoomMediaPlane {
         return try Self.describe(offer, session: session)
     }
 
-    public func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool {
-        state.withLock { $0.routes.append(Route(source: source, slot: slot)) }
+    public func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress, priority: TrackPriority) async -> Bool {
+        state.withLock { $0.routes.append(Route(source: source, slot: slot, priority: priority)) }
         return true
     }
 
     public func routeData(_ source: RoomDataChannelAddress?, to sink: RoomDataChannelAddress) async -> Bool {
         state.withLock { $0.dataRoutes.append(DataRoute(source: source, sink: sink)) }
         return true
+    }
+
+    public func setBandwidthProfile(_ profile: BandwidthProfile, session: String) async {
+        state.withLock { $0.profiles[session] = profile }
     }
 
     public func close(session: String) async {

@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyStore
+import SFU
 
 /// What the room service asks of the media plane: one WebRTC session per participant on the
 /// server's media socket, and the forwarding between them (the SFU's data path). The client
@@ -19,9 +20,12 @@ public protocol RoomMediaPlane: Sendable {
     func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription
     /// From now on the publisher's track `source` is sent in the subscriber's receive slot `slot`
     /// (SSRC, sequence numbers and timestamps rewritten, continuous across changes; a keyframe is
-    /// asked of a video publisher); nil empties the slot. False when a session or section is
-    /// unknown or the kinds differ.
-    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) async -> Bool
+    /// asked of a video publisher); nil empties the slot. `priority` ranks a video slot in its
+    /// subscriber's allocation; routing the same source again only changes it. False when a
+    /// session or section is unknown or the kinds differ.
+    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress, priority: TrackPriority) async -> Bool
+    /// How the session's downlink is shared among the video it receives (Twilio's bandwidth profile).
+    func setBandwidthProfile(_ profile: BandwidthProfile, session: String) async
     /// From now on every message the publisher sends on its data channel `source` (a data track:
     /// the channel's label is the track's name) is sent on a channel the media plane opens toward
     /// the subscriber, labelled `sink.label`, with the source channel's reliability; nil closes
@@ -105,6 +109,9 @@ public enum RoomMediaEvent: Sendable, Equatable {
     /// Once a second: what the participant's receive and send paths look like, for its network
     /// quality level.
     case quality(session: String, RoomMediaQuality)
+    /// The receive slot `mid` was switched off (its subscriber's downlink does not carry it) or
+    /// back on.
+    case trackSwitched(session: String, mid: String, off: Bool)
     /// The participant opened a data channel labelled `label` (the source of its data track of
     /// that name).
     case dataChannelOpened(session: String, label: String)

@@ -46,9 +46,13 @@ extension RoomService {
               track.record.kind == .audio, var room = rooms[roomSid] else { return }
         let time = speakerTime
         room.speakers.level(track.record.enabled ? level : 127, of: sid, at: time)
+        let previous = room.speakers.dominant
         let change = room.speakers.evaluate(at: time)
         rooms[roomSid] = room
-        if case .some(let speaker) = change { announceSpeaker(speaker, roomSid: roomSid) }
+        if case .some(let speaker) = change {
+            announceSpeaker(speaker, roomSid: roomSid)
+            speakerChanged(from: previous, to: speaker, roomSid: roomSid)
+        }
     }
 
     /// A session's path figures: its participant's level, reported to those that asked when it
@@ -74,7 +78,10 @@ extension RoomService {
         room.speakers.remove(record.sid)
         let next = held ? room.speakers.evaluate(at: speakerTime) : nil
         rooms[record.roomSid] = room
-        if held { announceSpeaker(next ?? nil, roomSid: record.roomSid) }
+        if held {
+            announceSpeaker(next ?? nil, roomSid: record.roomSid)
+            speakerChanged(from: nil, to: next ?? nil, roomSid: record.roomSid)
+        }
     }
 
     private func announceSpeaker(_ speaker: String?, roomSid: String) {

@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import PlatformCore
+import SFU
 import Signaling
 
 /// Data tracks: a participant publishes one by describing it (`kind` `data`, no `mid`) in
@@ -24,11 +25,11 @@ extension RoomService {
             .record.sid
     }
 
-    /// Routes a subscription: `trackSid`'s source into `slot` (nil empties it); a data slot is a
-    /// channel toward `session` labelled with the slot's track SID.
-    func route(_ slot: RoomSession.Slot, carrying trackSid: String?, session: String) {
+    /// Routes a subscription: `trackSid`'s source into `slot` (nil empties it) with `priority`; a
+    /// data slot is a channel toward `session` labelled with the slot's track SID.
+    func route(_ slot: RoomSession.Slot, carrying trackSid: String?, session: String, priority: TrackPriority = .standard) {
         guard slot.kind == .data else {
-            return route(trackSid.flatMap(source(of:)), to: RoomTrackAddress(session: session, mid: slot.mid))
+            return route(trackSid.flatMap(source(of:)), to: RoomTrackAddress(session: session, mid: slot.mid), priority: priority)
         }
         guard let media, let label = slot.trackSid else { return }
         let source = trackSid.flatMap(dataSource(of:))

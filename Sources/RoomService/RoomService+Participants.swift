@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import PlatformCore
+import SFU
 import Signaling
 import VideoREST
 
@@ -29,6 +30,8 @@ extension RoomService {
         var session: RoomSession?
         /// It asked for `room.dominantSpeaker`.
         var wantsDominantSpeaker = false
+        /// How its downlink is shared among the video tracks it receives.
+        var bandwidthProfile = BandwidthProfile()
         /// Its network quality level (0–5), once its session reported.
         var networkLevel: Int?
         /// The `room.networkQuality` it asked for and was sent.

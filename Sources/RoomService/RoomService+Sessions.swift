@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import PlatformCore
+import SFU
 import Signaling
 
 /// Participants with media: `connect` (room signaling's `room.join`) opens a participant's
@@ -21,7 +22,8 @@ extension RoomService {
     ///   two name one), the media plane's 534xx, `join`'s and `publish`'s errors.
     public func connect(accountSid: String, identity: String, room: String, offer: String, tracks: [RoomTrackInfo],
                         automaticSubscription: Bool = true, dominantSpeaker: Bool = false, networkQuality: Bool = false,
-                        ref: String? = nil, link: any RoomParticipantLink) async throws(ParleyError) -> RoomJoined {
+                        bandwidthProfile: RoomBandwidthProfile? = nil, ref: String? = nil,
+                        link: any RoomParticipantLink) async throws(ParleyError) -> RoomJoined {
         guard let media else { throw ParleyError(.signalingConnection, reason: "this server has no room media plane") }
         guard tracks.count <= Self.maxTracksPerParticipant else {
             throw ParleyError(.participantMaxTracksExceeded, reason: "at most \(Self.maxTracksPerParticipant) tracks")
@@ -41,6 +43,10 @@ extension RoomService {
         participants[record.sid]?.session = RoomSession(description, automaticSubscription: automaticSubscription)
         participants[record.sid]?.wantsDominantSpeaker = dominantSpeaker
         participants[record.sid]?.qualityReports.wanted = networkQuality
+        if let bandwidthProfile {
+            participants[record.sid]?.bandwidthProfile = BandwidthProfile(bandwidthProfile)
+            applyBandwidthProfile(of: record.sid)
+        }
         sessionOwners[description.session] = record.sid
         do throws(ParleyError) {
             try publish(tracks, of: record.sid)
@@ -185,6 +191,8 @@ extension RoomService {
             audioLevel(level, session: session, mid: mid)
         case .quality(let session, let quality):
             networkQuality(quality, session: session)
+        case .trackSwitched(let session, let mid, let off):
+            trackSwitched(session: session, mid: mid, off: off)
         case .dataChannelOpened(let session, let label):
             dataChannel(label, opened: true, session: session)
         case .dataChannelClosed(let session, let label):

@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyStore
 import PlatformCore
+import SFU
 import Signaling
 import VideoREST
 
@@ -58,8 +59,11 @@ extension RoomService {
         var plan = session.plan(wanted)
         plan.pending += waiting
         participants[participantSid]?.session = session
-        for slot in plan.emptied { route(slot, carrying: nil, session: session.id) }
-        for slot in plan.filled { route(slot, carrying: slot.trackSid, session: session.id) }
+        for slot in plan.emptied { route(slot, carrying: nil, session: session.id, priority: .standard) }
+        for slot in plan.filled {
+            route(slot, carrying: slot.trackSid, session: session.id,
+                  priority: slot.trackSid.map { slotPriority(of: $0, for: participantSid) } ?? .standard)
+        }
         if tell { deliver(plan, to: participantSid) }
         return plan
     }
@@ -97,11 +101,12 @@ extension RoomService {
 
     func publisher(of trackSid: String) -> String { tracks[trackSid]?.record.participantSid ?? "" }
 
-    /// Tells the media plane, after the routes decided before, to send `source` in `slot`.
-    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress) {
+    /// Tells the media plane, after the routes decided before, to send `source` in `slot` with
+    /// `priority` in its subscriber's allocation.
+    func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress, priority: TrackPriority = .standard) {
         guard let media else { return }
         mediaWork.post {
-            if !(await media.route(source, to: slot)) {
+            if !(await media.route(source, to: slot, priority: priority)) {
                 Log.warning(.platform, "room media: no route from \(source.map { "\($0.session)/\($0.mid)" } ?? "nothing") to \(slot.session)/\(slot.mid)")
             }
         }

@@ -15,18 +15,15 @@ public struct SimulcastLayers: Sendable {
         /// From the stream's last key frame (RFC 6386 §9.1), once one arrived.
         public internal(set) var width: UInt16?
         public internal(set) var height: UInt16?
-        /// Bits per second over the last complete window; 0 before one.
-        public internal(set) var bitrate: Int = 0
-        var windowBytes = 0
-        public internal(set) var lastPacketAt = -Double.infinity
+        /// Its payload's bits per second over the last complete window; 0 before one.
+        public internal(set) var meter = BitrateMeter()
+        public var bitrate: Int { meter.bitrate }
     }
 
     public private(set) var layers: [Layer]
-    private var windowStart = -Double.infinity
 
-    /// The bitrate window (seconds), and how long a layer may be silent and still count as live:
-    /// a browser stops sending a layer its encoder dropped (low bandwidth or CPU).
-    public static let window = 1.0
+    /// How long a layer may be silent and still count as live: a browser stops sending a layer
+    /// its encoder dropped (low bandwidth or CPU).
     public static let staleAfter = 1.0
     /// At most this many layers (RFC 8853 allows more; browsers send three).
     public static let maxLayers = 4
@@ -64,19 +61,7 @@ public struct SimulcastLayers: Sendable {
     /// One packet of `bytes` (payload) arrived on `layer`.
     public mutating func received(layer: Int, bytes: Int, now: Double) {
         guard layers.indices.contains(layer) else { return }
-        if now - windowStart >= Self.window {
-            // The first window (from -∞) has no length: bitrates stay 0 until one completes.
-            let elapsed = now - windowStart
-            var index = 0
-            while index < layers.count {
-                layers[index].bitrate = elapsed.isFinite ? Int(Double(layers[index].windowBytes * 8) / elapsed) : 0
-                layers[index].windowBytes = 0
-                index += 1
-            }
-            windowStart = now
-        }
-        layers[layer].windowBytes += bytes
-        layers[layer].lastPacketAt = now
+        layers[layer].meter.add(bytes: bytes, now: now)
     }
 
     /// A key frame of `width` × `height` started on `layer`.
@@ -89,7 +74,7 @@ public struct SimulcastLayers: Sendable {
     /// The live layers (a packet within `staleAfter`), smallest first, written into `ranks`.
     public func ranked(now: Double, into ranks: inout [Int]) {
         ranks.removeAll(keepingCapacity: true)
-        for index in layers.indices where now - layers[index].lastPacketAt <= Self.staleAfter { ranks.append(index) }
+        for index in layers.indices where layers[index].meter.isLive(now: now, within: Self.staleAfter) { ranks.append(index) }
         ranks.sort { a, b in
             let x = layers[a], y = layers[b]
             if let wx = x.width, let wy = y.width, wx != wy { return wx < wy }

@@ -133,7 +133,8 @@ extension RoomJoin {
                   automaticSubscription: try f.optionalBool("automaticSubscription") ?? true,
                   dominantSpeaker: try f.optionalBool("dominantSpeaker"),
                   networkQuality: try f.optionalBool("networkQuality"),
-                  reconnectParticipantSid: try f.optionalObject("reconnect")?.string("participantSid"))
+                  reconnectParticipantSid: try f.optionalObject("reconnect")?.string("participantSid"),
+                  bandwidthProfile: try RoomBandwidthProfile(reading: f))
     }
 
     func write(into o: inout JSONObject) {
@@ -149,6 +150,7 @@ extension RoomJoin {
             reconnect.set("participantSid", reconnectParticipantSid)
             o["reconnect"] = .object(reconnect)
         }
+        if let bandwidthProfile { o["bandwidthProfile"] = .object(bandwidthProfile.json) }
     }
 }
 

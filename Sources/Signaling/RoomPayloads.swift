@@ -129,10 +129,13 @@ public struct RoomJoin: Sendable, Equatable {
     public var networkQuality: Bool?
     /// The participant to resume after a dropped connection.
     public var reconnectParticipantSid: String?
+    /// How its downlink is shared among the video it receives (the server's defaults when nil).
+    public var bandwidthProfile: RoomBandwidthProfile?
 
     public init(roomV: Int = RoomProtocol.version, room: String? = nil, offer: String, tracks: [RoomTrackInfo] = [],
                 automaticSubscription: Bool = true, dominantSpeaker: Bool? = nil, networkQuality: Bool? = nil,
-                reconnectParticipantSid: String? = nil) {
+                reconnectParticipantSid: String? = nil, bandwidthProfile: RoomBandwidthProfile? = nil) {
+        self.bandwidthProfile = bandwidthProfile
         self.roomV = roomV
         self.room = room
         self.offer = offer

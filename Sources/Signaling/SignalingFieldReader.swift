@@ -149,6 +149,13 @@ struct SignalingFieldReader {
         return result
     }
 
+    /// Like `enumeration`, nil when absent.
+    func optionalEnumeration<E: RawRepresentable & CaseIterable>(_ key: String) throws(SignalingError) -> E?
+        where E.RawValue == String {
+        guard try optionalString(key) != nil else { return nil }
+        return try enumeration(key) as E
+    }
+
     /// Checks length and characters; `fail` builds the error from a reason that never quotes the value.
     static func check(_ string: String, _ rule: TextRule, limit: Int,
                       fail: (String) -> SignalingError) throws(SignalingError) {

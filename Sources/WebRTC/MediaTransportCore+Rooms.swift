@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyRTP
 import SDP
+import SFU
 
 /// Room sessions on the loop: creation helpers, re-offers and routes.
 extension MediaTransportCore {
@@ -82,7 +83,7 @@ extension MediaTransportCore {
     }
 
     /// Routes a published section into a slot (nil empties it); see `MediaTransportServer.route`.
-    func route(_ source: MediaSectionAddress?, to slot: MediaSectionAddress) -> Bool {
+    func route(_ source: MediaSectionAddress?, to slot: MediaSectionAddress, priority: TrackPriority = .standard) -> Bool {
         guard let sink = sessions[slot.session], sink.kind == .room, !sink.state.isTerminal,
               let section = sink.offer.sections.first(where: { $0.mid == slot.mid && $0.isAccepted }),
               let track = sink.trackIndex(section: section.index) else { return false }
@@ -99,6 +100,7 @@ extension MediaTransportCore {
                      + "\(publisher.roomInbound[inbound].codec.encodingName) vs \(section.codec?.encodingName ?? "-")")
             return false
         }
+        if sink.slotVideo.indices.contains(track) { sink.slotVideo[track]?.priority = priority }
         if let current = sink.roomSources[track], current.session === publisher, current.inbound == inbound { return true }
         sink.setRoomSource(RoomSource(session: publisher, inbound: inbound), track: track)
         // A slot not connected yet asks once it is (`updateConnected`): frames before are dropped.

@@ -1,5 +1,6 @@
 import ParleyCore
 import ParleyNet
+import SFU
 
 /// One m-section of one session, by its `a=mid`.
 public struct MediaSectionAddress: Sendable, Hashable {
@@ -80,8 +81,18 @@ extension MediaTransportServer {
     /// receiver's key frame requests go to the source. False when a session or section is
     /// unknown, the source does not send in that section, the slot does not receive, or the
     /// codecs differ (transcoding is not supported).
-    public func route(_ source: MediaSectionAddress?, to slot: MediaSectionAddress) async -> Bool {
+    /// `priority` ranks a video slot in its session's allocation (`setBandwidthProfile`); routing
+    /// the same source again only changes it.
+    public func route(_ source: MediaSectionAddress?, to slot: MediaSectionAddress,
+                      priority: TrackPriority = .standard) async -> Bool {
         let core = self.core
-        return await onLoop { core.value.route(source, to: slot) }
+        return await onLoop { core.value.route(source, to: slot, priority: priority) }
+    }
+
+    /// How a room session's downlink is shared among the video slots it receives (Twilio's
+    /// bandwidth profile: mode, maxSubscriptionBitrate, switch-off, render dimensions).
+    public func setBandwidthProfile(_ profile: BandwidthProfile, session id: String) async {
+        let core = self.core
+        await onLoop { core.value.sessions[id]?.downlink.profile = profile }
     }
 }

@@ -43,12 +43,17 @@ public struct OfferedMediaSection: Sendable, Hashable {
     /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), accepted with `transport-cc`
     /// feedback so the sender's bandwidth estimation gets our arrival times, if offered.
     public let transportCCExtensionID: UInt8?
+    /// Room video sections the offerer receives in: the id of `abs-send-time`
+    /// (webrtc.org/experiments/rtp-hdrext/abs-send-time), which we stamp on what we forward so the
+    /// receiver's delay-based estimator can run and send its estimate back (REMB).
+    public let absSendTimeExtensionID: UInt8?
     /// Room video sections: the simulcast streams the offerer sends (`OfferedSimulcast`), accepted
     /// in the answer; nil when it offered none we can take.
     public let simulcast: OfferedSimulcast?
 
     static let audioLevelURI = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
     static let transportCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+    static let absSendTimeURI = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
 
     public var isAccepted: Bool { codec != nil }
 
@@ -100,6 +105,8 @@ public struct OfferedMediaSection: Sendable, Hashable {
         audioLevelExtensionID = forwarded && choice.codec.audio != nil ? Self.oneByteID(of: Self.audioLevelURI, in: media) : nil
         transportCCExtensionID = forwarded ? Self.oneByteID(of: Self.transportCCURI, in: media) : nil
         simulcast = forwarded && choice.codec.audio == nil && direction.sends ? OfferedSimulcast(media) : nil
+        absSendTimeExtensionID = forwarded && choice.codec.audio == nil && direction.receives
+            ? Self.oneByteID(of: Self.absSendTimeURI, in: media) : nil
     }
 
     /// The offer's id for an extension URI, when it fits the one-byte form (RFC 8285 §4.2: 1–14,
@@ -125,6 +132,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
         audioLevelExtensionID = nil
         transportCCExtensionID = nil
         simulcast = nil
+        absSendTimeExtensionID = nil
     }
 
     /// The section's payload formats for an RTP session (telephone events only if accepted; RED

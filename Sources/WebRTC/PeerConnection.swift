@@ -2,6 +2,7 @@ import ICE
 import ParleyCore
 import ParleyCrypto
 import ParleyNet
+import RTP
 import Synchronization
 
 /// The client side of a WebRTC session (what the Parley SDK uses): full ICE (`ICEAgent`,
@@ -284,6 +285,15 @@ public final class PeerConnection: Sendable {
             core.value.sendRTP(payload, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp,
                                marker: marker)
         }
+    }
+
+    /// Sends one RTP packet as the caller laid it out (SSRC, header extensions, numbering): a
+    /// video engine's simulcast layers, each with its own SSRC, mid and rid (RFC 8852 §3).
+    /// Dropped until connected.
+    public func send(_ packet: RTPPacket) {
+        guard closedStatistics.withLock({ $0 == nil }) else { return }
+        let core = self.core
+        loop.execute { core.value.send(packet) }
     }
 
     public func statistics() async -> Statistics {

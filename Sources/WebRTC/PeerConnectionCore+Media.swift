@@ -65,6 +65,27 @@ extension PeerConnectionCore {
         flush()
     }
 
+    /// One RTP packet laid out by the caller, sent as it is: its own SSRC and header extensions
+    /// (a simulcast layer carries its mid and rid, RFC 8852 §3). Counted as video.
+    func send(_ packet: RTPPacket) {
+        let length = packet.serializedSize
+        var bytes = [UInt8](repeating: 0, count: length + rtp.trailerLength)
+        guard rtp.isReady, state == .connected || state == .disconnected, bytes.count <= scratch.count else {
+            stats.sendDropped += 1
+            return
+        }
+        let protected: Int? = bytes.withUnsafeMutableBytes { raw in
+            guard (try? packet.serialize(into: raw)) == length else { return nil }
+            return try? rtp.protectRTP(raw, length: length)
+        }
+        guard let protected, sendOnSelectedPair(Array(bytes.prefix(protected))) else {
+            stats.sendDropped += 1
+            return
+        }
+        stats.videoPacketsSent += 1
+        flush()
+    }
+
     /// SRTP in, through the RTP session (statistics per remote SSRC), out on `audio` or `video`
     /// by the payload type's section.
     func receiveRTP(_ bytes: UnsafeRawBufferPointer) {

@@ -108,7 +108,9 @@ extension PeerSession {
         }
         if !summary.nacks.isEmpty { answer(summary.nacks, now: now, out: &out) }
         // The peer's loss on our audio decides how much redundancy a RED track adds.
-        if summary.reportBlocksOnOurStreams > 0, kind == .room { readLayerReports(now: now) }
+        if kind == .room, summary.reportBlocksOnOurStreams > 0 || summary.receiverEstimate != nil {
+            readDownlinkFeedback(estimate: summary.receiverEstimate, now: now)
+        }
         if summary.reportBlocksOnOurStreams > 0, let report = rtp.sendStreams.first?.remoteReport {
             tracks[0].reportRemoteLoss(fractionLost: report.fractionLost)
         }

@@ -24,9 +24,16 @@ extension PeerSession {
             var length = 0
             switch (update.payload, source) {
             case (.unchanged, let packet?), (.renameREDBlocks, let packet?):
-                length = packet.bytes.count
-                guard length <= room else { return -1 }
-                base.copyMemory(from: packet.bytes.baseAddress!, byteCount: length)
+                var payloadRange = packet.payloadRange
+                if index < slotVideo.count, let id = slotVideo[index]?.absSendTimeID {
+                    guard let copied = AbsoluteSendTime.copy(packet, into: UnsafeMutableRawBufferPointer(rebasing: slot[0..<room]),
+                                                             id: id, now: now) else { return -1 }
+                    (length, payloadRange) = copied
+                } else {
+                    length = packet.bytes.count
+                    guard length <= room else { return -1 }
+                    base.copyMemory(from: packet.bytes.baseAddress!, byteCount: length)
+                }
                 guard let rewriter = try? RTPHeaderRewriter(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length])) else {
                     return -1
                 }
@@ -34,14 +41,14 @@ extension PeerSession {
                 // A VP8 slot numbers pictures on across its sources (RFC 7741 §4.2).
                 if let vp8, index < slotVideo.count, slotVideo[index] != nil {
                     let mapped = slotVideo[index]!.pictures.map(pictureID: vp8.pictureID, tl0PictureIndex: vp8.tl0PictureIndex)
-                    VP8PayloadDescriptor.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[packet.payloadRange]),
+                    VP8PayloadDescriptor.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[payloadRange]),
                                                  pictureID: mapped.pictureID, tl0PictureIndex: mapped.tl0PictureIndex)
                 }
                 if case .renameREDBlocks(let payloadType) = update.payload {
-                    REDPayloadView.renameBlocks(in: UnsafeMutableRawBufferPointer(rebasing: slot[packet.payloadRange]),
+                    REDPayloadView.renameBlocks(in: UnsafeMutableRawBufferPointer(rebasing: slot[payloadRange]),
                                                 to: payloadType)
                 }
-                payloadBytes = packet.payloadRange.count
+                payloadBytes = payloadRange.count
             case (.wrapInRED, _):
                 guard room > RTPFixedHeader.size,
                       let built = tracks[index].red?.encode(

@@ -35,6 +35,8 @@ struct RoomInbound {
     var midBytes: [UInt8] = []
     /// When a key frame was last asked of each layer.
     var layerKeyframeRequests: [Double] = []
+    /// A video section without simulcast: its bitrate, for the subscribers' allocation.
+    var meter = BitrateMeter()
 
     static let maxSSRCs = 4
 }
@@ -56,10 +58,14 @@ struct SlotVideo {
     /// next key frame (the two differ while a switch waits).
     var layer: Int?
     var targetLayer: Int?
-    /// Chooses `targetLayer` from the receiver's reports on the slot (`remoteReportCount`: how
-    /// many of them it read).
-    var selector = SimulcastLayerSelector()
+    /// The subscription's priority for the allocator (the room service's, dominant speaker
+    /// included), and whether the allocator switched it off (nothing forwarded).
+    var priority = TrackPriority.standard
+    var switchedOff = false
+    /// How many of its receiver's report blocks on the slot were read (`remoteReportCount`).
     var reportsRead = 0
+    /// The receiver's id for abs-send-time, stamped on every packet forwarded in the slot.
+    var absSendTimeID: UInt8?
 }
 
 /// What a receive slot carries: the publishing session and its `roomInbound` index.
@@ -106,7 +112,7 @@ extension PeerSession {
                     initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
                 roomSources.append(nil)
                 retransmissions.append(nil)  // made on the receiver's first NACK (`answer`)
-                slotVideo.append(codec == .video(.vp8) ? SlotVideo() : nil)
+                slotVideo.append(codec == .video(.vp8) ? SlotVideo(absSendTimeID: section.absSendTimeExtensionID) : nil)
             }
             if section.direction.sends, transportFeedback == nil, let id = section.transportCCExtensionID {
                 transportCCID = id
@@ -154,8 +160,9 @@ extension PeerSession {
             if roomInbound[inbound].layerNACKs.indices.contains(layer) {
                 sendNACKs(&roomInbound[inbound].layerNACKs[layer], received: view, now: now, out: &out)
             }
-        } else if roomInbound[inbound].nacks != nil {
-            sendNACKs(&roomInbound[inbound].nacks!, received: view, now: now, out: &out)
+        } else if format.kind == .video {
+            roomInbound[inbound].meter.add(bytes: view.payload.count, now: now)
+            if roomInbound[inbound].nacks != nil { sendNACKs(&roomInbound[inbound].nacks!, received: view, now: now, out: &out) }
         }
         // What the extensions said is read; the subscribers negotiated their own (or none), so
         // the elements go on as padding (RFC 8285 §4.2: zero bytes), in place in the receive slot.
@@ -175,6 +182,9 @@ extension PeerSession {
                     requestKeyframe(inbound: inbound, layer: layer, now: now, out: &out)
                     continue
                 }
+            }
+            if layer == nil, sink.session.slotVideo.indices.contains(sink.track), sink.session.slotVideo[sink.track]?.switchedOff == true {
+                continue  // switched off by its subscriber's allocation
             }
             if let vp8, sink.session.slotVideo.indices.contains(sink.track), sink.session.slotVideo[sink.track]?.awaitingKeyFrame == true {
                 guard vp8.startsKeyFrame else {
@@ -350,7 +360,7 @@ extension PeerSession {
         slotVideo[track]?.pictures.sourceChanged()
         slotVideo[track]?.layer = nil
         slotVideo[track]?.targetLayer = nil
-        slotVideo[track]?.selector = SimulcastLayerSelector()
+        slotVideo[track]?.switchedOff = false
     }
 
     /// Ends the routes of a room session: its slots are emptied, and slots fed by it elsewhere too.

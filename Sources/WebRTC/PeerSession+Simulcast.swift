@@ -35,8 +35,7 @@ enum LayerAdmission {
 /// first packets bound with their mid and rid elements (RFC 8852 §3). Each receive slot forwards
 /// one layer and switches at a key frame of the next one, so its receiver sees one stream
 /// (`RTPForwardingTrack` renumbers, `VP8PictureIDMunger` continues the picture IDs); which layer
-/// is the slot's `SimulcastLayerSelector`'s choice from its receiver's loss reports, made once per
-/// housekeeping tick.
+/// is its subscriber's allocation (`PeerSession+Allocation`), made once per housekeeping tick.
 extension PeerSession {
     /// Binds an unknown SSRC to a simulcast section's layer by its mid and rid elements; the
     /// section's index, or nil when no layer claims it. A layer's new SSRC replaces its old one.
@@ -86,40 +85,6 @@ extension PeerSession {
             return .forward
         }
         return video.layer == layer ? .forward : .skip
-    }
-
-    /// Hands the receiver's new report blocks on our video slots to their layer selectors.
-    func readLayerReports(now: Double) {
-        var track = 0
-        while track < slotVideo.count {
-            defer { track += 1 }
-            guard slotVideo[track] != nil, track < rtp.sendStreams.count,
-                  rtp.sendStreams[track].remoteReportCount != slotVideo[track]?.reportsRead,
-                  let report = rtp.sendStreams[track].remoteReport else { continue }
-            slotVideo[track]?.reportsRead = rtp.sendStreams[track].remoteReportCount
-            slotVideo[track]?.selector.reported(fractionLost: Double(report.fractionLost) / 256, now: now)
-        }
-    }
-
-    /// Each video slot fed by a simulcast source: the layer its selector chooses among the live
-    /// ones becomes the slot's target, and that layer is asked for a key frame.
-    func chooseLayers(now: Double, out: inout [Datagram]) {
-        var track = 0
-        while track < slotVideo.count {
-            defer { track += 1 }
-            guard slotVideo[track] != nil, let source = roomSources[track],
-                  let layers = source.session.roomInbound[source.inbound].layers else { continue }
-            layers.ranked(now: now, into: &layerRanks)
-            layerBitrates.removeAll(keepingCapacity: true)
-            for rank in layerRanks { layerBitrates.append(layers.layers[rank].bitrate) }
-            guard let rank = slotVideo[track]?.selector.choose(bitrates: layerBitrates, now: now) else { continue }
-            let chosen = layerRanks[rank]
-            guard slotVideo[track]?.targetLayer != chosen else { continue }
-            slotVideo[track]?.targetLayer = chosen
-            if slotVideo[track]?.layer != chosen {
-                source.session.requestKeyframe(inbound: source.inbound, layer: chosen, now: now, out: &out)
-            }
-        }
     }
 
     /// Notes that `view` arrived on `requester`'s stream and sends what is due (video playout budget).

@@ -101,9 +101,8 @@ final class PeerSession {
     var roomSources: [RoomSource?] = []
     /// For each of our VP8 slots (same index; nil for others), its switching state.
     var slotVideo: [SlotVideo?] = []
-    /// Scratch space of `chooseLayers` (a source's live layers, smallest first, and their bitrates).
-    var layerRanks: [Int] = []
-    var layerBitrates: [Int] = []
+    /// Room sessions: how the video budget toward the peer is shared among our slots.
+    var downlink = SubscriberDownlink()
     /// Arrival times by transport-wide sequence number (room sessions whose offer had it), and
     /// the extension's id.
     var transportFeedback: TransportFeedbackRecorder?
@@ -373,7 +372,7 @@ final class PeerSession {
             }
         }
         if state == .connected, transportFeedback != nil { sendTransportFeedback(out: &out) }
-        if state == .connected, kind == .room { chooseLayers(now: now, out: &out) }
+        if state == .connected, kind == .room { allocateVideo(now: now, out: &out) }
         if let key = telephoneEvents.expire(now: now) { reportDigit(key) }
     }
 

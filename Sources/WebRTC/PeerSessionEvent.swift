@@ -27,6 +27,9 @@ public enum PeerSessionEvent: Sendable, Hashable {
     case audioLevel(sessionID: String, mid: String, level: UInt8)
     /// Room sessions, once per RTCP interval: what the peer's paths to and from us look like.
     case quality(sessionID: String, PeerSessionQuality)
+    /// Room sessions: the receive slot `mid` was switched off (its subscriber's budget does not
+    /// carry it; nothing is forwarded in it) or back on.
+    case trackSwitched(sessionID: String, mid: String, off: Bool)
     /// Room sessions: the peer opened a data channel labelled `label` (RFC 8832 §6), the source
     /// of a data track of that name.
     case dataChannelOpened(sessionID: String, label: String)
@@ -39,7 +42,7 @@ public enum PeerSessionEvent: Sendable, Hashable {
         switch self {
         case .stateChanged(let id, _, _), .digit(let id, _), .connectivityLost(let id), .connectivityRestored(let id),
              .consentLost(let id), .iceRestarted(let id), .audioLevel(let id, _, _), .quality(let id, _),
-             .dataChannelOpened(let id, _), .dataChannelClosed(let id, _):
+             .trackSwitched(let id, _, _), .dataChannelOpened(let id, _), .dataChannelClosed(let id, _):
             id
         }
     }

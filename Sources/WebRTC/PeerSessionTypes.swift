@@ -104,8 +104,10 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var retransmissionsSent = 0
     /// Transport-wide CC feedback packets sent to the peer (room sessions).
     public var transportFeedbackSent = 0
-    /// Room sessions: times one of our video slots moved to another layer of its simulcast source.
+    /// Room sessions: times one of our video slots moved to another layer of its simulcast source,
+    /// and times one was switched off or back on by the allocation.
     public var layerSwitches = 0
+    public var slotSwitches = 0
     /// Room sessions' data channels: messages the peer sent, messages sent to it on the channels
     /// of its subscriptions, messages dropped (sent on a channel that publishes nothing, over the
     /// size limit, or not taken by a subscriber's full association), and subscription channels

@@ -108,6 +108,11 @@ public enum ServerAnswerBuilder {
                     local.simulcastAttributes = simulcast.answerAttributes
                 }
             }
+            // What we stamp on what we send in it (RFC 8285 §6: sendonly from our side).
+            if section.answerDirection.sends, let id = section.absSendTimeExtensionID {
+                local.extmaps.append(SDPExtmap(id: UInt16(id), direction: section.answerDirection == .sendrecv ? .sendonly : nil,
+                                               uri: OfferedMediaSection.absSendTimeURI))
+            }
             session.media.append(local.description(transport))
         }
         return session

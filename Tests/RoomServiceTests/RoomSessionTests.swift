@@ -32,11 +32,11 @@ import Testing
 
         func connect(_ identity: String, _ link: RecordingLink, offer: String, tracks: [RoomTrackInfo],
                      automatic: Bool = true, room: String = "standup", speaker: Bool = false,
-                     quality: Bool = false) async throws(ParleyError) -> RoomJoined {
+                     quality: Bool = false, bandwidth: RoomBandwidthProfile? = nil) async throws(ParleyError) -> RoomJoined {
             let joined = try await service.connect(accountSid: accountSid, identity: identity, room: room, offer: offer,
                                                    tracks: tracks, automaticSubscription: automatic,
-                                                   dominantSpeaker: speaker, networkQuality: quality, ref: "j-\(identity)",
-                                                   link: link)
+                                                   dominantSpeaker: speaker, networkQuality: quality, bandwidthProfile: bandwidth,
+                                                   ref: "j-\(identity)", link: link)
             await service.settle()
             return joined
         }

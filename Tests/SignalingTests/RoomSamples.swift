@@ -19,6 +19,10 @@ enum RoomSamples {
                                                                 automaticSubscription: false, dominantSpeaker: true,
                                                                 networkQuality: false, reconnectParticipantSid: alice))),
         SignalingEnvelope(.roomJoin(RoomJoin(offer: sdp))),
+        SignalingEnvelope(.roomJoin(RoomJoin(offer: sdp, bandwidthProfile: RoomBandwidthProfile(
+            mode: .collaboration, maxSubscriptionBitrate: 2_500_000, dominantSpeakerPriority: .high, trackSwitchOffMode: .disabled,
+            renderDimensions: [.low: .init(width: 320, height: 180), .high: .init(width: 1280, height: 720)])))),
+        SignalingEnvelope(.roomJoin(RoomJoin(offer: sdp, bandwidthProfile: RoomBandwidthProfile()))),
         SignalingEnvelope(id: "o1", message: .roomOffer(RoomOffer(offer: sdp, tracks: [mic]))),
         SignalingEnvelope(.roomOffer(RoomOffer(offer: sdp))),
         SignalingEnvelope(.roomTrackEnabled(RoomTrackEnabled(trackSid: "MT1", enabled: false))),

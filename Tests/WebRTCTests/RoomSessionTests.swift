@@ -16,12 +16,13 @@ import WebRTC
         let answer: RoomSessionAnswer
         let slotSSRCs: [UInt32]
 
-        static func join(_ server: MediaTransportServer, editOffer: (String) -> String = { $0 }) async throws -> Participant {
+        static func join(_ server: MediaTransportServer, editOffer: (String) -> String = { $0 },
+                         events: @escaping @Sendable (PeerSessionEvent) -> Void = { _ in }) async throws -> Participant {
             var configuration = PeerConnection.Configuration()
             configuration.videoCodecs = [.vp8]
             configuration.rtcpInterval = .milliseconds(200)
             let pc = try PeerConnection(configuration: configuration)
-            let answer = try await server.createRoomSession(offer: editOffer(try await pc.createOffer())) { _ in }
+            let answer = try await server.createRoomSession(offer: editOffer(try await pc.createOffer()), events: events)
             try await pc.setRemoteAnswer(answer.sdp)
             #expect(await pc.waitUntilConnected(timeout: .seconds(10)))
             let media = try SessionDescription(parsing: answer.sdp).media

@@ -1,0 +1,85 @@
+/// How much video one subscriber's path carries: the budget `VideoAllocator` shares among its
+/// subscriptions. Unlimited until the path shows a limit; then set from what was being forwarded
+/// when the limit showed, and raised one allocation step at a time while the path stays clean.
+///
+/// Two signals lower it, both from the subscriber's RTCP: loss in its receiver reports (RFC 3550
+/// §6.4.1) above `congestedLoss` (to what was forwarded × (1 − loss / 2), as GCC's loss-based
+/// controller does), and a falling receiver estimate (REMB, draft-alvestrand-rmcat-remb-03): a
+/// delay-based receiver (libwebrtc, aiortc) lowers its estimate only on overuse, so an estimate
+/// that falls below what we forward means queues are building. A rising estimate lags a step up
+/// by design (it follows what arrives), so it never lowers the budget.
+///
+/// After a decrease, signals are ignored for `settle` (what was queued still arrives late or not
+/// at all). A probe (one step up) waits `probeDelay` of clean reports; a decrease within
+/// `probeWindow` of a probe doubles the delay (to `maxProbeDelay`), `stableAfter` without a
+/// change brings it back. A pure value on time passed in (seconds).
+public struct SubscriberBudget: Sendable, Hashable {
+    public static let congestedLoss = 0.1
+    public static let cleanLoss = 0.02
+    public static let settle = 1.5
+    public static let baseProbeDelay = 3.0
+    public static let maxProbeDelay = 12.0
+    public static let probeWindow = 3.0
+    public static let stableAfter = 10.0
+    /// A receiver estimate this much below its last value is a decrease (not jitter).
+    public static let estimateDrop = 0.95
+    /// Never below this (bits/s): a budget of nothing would switch everything off for good.
+    public static let floor = 30_000
+
+    /// The video bits per second the path carries for now; nil until it showed a limit.
+    public private(set) var bitrate: Int?
+    public private(set) var probeDelay = baseProbeDelay
+    /// The receiver's latest estimate (bits/s), if it sends them.
+    public private(set) var estimate: Int?
+    private var lastDecrease = -Double.infinity
+    private var lastIncrease = -Double.infinity
+    private var lastChange = -Double.infinity
+    private var cleanSinceChange = true
+
+    public init() {}
+
+    /// A receiver report's loss (0…1) on what we forward; `forwarding`: the video bits/s we send now.
+    public mutating func reported(fractionLost: Double, forwarding: Int, now: Double) {
+        guard now - lastDecrease >= Self.settle else { return }
+        if fractionLost > Self.congestedLoss {
+            decrease(to: Int(Double(forwarding) * (1 - fractionLost / 2)), now: now)
+        } else if fractionLost > Self.cleanLoss {
+            cleanSinceChange = false
+        }
+    }
+
+    /// The receiver's estimate (REMB bits/s); `forwarding` as for `reported`.
+    public mutating func estimated(_ bitrate: Int, forwarding: Int, now: Double) {
+        defer { estimate = bitrate }
+        guard now - lastDecrease >= Self.settle, let last = estimate,
+              Double(bitrate) < Double(last) * Self.estimateDrop, bitrate < forwarding else { return }
+        decrease(to: bitrate, now: now)
+    }
+
+    /// The allocator needs `needed` bits/s for its next step up: the budget becomes that when the
+    /// path has been clean for the probe delay. True when it was raised.
+    public mutating func probe(needed: Int, now: Double) -> Bool {
+        guard let bitrate, needed > bitrate, now - lastChange >= probeDelay else { return false }
+        defer {
+            lastChange = now
+            cleanSinceChange = true
+        }
+        guard cleanSinceChange else { return false }
+        self.bitrate = needed
+        lastIncrease = now
+        return true
+    }
+
+    /// Once per allocation: a budget held without a decrease for `stableAfter` resets the probe delay.
+    public mutating func tick(now: Double) {
+        if now - lastDecrease >= Self.stableAfter { probeDelay = Self.baseProbeDelay }
+    }
+
+    private mutating func decrease(to target: Int, now: Double) {
+        bitrate = max(min(target, bitrate ?? Int.max), Self.floor)
+        if now - lastIncrease <= Self.probeWindow { probeDelay = min(probeDelay * 2, Self.maxProbeDelay) }
+        lastDecrease = now
+        lastChange = now
+        cleanSinceChange = true
+    }
+}

@@ -1,0 +1,126 @@
+/// One video subscription as the allocator sees it: its priority (after the dominant-speaker
+/// rule), its live layers smallest first as a range of the allocator's `bitrates` and `heights`
+/// (one layer for a track without simulcast), and whether it is switched off now.
+public struct VideoDemand: Sendable, Hashable {
+    public var priority: TrackPriority
+    public var layers: Range<Int>
+    public var isOff: Bool
+
+    public init(priority: TrackPriority, layers: Range<Int>, isOff: Bool) {
+        self.priority = priority
+        self.layers = layers
+        self.isOff = isOff
+    }
+}
+
+/// What one subscription gets: a layer (its rank among the demand's layers) or nothing.
+public enum VideoAllocation: Sendable, Hashable {
+    case off
+    case layer(Int)
+}
+
+/// Shares one subscriber's video budget (`SubscriberBudget`, capped by the bandwidth profile's
+/// `maxSubscriptionBitrate`) among its subscriptions, as LiveKit's and Twilio's SFUs do: first
+/// every subscription its smallest layer, by priority, switching off those that no longer fit
+/// (unless the profile's switch-off mode is `disabled`); then steps up as the profile's mode says,
+/// never past the largest layer its priority's render dimensions are worth. A track switched off
+/// comes back only when its smallest layer fits with `switchOnMargin` to spare, so it does not
+/// flap. Reused between calls: the scratch arrays keep their storage.
+public struct VideoAllocator: Sendable {
+    /// A switched-off track needs its smallest layer × this to come back.
+    public static let switchOnMargin = 1.2
+
+    /// Filled by the owner before `allocate`: every demand's layer bitrates (bits/s) and heights
+    /// (0 when not known yet), smallest layer first.
+    public var bitrates: [Int] = []
+    public var heights: [Int] = []
+    /// The result, one per demand.
+    public private(set) var allocations: [VideoAllocation] = []
+    /// Bits per second the allocations add up to.
+    public private(set) var used = 0
+    /// The budget the next improvement needs (a switch-on or a step up), when one is left within
+    /// the profile's cap: what a probe raises the budget to.
+    public private(set) var nextStep: Int?
+    private var order: [Int] = []
+    private var tops: [Int] = []
+
+    public init() {}
+
+    public mutating func allocate(_ demands: [VideoDemand], budget: Int?, profile: BandwidthProfile) {
+        allocations.removeAll(keepingCapacity: true)
+        tops.removeAll(keepingCapacity: true)
+        order.removeAll(keepingCapacity: true)
+        for (index, demand) in demands.enumerated() {
+            allocations.append(.off)
+            tops.append(top(demand, profile: profile))
+            order.append(index)
+        }
+        order.sort { a, b in demands[a].priority != demands[b].priority ? demands[a].priority > demands[b].priority : a < b }
+        let limit = min(budget ?? Int.max, profile.maxSubscriptionBitrate ?? Int.max)
+        var remaining = limit
+        // Everyone's smallest layer first, by priority.
+        for index in order where !demands[index].layers.isEmpty {
+            let smallest = bitrates[demands[index].layers.lowerBound]
+            let need = demands[index].isOff ? Int(Double(smallest) * Self.switchOnMargin) : smallest
+            if need <= remaining || profile.trackSwitchOffMode == .disabled {
+                allocations[index] = .layer(0)
+                remaining -= smallest
+            }
+        }
+        // Steps up: by tier (collaboration, presentation) or all alike (grid).
+        var tierStart = 0
+        while tierStart < order.count {
+            var tierEnd = tierStart + 1
+            if profile.mode != .grid {
+                while tierEnd < order.count, demands[order[tierEnd]].priority == demands[order[tierStart]].priority { tierEnd += 1 }
+            } else {
+                tierEnd = order.count
+            }
+            var progressed = true
+            while progressed {
+                progressed = false
+                for position in tierStart..<tierEnd {
+                    let index = order[position]
+                    guard case .layer(let rank) = allocations[index], rank < tops[index] else { continue }
+                    let step = cost(demands[index], rank + 1) - cost(demands[index], rank)
+                    if step <= remaining {
+                        allocations[index] = .layer(rank + 1)
+                        remaining -= step
+                        progressed = true
+                    }
+                }
+            }
+            // Presentation: only the highest tier present steps up.
+            if profile.mode == .presentation { break }
+            tierStart = tierEnd
+        }
+        used = 0
+        var cheapest = Int.max
+        for (index, demand) in demands.enumerated() where !demand.layers.isEmpty {
+            switch allocations[index] {
+            case .off:
+                let smallest = bitrates[demand.layers.lowerBound]
+                cheapest = min(cheapest, demand.isOff ? Int(Double(smallest) * Self.switchOnMargin) : smallest)
+            case .layer(let rank):
+                used += cost(demand, rank)
+                if rank < tops[index], profile.mode != .presentation || demand.priority == demands[order[0]].priority {
+                    cheapest = min(cheapest, cost(demand, rank + 1) - cost(demand, rank))
+                }
+            }
+        }
+        let next = cheapest == Int.max ? nil : used + max(cheapest, 1)
+        nextStep = next.flatMap { $0 <= (profile.maxSubscriptionBitrate ?? Int.max) ? $0 : nil }
+    }
+
+    private func cost(_ demand: VideoDemand, _ rank: Int) -> Int { bitrates[demand.layers.lowerBound + rank] }
+
+    /// The largest rank worth sending: the largest layer no taller than the priority's render
+    /// dimensions (a layer of unknown height counts as fitting), at least the smallest.
+    private func top(_ demand: VideoDemand, profile: BandwidthProfile) -> Int {
+        let count = demand.layers.count
+        guard count > 1, let dimensions = profile.renderDimensions[demand.priority] else { return max(count - 1, 0) }
+        var rank = 0
+        while rank + 1 < count, heights[demand.layers.lowerBound + rank + 1] <= dimensions.height { rank += 1 }
+        return rank
+    }
+}

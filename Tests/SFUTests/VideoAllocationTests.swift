@@ -1,0 +1,118 @@
+import SFU
+import Testing
+
+/// A subscriber's video budget from its receiver's reports and estimates, and how the allocator
+/// shares it among its subscriptions (Twilio's bandwidth profile), on a virtual clock.
+@Suite struct VideoAllocationTests {
+    @Test func lossAndAFallingEstimateLowerTheBudgetAndACleanPathProbesUp() {
+        var budget = SubscriberBudget()
+        budget.reported(fractionLost: 0.01, forwarding: 2_000_000, now: 1)
+        #expect(budget.bitrate == nil, "unlimited until the path shows a limit")
+        budget.reported(fractionLost: 0.4, forwarding: 2_000_000, now: 2)
+        #expect(budget.bitrate == 1_600_000, "what was forwarded × (1 − loss / 2)")
+        budget.reported(fractionLost: 0.4, forwarding: 1_600_000, now: 3)
+        #expect(budget.bitrate == 1_600_000, "within the settle time: what was queued")
+        // A rising estimate lags a step up: never a decrease. A falling one below what we send is.
+        budget.estimated(400_000, forwarding: 1_600_000, now: 4)
+        #expect(budget.bitrate == 1_600_000, "a first estimate says nothing about a trend")
+        budget.estimated(500_000, forwarding: 1_600_000, now: 4.5)
+        #expect(budget.bitrate == 1_600_000)
+        budget.estimated(450_000, forwarding: 1_600_000, now: 5)
+        #expect(budget.bitrate == 450_000)
+        // Clean: a probe waits the probe delay since the last change.
+        var probed = budget.probe(needed: 700_000, now: 7.9)
+        #expect(!probed)
+        probed = budget.probe(needed: 700_000, now: 8)
+        #expect(probed && budget.bitrate == 700_000)
+        // Loss right after the probe: back down, and the next probe waits twice as long.
+        budget.reported(fractionLost: 0.2, forwarding: 700_000, now: 9)
+        #expect(budget.bitrate == 630_000 && budget.probeDelay == 6)
+        probed = budget.probe(needed: 700_000, now: 14.9)
+        #expect(!probed)
+        probed = budget.probe(needed: 700_000, now: 15)
+        #expect(probed)
+        // Moderate loss since the last change: the next probe is skipped (and waits again).
+        budget.reported(fractionLost: 0.05, forwarding: 700_000, now: 16)
+        probed = budget.probe(needed: 900_000, now: 21.1)
+        #expect(!probed && budget.bitrate == 700_000)
+        probed = budget.probe(needed: 900_000, now: 27.2)
+        #expect(probed)
+        budget.tick(now: 30)
+        #expect(budget.probeDelay == SubscriberBudget.baseProbeDelay, "stable for 10 s: the base delay again")
+        budget.reported(fractionLost: 0.9, forwarding: 10_000, now: 40)
+        #expect(budget.bitrate == SubscriberBudget.floor)
+    }
+
+    /// Two simulcast tracks (150 k, 500 k, 1.7 M) and one without simulcast (300 k).
+    static func allocator() -> VideoAllocator {
+        var allocator = VideoAllocator()
+        allocator.bitrates = [150_000, 500_000, 1_700_000, 150_000, 500_000, 1_700_000, 300_000]
+        allocator.heights = [180, 360, 720, 180, 360, 720, 480]
+        return allocator
+    }
+    static func demands(_ priorities: [TrackPriority], off: [Bool] = [false, false, false]) -> [VideoDemand] {
+        [VideoDemand(priority: priorities[0], layers: 0..<3, isOff: off[0]),
+         VideoDemand(priority: priorities[1], layers: 3..<6, isOff: off[1]),
+         VideoDemand(priority: priorities[2], layers: 6..<7, isOff: off[2])]
+    }
+
+    @Test func gridSharesAlikeAndSwitchesOffTheLowestPriorityFirst() {
+        var allocator = Self.allocator()
+        let profile = BandwidthProfile()
+        allocator.allocate(Self.demands([.standard, .standard, .standard]), budget: nil, profile: profile)
+        #expect(allocator.allocations == [.layer(2), .layer(2), .layer(0)] && allocator.used == 3_700_000)
+        #expect(allocator.nextStep == nil, "everything at its largest")
+        // 1.5 Mbit/s: each its smallest (600 k), then one step each in turn (+350 k, +350 k).
+        allocator.allocate(Self.demands([.standard, .standard, .standard]), budget: 1_500_000, profile: profile)
+        #expect(allocator.allocations == [.layer(1), .layer(1), .layer(0)] && allocator.used == 1_300_000)
+        #expect(allocator.nextStep == 2_500_000, "the next step: 1.2 M more for a largest layer")
+        // 400 k: the high-priority track first, then each that still fits (the low one's smallest
+        // layer, not the standard one's 300 k).
+        allocator.allocate(Self.demands([.low, .high, .standard]), budget: 400_000, profile: profile)
+        #expect(allocator.allocations == [.layer(0), .layer(0), .off] && allocator.used == 300_000)
+        #expect(allocator.nextStep == 600_000, "the cheapest improvement: the standard track on")
+        allocator.allocate(Self.demands([.low, .high, .standard]), budget: 200_000, profile: profile)
+        #expect(allocator.allocations == [.off, .layer(0), .off])
+        // Coming back on needs the margin: 150 k × 1.2.
+        allocator.allocate(Self.demands([.low, .high, .standard], off: [true, false, true]), budget: 320_000, profile: profile)
+        #expect(allocator.allocations == [.off, .layer(0), .off])
+        allocator.allocate(Self.demands([.low, .high, .standard], off: [true, false, true]), budget: 330_000, profile: profile)
+        #expect(allocator.allocations == [.layer(0), .layer(0), .off])
+        // Switch-off disabled: everyone keeps its smallest layer however little fits.
+        var never = profile
+        never.trackSwitchOffMode = .disabled
+        allocator.allocate(Self.demands([.low, .high, .standard]), budget: 100_000, profile: never)
+        #expect(allocator.allocations == [.layer(0), .layer(0), .layer(0)])
+    }
+
+    @Test func collaborationAndPresentationFavourHigherPriorities() {
+        var allocator = Self.allocator()
+        var profile = BandwidthProfile(mode: .collaboration)
+        // 2.5 M: the high track takes its largest (1.7 M) before the standard one steps up.
+        allocator.allocate(Self.demands([.standard, .high, .low]), budget: 2_500_000, profile: profile)
+        #expect(allocator.allocations == [.layer(1), .layer(2), .layer(0)] && allocator.used == 2_500_000)
+        profile.mode = .presentation
+        allocator.allocate(Self.demands([.standard, .high, .low]), budget: 3_000_000, profile: profile)
+        #expect(allocator.allocations == [.layer(0), .layer(2), .layer(0)], "only the highest tier steps up")
+        #expect(allocator.nextStep == nil)
+        // The subscriber's cap bounds the budget, and no probe goes past it.
+        profile = BandwidthProfile(maxSubscriptionBitrate: 1_000_000)
+        allocator.allocate(Self.demands([.standard, .standard, .standard]), budget: nil, profile: profile)
+        #expect(allocator.allocations == [.layer(1), .layer(0), .layer(0)] && allocator.used == 950_000)
+        #expect(allocator.nextStep == nil, "1.3 M for the next step is over the cap")
+    }
+
+    @Test func renderDimensionsCapTheLayerAndTheDominantSpeakerIsRaised() {
+        var allocator = Self.allocator()
+        let profile = BandwidthProfile(dominantSpeakerPriority: .high,
+                                       renderDimensions: [.low: .init(width: 320, height: 180),
+                                                          .standard: .init(width: 640, height: 360)])
+        allocator.allocate(Self.demands([.low, .standard, .high]), budget: nil, profile: profile)
+        #expect(allocator.allocations == [.layer(0), .layer(1), .layer(0)])
+        #expect(profile.effectivePriority(.low, dominantSpeaker: true) == .high)
+        #expect(profile.effectivePriority(.low, dominantSpeaker: false) == .low)
+        let high = profile.effectivePriority(.standard, dominantSpeaker: true)
+        allocator.allocate(Self.demands([.low, high, .high]), budget: nil, profile: profile)
+        #expect(allocator.allocations == [.layer(0), .layer(2), .layer(0)], "no render cap for high")
+    }
+}

@@ -55,6 +55,24 @@ extension PeerConnection {
         }
     }
 
+    /// Sends messages on an open channel in one hop to the loop, in order, until one is not taken;
+    /// how many were taken.
+    public func sendData(_ messages: [[UInt8]], isBinary: Bool = true, on stream: UInt16) async -> Int {
+        let core = self.core
+        return await withCheckedContinuation { (done: CheckedContinuation<Int, Never>) in
+            loop.execute {
+                var taken = 0
+                for message in messages {
+                    let outcome = core.value.dataChannels.transport?.send(stream: stream, data: message, isBinary: isBinary)
+                    guard outcome == .sent || outcome == .queued else { break }
+                    taken += 1
+                }
+                core.value.flushData()
+                done.resume(returning: taken)
+            }
+        }
+    }
+
     /// Closes a channel (stream reset, RFC 8831 §6.7).
     public func closeDataChannel(_ stream: UInt16) {
         let core = self.core

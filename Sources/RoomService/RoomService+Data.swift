@@ -47,7 +47,7 @@ extension RoomService {
         guard let sid = sessionOwners[session], participants[sid]?.session != nil else { return }
         if opened { participants[sid]?.session?.dataLabels.insert(label) } else { participants[sid]?.session?.dataLabels.remove(label) }
         guard let trackSid = publishedData(named: label, by: sid) else {
-            if opened { Log.info(.platform, "participant \(sid) opened data channel \(label), which names none of its data tracks") }
+            if opened { Log.debug(.platform, "participant \(sid) opened data channel \(label), which names none of its data tracks") }
             return
         }
         guard opened else {

@@ -299,7 +299,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
-                                   "DataChannel",
+                                   "DataChannel", "SCTP",
                                    "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore", "SFU"],
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.

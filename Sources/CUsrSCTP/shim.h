@@ -76,13 +76,6 @@ static inline int parley_sctp_set_mtu(struct socket *s, void *addr, uint16_t rem
     return 0;
 }
 
-/* SCTP_NODELAY on (each message goes out at once) or off (small messages wait while data is in
-   flight and share packets, RFC 9260 §6.1's bundling). 0, or the errno. */
-static inline int parley_sctp_set_nodelay(struct socket *s, int on) {
-    if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_NODELAY, &on, sizeof on) < 0) return errno;
-    return 0;
-}
-
 /* Sends one message. policy: 0 reliable, SCTP_PR_SCTP_RTX (value = max retransmits) or
    SCTP_PR_SCTP_TTL (value = lifetime in ms). 0, or the failing errno (EAGAIN: buffer full). */
 static inline int parley_sctp_send(struct socket *s, uint16_t sid, uint32_t ppid, const void *data, size_t length,

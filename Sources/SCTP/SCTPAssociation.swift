@@ -49,10 +49,8 @@ public final class SCTPAssociation: @unchecked Sendable {
     public static let maxMessageSize = 256 * 1024
 
     /// Creates the association and sends its INIT (both ends do; SCTP resolves the collision).
-    /// - Parameter bundling: small messages sent while data is in flight wait to share packets
-    ///   (Nagle, as TCP; a lone message still goes at once); off, every message is a packet.
-    public init(localPort: UInt16 = 5000, remotePort: UInt16 = 5000, bundling: Bool = false,
-                output: @escaping ([UInt8]) -> Void, events: @escaping (Event) -> Void) throws(SCTPError) {
+    public init(localPort: UInt16 = 5000, remotePort: UInt16 = 5000, output: @escaping ([UInt8]) -> Void,
+                events: @escaping (Event) -> Void) throws(SCTPError) {
         self.output = output
         self.events = events
         SCTPLibrary.ensureStarted()
@@ -64,7 +62,6 @@ public final class SCTPAssociation: @unchecked Sendable {
         }
         self.socket = socket
         var rc = parley_sctp_configure(socket)
-        if rc == 0, bundling { rc = parley_sctp_set_nodelay(socket, 0) }
         if rc == 0 { rc = parley_sctp_connect(socket, handle, localPort, remotePort) }
         guard rc == 0 else {
             usrsctp_close(socket)

@@ -26,6 +26,10 @@ const fragment = new URLSearchParams(location.hash.slice(1));  // token=JWT, and
 const slotParam = fragment.has("slots") ? Number(fragment.get("slots")) : NaN;
 const perKind = Number.isInteger(slotParam) && slotParam >= 0 && slotParam <= 8 ? slotParam : 2;
 const initialSlots = {audio: perKind, video: perKind};
+// simulcast=1: the camera at 960x540 in three VP8 layers (RFC 8853 rids q, h, f at 1/4, 1/2 and full size),
+// so the server can send each subscriber the layer its downlink carries.
+const simulcast = fragment.get("simulcast") === "1";
+const layers = [{rid: "q", scaleResolutionDownBy: 4}, {rid: "h", scaleResolutionDownBy: 2}, {rid: "f"}];
 const dataTracks = [{name: "chat", options: {ordered: true}}]
   .concat(fragment.get("unreliable") === "1" ? [{name: "chat-unreliable", options: {ordered: false, maxRetransmits: 0}}] : []);
 const t0 = performance.now();
@@ -275,7 +279,7 @@ async function join(token) {
   if (stream) stream.getTracks().forEach(t => t.stop());
   sent.length = 0;
   S.phase = "media"; status();
-  stream = await navigator.mediaDevices.getUserMedia({audio: true, video: true});
+  stream = await navigator.mediaDevices.getUserMedia({audio: true, video: simulcast ? {width: 960, height: 540} : true});
   $("local").srcObject = stream;
   pc = new RTCPeerConnection({iceServers: [], bundlePolicy: "max-bundle", rtcpMuxPolicy: "require"});
   pc.onconnectionstatechange = () => { S.connectionState = pc.connectionState; status(); };
@@ -292,7 +296,9 @@ async function join(token) {
       const v = t.getSettings();
       S.localVideo = {width: v.width, height: v.height, frameRate: v.frameRate};
     }
-    sent.push({tx: pc.addTransceiver(t, {direction: "sendonly", streams: [stream]}), name: t.kind === "audio" ? "mic" : "camera", kind: t.kind});
+    const init = {direction: "sendonly", streams: [stream]};
+    if (simulcast && t.kind === "video") init.sendEncodings = layers;
+    sent.push({tx: pc.addTransceiver(t, init), name: t.kind === "audio" ? "mic" : "camera", kind: t.kind});
   }
   addSlots(initialSlots.audio, initialSlots.video);
   S.phase = "connecting"; status();
@@ -406,8 +412,11 @@ async function localStats() {
   for (const s of sent) {
     if (!pc || pc.signalingState === "closed") break;
     let r = null;
-    (await s.tx.sender.getStats()).forEach(x => { if (x.type === "outbound-rtp") r = x; });
-    rows.push({mid: s.tx.mid, name: s.name, kind: s.kind, trackSid: S.published[s.tx.mid] || null,
+    const outs = [];  // one per simulcast layer
+    (await s.tx.sender.getStats()).forEach(x => { if (x.type === "outbound-rtp") { r = x; outs.push(x); } });
+    const layerRows = outs.filter(x => x.rid).map(x => ({rid: x.rid, frameWidth: x.frameWidth || null, frameHeight: x.frameHeight || null,
+                                                       bytesSent: x.bytesSent, framesEncoded: x.framesEncoded || 0}));
+    rows.push({mid: s.tx.mid, name: s.name, kind: s.kind, trackSid: S.published[s.tx.mid] || null, layers: layerRows,
                packetsSent: r ? r.packetsSent : 0, framesEncoded: r ? r.framesEncoded : null, frameWidth: r ? r.frameWidth : null,
                frameHeight: r ? r.frameHeight : null, qualityLimitationReason: r ? r.qualityLimitationReason : null,
                bytesSent: r ? r.bytesSent : 0, targetBitrate: r ? r.targetBitrate || null : null,

@@ -21,8 +21,10 @@ public struct SubscriberBudget: Sendable, Hashable {
     public static let maxProbeDelay = 12.0
     public static let probeWindow = 3.0
     public static let stableAfter = 10.0
-    /// A receiver estimate this much below its last value is a decrease (not jitter).
+    /// A receiver estimate this much below its last value is a decrease (not jitter), and it
+    /// lowers the budget once it is this share of what we forward or less.
     public static let estimateDrop = 0.95
+    public static let estimateOveruse = 0.85
     /// Never below this (bits/s): a budget of nothing would switch everything off for good.
     public static let floor = 30_000
 
@@ -52,7 +54,8 @@ public struct SubscriberBudget: Sendable, Hashable {
     public mutating func estimated(_ bitrate: Int, forwarding: Int, now: Double) {
         defer { estimate = bitrate }
         guard now - lastDecrease >= Self.settle, let last = estimate,
-              Double(bitrate) < Double(last) * Self.estimateDrop, bitrate < forwarding else { return }
+              Double(bitrate) < Double(last) * Self.estimateDrop,
+              Double(bitrate) <= Double(forwarding) * Self.estimateOveruse else { return }
         decrease(to: bitrate, now: now)
     }
 

@@ -12,11 +12,11 @@ enum AbsoluteSendTime {
     }
 
     /// Copies `packet` into `slot` with its header extension replaced by one element, abs-send-time
-    /// `id` = `now` (RFC 8285 §4.2 one-byte form): fixed header and CSRCs, the extension block,
+    /// `id` = `value` (RFC 8285 §4.2 one-byte form): fixed header and CSRCs, the extension block,
     /// then payload and padding. The length written and where the payload now sits; nil when it
     /// does not fit.
     static func copy(_ packet: RTPPacketView, into slot: UnsafeMutableRawBufferPointer, id: UInt8,
-                     now: Double) -> (length: Int, payload: Range<Int>)? {
+                     value time: UInt32) -> (length: Int, payload: Range<Int>)? {
         let header = RTPFixedHeader.size + 4 * packet.csrcCount
         let tail = packet.payloadRange.lowerBound..<packet.bytes.count
         let payloadStart = header + 8
@@ -24,7 +24,6 @@ enum AbsoluteSendTime {
         guard length <= slot.count, let base = slot.baseAddress, let source = packet.bytes.baseAddress else { return nil }
         base.copyMemory(from: source, byteCount: header)
         slot[0] |= 0x10  // X: an extension follows
-        let time = value(seconds: now)
         let block: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0xBE, 0xDE, 0, 1, id << 4 | 2, UInt8(time >> 16), UInt8(truncatingIfNeeded: time >> 8), UInt8(truncatingIfNeeded: time))
         withUnsafeBytes(of: block) { (base + header).copyMemory(from: $0.baseAddress!, byteCount: 8) }

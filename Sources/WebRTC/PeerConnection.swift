@@ -296,6 +296,14 @@ public final class PeerConnection: Sendable {
         loop.execute { core.value.send(packet) }
     }
 
+    /// Asks the peer to send packets `sequenceNumbers` of its stream `mediaSSRC` again (Generic
+    /// NACK, RFC 4585 §6.2.1): a video engine's loss recovery. Dropped until connected.
+    public func sendNACK(mediaSSRC: UInt32, sequenceNumbers: [UInt16]) {
+        guard closedStatistics.withLock({ $0 == nil }), !sequenceNumbers.isEmpty else { return }
+        let core = self.core
+        loop.execute { core.value.sendNACK(mediaSSRC: mediaSSRC, lost: sequenceNumbers) }
+    }
+
     public func statistics() async -> Statistics {
         if let final = closedStatistics.withLock({ $0 }) { return final }
         let core = self.core

@@ -86,6 +86,14 @@ extension PeerConnectionCore {
         flush()
     }
 
+    /// A Generic NACK for `lost` of the peer's stream `mediaSSRC`.
+    func sendNACK(mediaSSRC: UInt32, lost: [UInt16]) {
+        guard rtp.isReady, state == .connected || state == .disconnected,
+              let datagram = try? rtp.nackDatagram(from: 0, to: mediaSSRC, lost: lost), sendOnSelectedPair(datagram) else { return }
+        stats.nacksSent += 1
+        flush()
+    }
+
     /// SRTP in, through the RTP session (statistics per remote SSRC), out on `audio` or `video`
     /// by the payload type's section.
     func receiveRTP(_ bytes: UnsafeRawBufferPointer) {

@@ -1,3 +1,4 @@
+import ParleyCore
 import ParleyNet
 import ParleyRTP
 import RTCP
@@ -40,8 +41,13 @@ extension PeerSession {
             slotVideo[track]?.reportsRead = rtp.sendStreams[track].remoteReportCount
             worst = max(worst ?? 0, Double(report.fractionLost) / 256)
         }
+        let before = downlink.budget.bitrate
         if let worst { downlink.budget.reported(fractionLost: worst, forwarding: downlink.forwarding, now: now) }
         if let estimate { downlink.budget.estimated(Int(clamping: estimate), forwarding: downlink.forwarding, now: now) }
+        if downlink.budget.bitrate != before {
+            Log.debug(.webrtc, "session \(id): video budget \(downlink.budget.bitrate ?? 0) bit/s (loss \(worst ?? 0), "
+                      + "estimate \(estimate.map(String.init) ?? "-"), forwarding \(downlink.forwarding))")
+        }
     }
 
     /// Allocates the budget among the video slots and applies the result (each tick).
@@ -54,6 +60,7 @@ extension PeerSession {
         downlink.budget.tick(now: now)
         downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile)
         if let next = downlink.allocator.nextStep, downlink.budget.probe(needed: next, now: now) {
+            Log.debug(.webrtc, "session \(id): probing \(next) bit/s (forwarding \(downlink.forwarding))")
             downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile)
         }
         downlink.forwarding = downlink.allocator.used
@@ -127,6 +134,7 @@ extension PeerSession {
     /// which is asked for at once.
     private func target(_ layer: Int, track: Int, now: Double, out: inout [Datagram]) {
         guard slotVideo[track]?.targetLayer != layer, let source = roomSources[track] else { return }
+        Log.debug(.webrtc, "session \(id): slot \(track) targets layer \(layer)")
         slotVideo[track]?.targetLayer = layer
         if slotVideo[track]?.layer != layer {
             source.session.requestKeyframe(inbound: source.inbound, layer: layer, now: now, out: &out)

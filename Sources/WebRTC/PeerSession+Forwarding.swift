@@ -105,7 +105,7 @@ extension PeerSession {
     /// Our peer's Generic NACKs on our tracks: each packet still kept goes out again as it went.
     func answer(_ nacks: [TransportLayerNACK], now: Double, out: inout [Datagram]) {
         guard let destination = selectedSocketAddress else { return }
-        if kind == .room { makeSlotCaches(for: nacks) }
+        if kind == .room { return answerSlotNACKs(nacks, to: destination, now: now, out: &out) }
         var track = 0
         while track < retransmissions.count {
             counters.retransmissionsSent += retransmissions[track]?.answer(nacks, mediaSSRC: tracks[track].ssrc, now: now) { bytes in

@@ -24,31 +24,22 @@ extension PeerSession {
             var length = 0
             switch (update.payload, source) {
             case (.unchanged, let packet?), (.renameREDBlocks, let packet?):
-                var payloadRange = packet.payloadRange
-                if index < slotVideo.count, let id = slotVideo[index]?.absSendTimeID {
-                    guard let copied = AbsoluteSendTime.copy(packet, into: UnsafeMutableRawBufferPointer(rebasing: slot[0..<room]),
-                                                             id: id, now: now) else { return -1 }
-                    (length, payloadRange) = copied
-                } else {
-                    length = packet.bytes.count
-                    guard length <= room else { return -1 }
-                    base.copyMemory(from: packet.bytes.baseAddress!, byteCount: length)
-                }
-                guard let rewriter = try? RTPHeaderRewriter(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length])) else {
-                    return -1
-                }
-                update.apply(to: rewriter)
+                let stamp = index < slotVideo.count
+                    ? slotVideo[index]?.absSendTimeID.map { (id: $0, value: AbsoluteSendTime.value(seconds: now)) } : nil
                 // A VP8 slot numbers pictures on across its sources (RFC 7741 §4.2).
+                var pictures: (pictureID: UInt16?, tl0PictureIndex: UInt8?)?
                 if let vp8, index < slotVideo.count, slotVideo[index] != nil {
-                    let mapped = slotVideo[index]!.pictures.map(pictureID: vp8.pictureID, tl0PictureIndex: vp8.tl0PictureIndex)
-                    VP8PayloadDescriptor.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[payloadRange]),
-                                                 pictureID: mapped.pictureID, tl0PictureIndex: mapped.tl0PictureIndex)
+                    pictures = slotVideo[index]!.pictures.map(pictureID: vp8.pictureID, tl0PictureIndex: vp8.tl0PictureIndex)
                 }
-                if case .renameREDBlocks(let payloadType) = update.payload {
-                    REDPayloadView.renameBlocks(in: UnsafeMutableRawBufferPointer(rebasing: slot[payloadRange]),
-                                                to: payloadType)
+                guard let written = Self.writeForwarded(packet, into: UnsafeMutableRawBufferPointer(rebasing: slot[0..<room]),
+                                                        update: update, stamp: stamp, pictures: pictures) else { return -1 }
+                length = written.length
+                payloadBytes = written.payload.count
+                if index < forwardLogs.count, forwardLogs[index] != nil {
+                    forwardLogs[index]!.record(RTPForwardLog.Entry(
+                        update: update, sourceSSRC: packet.ssrc, sourceSequence: packet.sequenceNumber, absSendTime: stamp?.value,
+                        pictureID: pictures?.pictureID, tl0PictureIndex: pictures?.tl0PictureIndex, sentAt: now))
                 }
-                payloadBytes = payloadRange.count
             case (.wrapInRED, _):
                 guard room > RTPFixedHeader.size,
                       let built = tracks[index].red?.encode(
@@ -80,5 +71,34 @@ extension PeerSession {
             tracks[index].red?.remember(frame, timestamp: update.timestamp)
         }
         return payloadBytes
+    }
+
+    /// Writes a received `packet` into `slot` as a track sends it on: the header `update` gives;
+    /// with `stamp`, one abs-send-time element in place of the source's header extension; VP8
+    /// picture numbers `pictures` (RFC 7741 §4.2); RED block types renamed (RFC 2198 §3). The
+    /// length written and where the payload sits, or nil when it does not fit. Forwarding and
+    /// retransmission both write through it, so a packet sent again is the packet that went.
+    static func writeForwarded(_ packet: RTPPacketView, into slot: UnsafeMutableRawBufferPointer, update: RTPHeaderUpdate,
+                               stamp: (id: UInt8, value: UInt32)?,
+                               pictures: (pictureID: UInt16?, tl0PictureIndex: UInt8?)?) -> (length: Int, payload: Range<Int>)? {
+        var length = packet.bytes.count
+        var payloadRange = packet.payloadRange
+        if let stamp {
+            guard let copied = AbsoluteSendTime.copy(packet, into: slot, id: stamp.id, value: stamp.value) else { return nil }
+            (length, payloadRange) = copied
+        } else {
+            guard length <= slot.count, let base = slot.baseAddress else { return nil }
+            base.copyMemory(from: packet.bytes.baseAddress!, byteCount: length)
+        }
+        guard let rewriter = try? RTPHeaderRewriter(UnsafeMutableRawBufferPointer(rebasing: slot[0..<length])) else { return nil }
+        update.apply(to: rewriter)
+        if let pictures {
+            VP8PayloadDescriptor.rewrite(UnsafeMutableRawBufferPointer(rebasing: slot[payloadRange]),
+                                         pictureID: pictures.pictureID, tl0PictureIndex: pictures.tl0PictureIndex)
+        }
+        if case .renameREDBlocks(let payloadType) = update.payload {
+            REDPayloadView.renameBlocks(in: UnsafeMutableRawBufferPointer(rebasing: slot[payloadRange]), to: payloadType)
+        }
+        return (length, payloadRange)
     }
 }

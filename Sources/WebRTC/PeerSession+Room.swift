@@ -37,6 +37,12 @@ struct RoomInbound {
     var layerKeyframeRequests: [Double] = []
     /// A video section without simulcast: its bitrate, for the subscribers' allocation.
     var meter = BitrateMeter()
+    /// Video: what arrived, unprotected, one cache per layer (one without simulcast), from which
+    /// subscribers' NACKs are answered (`forwardLogs`).
+    var packets: [RTPRetransmissionCache] = []
+
+    /// 512 packets of up to 1,500 bytes (768 KB) per layer: a second of a 4 Mbit/s layer.
+    static func makePacketCache() -> RTPRetransmissionCache { RTPRetransmissionCache(capacity: 512, slotBytes: 1500) }
 
     static let maxSSRCs = 4
 }
@@ -86,8 +92,6 @@ extension PeerSession {
     /// A video slot keeps what it sent this long (512 packets: about 1.5 s at 2.5 Mbit/s) for
     /// its receiver's NACKs; a packet fits a slot of 1,300 bytes (MTU-sized, with the SRTP tag).
     /// The 666 kB are taken on the receiver's first NACK, so slots on clean paths cost nothing.
-    static let slotCacheCapacity = 512
-    static let slotCacheBytes = 1300
 
     /// How often a published audio section's loudest level is reported (`.audioLevel`).
     static let audioLevelInterval = 0.1
@@ -111,7 +115,8 @@ extension PeerSession {
                     initialSequence: .random(in: 0...UInt16.max, using: &random),
                     initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
                 roomSources.append(nil)
-                retransmissions.append(nil)  // made on the receiver's first NACK (`answer`)
+                retransmissions.append(nil)  // room slots resend from their source's cache (`forwardLogs`)
+                forwardLogs.append(codec.audio == nil && section.genericNACK ? RTPForwardLog() : nil)
                 slotVideo.append(codec == .video(.vp8) ? SlotVideo(absSendTimeID: section.absSendTimeExtensionID) : nil)
             }
             if section.direction.sends, transportFeedback == nil, let id = section.transportCCExtensionID {
@@ -127,6 +132,7 @@ extension PeerSession {
                     var inbound = RoomInbound(section: section.index, mid: mid, codec: codec, ssrcs: ssrcs)
                     inbound.audioLevelID = section.audioLevelExtensionID
                     if codec.audio == nil, section.genericNACK { inbound.nacks = RTPNACKRequester() }
+                    if codec.audio == nil { inbound.packets = [RoomInbound.makePacketCache()] }
                     if let simulcast = section.simulcast { inbound.startSimulcast(simulcast) }
                     roomInbound.append(inbound)
                 }
@@ -168,6 +174,10 @@ extension PeerSession {
         // the elements go on as padding (RFC 8285 §4.2: zero bytes), in place in the receive slot.
         if let range = view.extensionRange {
             UnsafeMutableRawBufferPointer(rebasing: datagram.slot[range]).initializeMemory(as: UInt8.self, repeating: 0)
+        }
+        let cache = layer ?? 0
+        if roomInbound[inbound].packets.indices.contains(cache) {
+            roomInbound[inbound].packets[cache].store(view.bytes, sequenceNumber: view.sequenceNumber, now: now)
         }
         var queued = 0
         var index = 0
@@ -312,18 +322,6 @@ extension PeerSession {
             counters.keyframeRequestsRelayed += 1
         } catch {
             count(error)
-        }
-    }
-
-    /// Makes the retransmission cache of the video slots named in `nacks` whose section
-    /// negotiated Generic NACK, if they have none yet.
-    func makeSlotCaches(for nacks: [TransportLayerNACK]) {
-        for nack in nacks {
-            guard let track = tracks.firstIndex(where: { $0.ssrc == nack.mediaSSRC && $0.kind == .video }),
-                  track < retransmissions.count, retransmissions[track] == nil,
-                  offer.sections.indices.contains(rtp.sendStreams[track].section),
-                  offer.sections[rtp.sendStreams[track].section].genericNACK else { continue }
-            retransmissions[track] = RTPRetransmissionCache(capacity: Self.slotCacheCapacity, slotBytes: Self.slotCacheBytes)
         }
     }
 

@@ -14,6 +14,7 @@ extension RoomInbound {
         midBytes = Array(mid.utf8)
         let count = layers?.layers.count ?? 0
         layerKeyframeRequests = Array(repeating: -.infinity, count: count)
+        packets = (0..<count).map { _ in RoomInbound.makePacketCache() }
         if nacks != nil {
             layerNACKs = Array(repeating: RTPNACKRequester(), count: count)
             nacks = nil

@@ -103,6 +103,12 @@ final class PeerSession {
     var slotVideo: [SlotVideo?] = []
     /// Room sessions: how the video budget toward the peer is shared among our slots.
     var downlink = SubscriberDownlink()
+    /// Room sessions: for each of our video slots that negotiated Generic NACK (same index as
+    /// `tracks`; nil for others), how each packet left, to send it again from its source's cache.
+    var forwardLogs: [RTPForwardLog?] = []
+    /// Where a retransmission is rebuilt before it is copied out, and how many the peer may have.
+    var retransmitBuffer = [UInt8](repeating: 0, count: 2048)
+    var retransmissionAllowance = PeerSession.makeRetransmissionAllowance()
     /// Arrival times by transport-wide sequence number (room sessions whose offer had it), and
     /// the extension's id.
     var transportFeedback: TransportFeedbackRecorder?

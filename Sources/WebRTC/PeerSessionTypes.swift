@@ -102,6 +102,10 @@ public struct PeerSessionCounters: Sendable, Hashable {
     /// again because the peer asked.
     public var nacksSent = 0
     public var retransmissionsSent = 0
+    /// Room sessions: packets asked for again that were no longer kept (older than a second, or
+    /// their source gone), and those refused past the peer's allowance (300 a second).
+    public var retransmissionsMissed = 0
+    public var retransmissionsRefused = 0
     /// Transport-wide CC feedback packets sent to the peer (room sessions).
     public var transportFeedbackSent = 0
     /// Room sessions: times one of our video slots moved to another layer of its simulcast source,
@@ -152,9 +156,12 @@ public struct SessionCounterTotals: Sendable, Hashable {
     public var redReceived = 0
     public var redBlocksRecovered = 0
     public var redWrapped = 0
-    /// Packets sent again on a receiver's NACK, and simulcast layer switches of room slots.
+    /// Packets sent again on a receiver's NACK, simulcast layer switches of room slots, and
+    /// room slots switched off or on by their subscriber's allocation.
     public var retransmissionsSent = 0
+    public var retransmissionsMissed = 0
     public var layerSwitches = 0
+    public var slotSwitches = 0
     /// Data channel messages forwarded to subscribers and dropped, and subscription channels closed
     /// for not draining (`PeerSessionCounters`).
     public var dataMessagesForwarded = 0
@@ -169,7 +176,9 @@ public struct SessionCounterTotals: Sendable, Hashable {
         redBlocksRecovered += counters.redBlocksRecovered
         redWrapped += counters.redWrapped
         retransmissionsSent += counters.retransmissionsSent
+        retransmissionsMissed += counters.retransmissionsMissed
         layerSwitches += counters.layerSwitches
+        slotSwitches += counters.slotSwitches
         dataMessagesForwarded += counters.dataMessagesForwarded
         dataMessagesDropped += counters.dataMessagesDropped
         dataChannelsDropped += counters.dataChannelsDropped

@@ -45,7 +45,7 @@ def start_server(http_port, media_port, extra=()):
     """parley-server on loopback (with the flags in EXTRA), once it logs "listening"; None (and out["error"]) otherwise."""
     server = spawn([server_bin, "--http", "127.0.0.1:%d" % http_port, "--media", "127.0.0.1:%d" % media_port,
                     "--db", os.path.join(work, "db"), "--recordings", os.path.join(work, "recordings"),
-                    "--log-level", "warning"] + list(extra), "server")
+                    "--log-level", os.environ.get("PARLEY_CHROMIUM_SERVER_LOG", "warning")] + list(extra), "server")
     if not wait_listening(server, "server"):
         return None
     out["server_line"] = tail(os.path.join(work, "server.out")).strip()

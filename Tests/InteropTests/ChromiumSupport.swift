@@ -35,7 +35,7 @@ struct ChromiumRun {
     /// DevTools protocol (`ChromiumScripts.room`); `slots`: the receive slots per kind each page
     /// offers up front (nil: the page's default).
     static func room(_ name: String, mediaSeconds: Int, slots: Int? = nil, publishKbps: Int? = nil) throws -> ChromiumRun {
-        try ChromiumRun(orchestrator: ChromiumScripts.room, files: [:],
+        try ChromiumRun(orchestrator: ChromiumScripts.browser + ChromiumScripts.room, files: [:],
                         arguments: [name, String(mediaSeconds), slots.map(String.init) ?? "", publishKbps.map(String.init) ?? ""])
     }
 

@@ -17,6 +17,8 @@ import Testing
         #expect(budget.bitrate == 1_600_000, "a first estimate says nothing about a trend")
         budget.estimated(500_000, forwarding: 1_600_000, now: 4.5)
         #expect(budget.bitrate == 1_600_000)
+        budget.estimated(1_450_000, forwarding: 1_600_000, now: 5)
+        #expect(budget.bitrate == 1_600_000, "a small dip near what we send is noise")
         budget.estimated(450_000, forwarding: 1_600_000, now: 5)
         #expect(budget.bitrate == 450_000)
         // Clean: a probe waits the probe delay since the last change.

@@ -131,4 +131,47 @@ import WebRTC
         for p in [alice, bob] { await p.pc.close() }
         await server.shutdown()
     }
+
+    /// A subscriber's NACK is answered from the publisher's packet cache through the slot's
+    /// forward log: the same SRTP packet again (our client's replay window proves it: the copy of a
+    /// packet it already has is a replay of that packet's index); what is no longer kept is
+    /// counted, not sent.
+    @Test(.timeLimit(.minutes(1))) func nacksAreAnsweredFromThePublishersCache() async throws {
+        let server = try MediaTransportServer()
+        let alice = try await RoomSessionTests.Participant.join(server, editOffer: Self.simulcastOffer)
+        // Bob's video section asks for Generic NACK (as browsers' do).
+        let bob = try await RoomSessionTests.Participant.join(server, editOffer: {
+            $0.replacingOccurrences(of: "a=rtcp-fb:96 nack pli\r\n", with: "a=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 nack\r\n")
+        })
+        #expect(bob.answer.sdp.contains("a=rtcp-fb:96 nack\r\n"))
+        let received = RoomSessionTests.Received()
+        let video = bob.pc.video
+        let collector = Task { for await packet in video { received.withLock { $0.append(packet) } } }
+        #expect(await server.route(alice.address("1"), to: bob.address("1")))
+        var sequence = [UInt16](repeating: 500, count: 3)
+        for i in 0..<40 {
+            for layer in [0, 2] {
+                let extensions = try RTPHeaderExtension(elements: [
+                    RTPExtensionElement(id: Self.midID, data: Array("1".utf8)),
+                    RTPExtensionElement(id: Self.ridID, data: Array(Self.layers[layer].rid.utf8))])
+                alice.pc.send(RTPPacket(marker: true, payloadType: 96, sequenceNumber: sequence[layer], timestamp: UInt32(3_000 * i),
+                                        ssrc: Self.layers[layer].ssrc, headerExtension: extensions,
+                                        payload: Self.frame(layer: layer, picture: UInt16(i), key: i % 10 == 0)))
+                sequence[layer] &+= 1
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await eventually { received.withLock { $0.count } >= 10 })
+        let got = received.withLock { $0 }
+        let slotSSRC = try #require(got.first?.ssrc)
+        let before = await bob.pc.statistics().srtpErrors
+        bob.pc.sendNACK(mediaSSRC: slotSSRC, sequenceNumbers: [got[2].sequenceNumber, got[5].sequenceNumber, got[0].sequenceNumber &- 100])
+        #expect(await eventually { await server.session(id: bob.answer.id)?.counters.retransmissionsSent == 2 })
+        let bobSession = await server.session(id: bob.answer.id)
+        #expect(bobSession?.counters.retransmissionsMissed == 1, "one never sent")
+        #expect(await eventually { await bob.pc.statistics().srtpErrors == before + 2 }, "both copies were replays of packets it has")
+        collector.cancel()
+        for p in [alice, bob] { await p.pc.close() }
+        await server.shutdown()
+    }
 }

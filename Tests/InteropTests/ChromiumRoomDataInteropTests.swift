@@ -13,7 +13,8 @@ import Testing
 /// `chromium`, `iproute2`, `util-linux` and `python3`; without them it fails, it does not skip.
 @Suite(.serialized, .tags(.interop)) struct ChromiumRoomDataInteropTests {
     @Test(.timeLimit(.minutes(3))) func aDataTrackMessageFromOneBrowserReachesTheOther() async throws {
-        let run = try ChromiumRun(orchestrator: ChromiumScripts.roomData, arguments: ["chat-room", "40"])
+        let run = try ChromiumRun(orchestrator: ChromiumScripts.browser + ChromiumScripts.roomData,
+                                  arguments: ["chat-room", "40"])
         defer { run.cleanUp() }
         let ended = await run.wait(timeout: .seconds(150))
         #expect(ended, "the Chromium data run did not finish within 150 s; it was killed")

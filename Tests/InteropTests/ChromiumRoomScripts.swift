@@ -13,8 +13,8 @@ extension ChromiumScripts {
     /// `PARLEY_ROOM_SCREENSHOTS=DIR` saves each page as a PNG at both snapshots.
     static let room = roomBrowser + roomMain
 
-    /// What room runs share (after the prelude): arguments and ports, `Browser` (one headless
-    /// Chromium page over the DevTools protocol), `settled`, `hears`, `rest`, `snapshot`.
+    /// What room runs share (after the prelude and `browser`): arguments and ports, `hears`,
+    /// `rest`, `snapshot`.
     static let roomBrowser = #"""
 ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
 SLOTS, PUBLISH_KBPS = (ARGS[2:] + ["", ""])[:2]

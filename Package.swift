@@ -135,10 +135,11 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCrypto"],
                 swiftSettings: strict),
-        // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket.
+        // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket; data
+        // channels (SCTP over DTLS) of room sessions.
         .target(name: "WebRTC",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ParleyRTP", "ICE", "STUN", "RTP",
-                               "SDP", "RTCP", "VP8", "SFU"],
+                               "SDP", "RTCP", "VP8", "SFU", "SCTP", "DataChannel"],
                 swiftSettings: strict),
 
         // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.
@@ -226,7 +227,7 @@ let package = Package(
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire",
-                                         "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring"],
+                                         "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring", "DataChannel"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
@@ -299,6 +300,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
+                                   "DataChannel", "SCTP",
                                    "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore", "SFU"],
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.

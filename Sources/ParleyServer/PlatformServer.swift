@@ -185,6 +185,9 @@ public final class PlatformServer: Sendable {
                 ("parley_media_simulcast_layer1_packets_total", "counter", stats.sessionTotals.layerPackets[1]),
                 ("parley_media_simulcast_layer2_packets_total", "counter", stats.sessionTotals.layerPackets[2]),
                 ("parley_media_simulcast_layer3_packets_total", "counter", stats.sessionTotals.layerPackets[3]),
+                ("parley_media_data_messages_forwarded_total", "counter", stats.sessionTotals.dataMessagesForwarded),
+                ("parley_media_data_messages_dropped_total", "counter", stats.sessionTotals.dataMessagesDropped),
+                ("parley_media_data_channels_dropped_total", "counter", stats.sessionTotals.dataChannelsDropped),
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }
 

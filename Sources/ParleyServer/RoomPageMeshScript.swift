@@ -10,6 +10,10 @@
 /// (`restartIce()`). `#relay=1` in the fragment sets `iceTransportPolicy: "relay"`, so every pair
 /// goes through TURN. Each peer's messages are handled in order, one at a time.
 ///
+/// Data tracks go peer to peer too: each pair's connection carries one negotiated data channel
+/// per data track of the page (`negotiated: true`, ids in `dataTracks` order, so no DCEP round
+/// trip), and `sendData` sends on every peer's channel of the track.
+///
 /// The speaking indicator comes from the audio levels the page measures itself (the server hears
 /// nothing): the loudest participant (us included) over a threshold takes it and keeps it
 /// through silence, as `room.dominantSpeaker` does. `S.mesh` is the mesh's state (no
@@ -43,8 +47,10 @@ function peer(sid, polite) {
   if (p) return p;
   const conn = new RTCPeerConnection({iceServers: meshServers, iceTransportPolicy: relayOnly ? "relay" : "all",
                                       bundlePolicy: "max-bundle", rtcpMuxPolicy: "require"});
-  p = {sid, pc: conn, polite, makingOffer: false, ignoreOffer: false, queue: Promise.resolve(), remoteMids: {}, remote: {}};
+  p = {sid, pc: conn, polite, makingOffer: false, ignoreOffer: false, queue: Promise.resolve(), remoteMids: {}, remote: {},
+       channels: {}};
   peers.set(sid, p);
+  dataTracks.forEach((d, i) => meshChannel(p, d.name, conn.createDataChannel(d.name, Object.assign({}, d.options, {negotiated: true, id: i}))));
   S.mesh.peers[sid] = {polite, connectionState: "new", iceConnectionState: "new", signalingState: "stable",
                        offers: 0, answers: 0, restarts: 0, candidatesSent: 0, candidatesReceived: 0};
   conn.onnegotiationneeded = async () => {
@@ -71,6 +77,24 @@ function peer(sid, polite) {
   conn.ontrack = ev => { p.remote[ev.track.kind] = {track: ev.track, mid: ev.transceiver.mid}; render(); };
   return p;
 }
+// A data track's channel toward one peer: its messages are that participant's on its track of that name.
+function meshChannel(p, name, channel) {
+  channel.binaryType = "arraybuffer";
+  p.channels[name] = channel;
+  channel.onopen = channel.onclose = () => {
+    S.dataChannels[name] = meshDataChannels(name).some(c => c.readyState === "open") ? "open" : channel.readyState;
+    $("say").hidden = S.dataChannels.chat !== "open";
+  };
+  channel.onmessage = ev => {
+    const who = S.participants[p.sid];
+    const trackSid = who ? Object.keys(who.tracks).find(sid => who.tracks[sid].name === name && who.tracks[sid].kind === "data") : null;
+    const binary = typeof ev.data !== "string";
+    keep({from: who ? who.identity : null, participantSid: p.sid, trackSid: trackSid || null, track: name,
+          text: binary ? Array.from(new Uint8Array(ev.data)).join(",") : ev.data, binary, local: false, at: now(),
+          atEpoch: performance.timeOrigin + performance.now()});
+  };
+}
+function meshDataChannels(name) { return [...peers.values()].map(p => p.channels[name]).filter(c => c); }
 function meshError(sid, e) {
   S.mesh.errors.push({participantSid: sid, message: String(e && e.message || e), at: now()});
   if (S.mesh.errors.length > 20) S.mesh.errors.shift();

@@ -2,7 +2,11 @@
 ///
 /// It always offers: one sendonly section each for the microphone and the camera, plus 2
 /// recvonly receive slots per kind (`#…&slots=N` changes it), so a small room needs no second
-/// round trip.
+/// round trip, and a data channel section: it publishes the data track `chat` (an ordered,
+/// reliable RTCDataChannel labelled `chat`; with `#…&unreliable=1` also `chat-unreliable`,
+/// unordered with maxRetransmits 0). The chat box sends on `chat`; what arrives on the channels
+/// the server opens toward it (labelled with the remote track's SID) is listed with the sender's
+/// identity.
 /// `room.renegotiate` adds recvonly transceivers and sends `room.offer`; one negotiation at a time,
 /// and a request that arrives meanwhile is folded into the next offer. `subscriptions` and
 /// `room.subscribed` map a slot's mid to the remote track (and participant) it carries; each
@@ -10,8 +14,10 @@
 ///
 /// `window.parleyRoom` is the state (JSON-able: `JSON.stringify(parleyRoom)`); its non-enumerable
 /// methods are `stats()` (per remote track inbound-rtp figures), `localStats()`, `candidatePairs()`
-/// (peer-to-peer rooms), `setMic(on)`, `setCamera(on)` and `leave()`. A `peer-to-peer` or `go`
-/// room is a mesh of peer connections instead (`RoomPageMeshScript`).
+/// (peer-to-peer rooms), `setMic(on)`, `setCamera(on)`, `sendData(text, track = "chat")`,
+/// `dataChannel(track)` (the RTCDataChannel) and `leave()`. `remoteData` counts what each remote
+/// data track's channel brought (string messages starting `bulk` are counted only, not listed). A
+/// `peer-to-peer` or `go` room is a mesh of peer connections instead (`RoomPageMeshScript`).
 enum RoomPageScript {
     static let source = #"""
 "use strict";
@@ -25,6 +31,8 @@ const initialSlots = {audio: perKind, video: perKind};
 // so the server can send each subscriber the layer its downlink carries.
 const simulcast = fragment.get("simulcast") === "1";
 const layers = [{rid: "q", scaleResolutionDownBy: 4}, {rid: "h", scaleResolutionDownBy: 2}, {rid: "f"}];
+const dataTracks = [{name: "chat", options: {ordered: true}}]
+  .concat(fragment.get("unreliable") === "1" ? [{name: "chat-unreliable", options: {ordered: false, maxRetransmits: 0}}] : []);
 const t0 = performance.now();
 const now = () => Math.round(performance.now() - t0);
 const roomName = decodeURIComponent(location.pathname.slice("/rooms/".length));
@@ -40,12 +48,16 @@ const S = {
   timing: {arrived: {}, firstRemoteFrame: {}, firstRemoteAudio: {}},
   disconnected: null,   // {code, message}: room.disconnected, or the signaling socket closing under us
   errors: [],           // {code, message, ref, at}
+  messages: [],         // the last 200 data track messages: {from, participantSid, trackSid, track, text, binary, local, at, atEpoch}
+  dataChannels: {},     // our data tracks' channels: name -> readyState
+  remoteData: {},       // channels toward us: remote track SID -> {state, messages, bytes, firstAtEpoch, lastAtEpoch}
   log: []               // the last 60 message types, "> " sent, "< " received
 };
 window.parleyRoom = S;
 let ws = null, pc = null, stream = null, heartbeat = null, nextId = 1;
 const pending = new Map();
 const sent = [];      // our published sections: {tx, name, kind}
+const channels = {};  // our data tracks' RTCDataChannels, by track name
 let busy = false, again = false;
 const want = {audio: 0, video: 0};
 
@@ -171,6 +183,7 @@ function addParticipant(info) {
 function switched(trackSid, off) {
   for (const p of Object.values(S.participants)) if (p.tracks[trackSid]) p.tracks[trackSid].switchedOff = off;
 }
+"""# + RoomPageDataScript.source + #"""
 function dropSlots(match) { for (const [mid, s] of Object.entries(S.slots)) if (match(s)) delete S.slots[mid]; }
 function transceiver(mid) { return pc ? pc.getTransceivers().find(t => t.mid === mid) : undefined; }
 function kindOf(mid) { const t = transceiver(mid); return t ? t.receiver.track.kind : null; }
@@ -232,6 +245,12 @@ async function join(token) {
   pc = new RTCPeerConnection({iceServers: [], bundlePolicy: "max-bundle", rtcpMuxPolicy: "require"});
   pc.onconnectionstatechange = () => { S.connectionState = pc.connectionState; status(); };
   pc.ontrack = () => render();
+  pc.ondatachannel = ev => receiveChannel(ev.channel);
+  for (const d of dataTracks) {
+    const channel = channels[d.name] = pc.createDataChannel(d.name, d.options);
+    S.dataChannels[d.name] = channel.readyState;
+    channel.onopen = channel.onclose = () => { S.dataChannels[d.name] = channel.readyState; $("say").hidden = channels.chat.readyState !== "open"; };
+  }
   for (const t of stream.getTracks()) {
     if (t.kind === "video") {
       t.contentHint = "detail";  // keep the camera's size: libwebrtc then drops frames rather than scaling down
@@ -249,7 +268,8 @@ async function join(token) {
   S.phase = "joining"; status();
   const sdp = await offer();
   S.timing.joinSent = now();
-  const joined = await request({type: "room.join", roomV: 1, room: roomName, offer: sdp, tracks: newTracks(),
+  const described = dataTracks.map(d => ({name: d.name, kind: "data", priority: "standard", enabled: true}));
+  const joined = await request({type: "room.join", roomV: 1, room: roomName, offer: sdp, tracks: newTracks().concat(described),
                                 automaticSubscription: true, dominantSpeaker: true});
   S.timing.joined = now();
   S.roomSid = joined.room.sid; S.roomType = joined.room.type;
@@ -317,6 +337,8 @@ function leave() {
   send({type: "room.leave"});
   S.phase = "left";
   S.timing.left = now();
+  for (const channel of Object.values(channels)) channel.close();
+  $("say").hidden = true;
   closeMedia();
   if (stream) stream.getTracks().forEach(t => t.stop());
   ws.close(1000, "left the room");
@@ -385,11 +407,13 @@ async function watchFirstMedia() {
 }
 
 """# + RoomPageMeshScript.source + #"""
-for (const [name, fn] of Object.entries({stats, localStats, candidatePairs, leave, setMic: on => enable("audio", on), setCamera: on => enable("video", on)}))
+for (const [name, fn] of Object.entries({stats, localStats, candidatePairs, leave, sendData, dataChannel: name => channels[name],
+                                          setMic: on => enable("audio", on), setCamera: on => enable("video", on)}))
   Object.defineProperty(S, name, {value: fn, enumerable: false});
 $("mic").onclick = () => enable("audio", !S.micEnabled);
 $("cam").onclick = () => enable("video", !S.cameraEnabled);
 $("leave").onclick = leave;
+$("say").onsubmit = ev => { ev.preventDefault(); const t = $("text").value; if (t && sendData(t)) $("text").value = ""; };
 $("unmute").onclick = () => { for (const m of document.querySelectorAll("audio, video")) m.play().catch(() => {}); $("unmute").hidden = true; };
 $("title").textContent = roomName;
 // A refused token (20101-20157) brings the token box back for another try.

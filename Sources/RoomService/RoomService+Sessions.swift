@@ -44,6 +44,7 @@ extension RoomService {
         let roomRecord: RoomRecord
         do throws(ParleyError) {
             try Self.check(tracks, against: description.sending, published: [:])
+            try Self.checkData(tracks, application: description.application)
             (roomRecord, record) = try admit(accountSid: accountSid, identity: identity, room: room, link: link)
         } catch {
             mediaWork.post { await media.close(session: description.session) }
@@ -114,10 +115,13 @@ extension RoomService {
         let publishedMids = Dictionary(mine.compactMap { track in self.tracks[track.sid]?.mid.map { ($0, track.sid) } },
                                        uniquingKeysWith: { (first: String, _: String) in first })
         try Self.check(tracks, against: description.sending, published: publishedMids)
+        try Self.checkData(tracks, application: description.application)
         let gone = session.apply(description)
         participants[participantSid]?.session = session
         for mid in gone.sending { if let sid = publishedMids[mid] { unpublish(trackSid: sid) } }
-        try publish(tracks.filter { publishedMids[$0.mid ?? ""] == nil }, of: participantSid)
+        // Data tracks have no section: one already published under its name stays as it is.
+        try publish(tracks.filter { $0.kind == .data ? publishedData(named: $0.name, by: participantSid) == nil
+                                        : publishedMids[$0.mid ?? ""] == nil }, of: participantSid)
         let plan = reconcile(participantSid, tell: false)
         let answer = RoomAnswer(answer: description.answer, published: published(of: participantSid),
                                 subscriptions: subscriptionMap(of: participantSid))
@@ -161,7 +165,7 @@ extension RoomService {
         for other in announcedOthers(of: track.participantSid, roomSid: track.roomSid) {
             let sid = other.record.sid
             if let slot = participants[sid]?.session?.empty(carrying: track.sid), let session = other.session {
-                route(nil, to: RoomTrackAddress(session: session.id, mid: slot.mid))
+                route(slot, carrying: nil, session: session.id)
                 other.post(.roomUnsubscribed(RoomTrackReference(trackSid: track.sid)))
             }
             other.post(.roomTrackUnpublished(RoomTrackUnpublished(participantSid: track.participantSid, trackSid: track.sid)))
@@ -205,6 +209,10 @@ extension RoomService {
             networkQuality(quality, session: session)
         case .trackSwitched(let session, let mid, let off):
             trackSwitched(session: session, mid: mid, off: off)
+        case .dataChannelOpened(let session, let label):
+            dataChannel(label, opened: true, session: session)
+        case .dataChannelClosed(let session, let label):
+            dataChannel(label, opened: false, session: session)
         case .connected:
             break
         }

@@ -37,7 +37,8 @@ extension MediaTransportCore {
             }
         }
         return RoomSessionAnswer(id: session.id, sdp: session.answer, sending: sections { $0.direction.sends },
-                                 receiving: sections { $0.answerDirection.sends })
+                                 receiving: sections { $0.answerDirection.sends },
+                                 application: session.offer.application.map { $0.mid ?? "" })
     }
 
     /// A re-offer of a room session: new sections add tracks and published sections; sections
@@ -72,6 +73,7 @@ extension MediaTransportCore {
         }
         session.offer = offer  // `restart` set the payload formats (`PeerSession.renegotiate`)
         session.addRoomSections(of: offer)
+        if session.prepareData(now: now, out: &outbox) { noteData(session) }
         // What this offer no longer sends or receives in loses its routes.
         for (track, stream) in session.rtp.sendStreams.enumerated()
         where !offer.sections[stream.section].answerDirection.sends || !offer.sections[stream.section].isAccepted {

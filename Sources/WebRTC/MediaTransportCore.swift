@@ -23,7 +23,9 @@ final class MediaTransportCore {
     /// socket's send batch right after the call, so they keep their order with echoed media.
     var outbox: [Datagram] = []
     private let epoch = SystemClock.now
-    private var housekeeping = true
+    var housekeeping = true
+    /// Room sessions whose SCTP association runs (`MediaTransportCore+Data.swift`).
+    let dataChannels = DataChannelRegistry()
     static let tickInterval: Duration = .milliseconds(100)
 
     init(configuration: MediaTransportServer.Configuration, certificate: CertificateIdentity, loop: EventLoop) {
@@ -73,6 +75,7 @@ final class MediaTransportCore {
             let session = try PeerSession(id: id, kind: kind, offer: offer, answer: answer, parameters: parameters,
                                           certificate: certificate, configuration: sessionConfig, now: now)
             session.events = events
+            session.prepareData(now: now, out: &outbox)
             sessions[id] = session
             byUfrag[credentials.ufrag] = session
             stats.sessionsCreated += 1
@@ -139,6 +142,7 @@ final class MediaTransportCore {
         if session.state == .failed { stats.sessionsFailed += 1 }
         closedSessionTotals.add(session.counters)
         session.unlinkForwarding()
+        forgetData(session)
         byUfrag[session.localUfrag] = nil
         if let previous = session.previousUfrag, byUfrag[previous] === session { byUfrag[previous] = nil }
         for address in session.socketAddresses.keys where byAddress[address] === session { byAddress[address] = nil }
@@ -187,6 +191,7 @@ final class MediaTransportCore {
             guard let session = byAddress[source] else { return unrouted(kind, source) }
             session.receiveDTLS(bytes, from: source, socket: socketAddress, now: now, out: &outbox)
             armDTLSTimer(session)
+            noteData(session)
             after(session)
         case .rtp:
             stats.rtp += 1

@@ -82,6 +82,10 @@ public enum ServerAnswerBuilder {
         session.attributes.append(SDPAttribute(.iceLite))
         session.attributes.append(SDPAttribute(.msidSemantic(SDPMSIDSemantic(semantic: "WMS", identifiers: [p.streamID]))))
         for section in offer.sections {
+            if let application = offer.application, application.index == section.index {
+                session.media.append(LocalMediaSection.application(application, transport))
+                continue
+            }
             guard let codec = section.codec else {
                 session.media.append(LocalMediaSection.rejected(offer.description.media[section.index]))
                 continue

@@ -95,7 +95,10 @@ import Testing
         let listed = ((report["rest_participants"] as? [String: Any])?["body"] as? [String: Any])?["participants"] as? [[String: Any]] ?? []
         #expect(Set(listed.compactMap { $0["identity"] as? String }) == ["alice", "bob"], "participants: \(report["rest_participants"] ?? "-")")
         let tracks = ((report["rest_alice_tracks"] as? [String: Any])?["body"] as? [String: Any])?["published_tracks"] as? [[String: Any]] ?? []
-        #expect(Set(tracks.compactMap { $0["kind"] as? String }) == ["audio", "video"], "alice's published tracks: \(report["rest_alice_tracks"] ?? "-")")
+        #expect(Set(tracks.compactMap { $0["kind"] as? String }) == ["audio", "video", "data"], "alice's published tracks: \(report["rest_alice_tracks"] ?? "-")")
+        // Her chat track's message went peer to peer too (a data channel of the pair).
+        print("chromium mesh (\(label)): alice's chat message reached bob after \(report["chat_ms"] ?? "-") ms")
+        #expect(report["chat_ms"] != nil, "bob never got alice's data track message: \(report["chat"] ?? "-")")
 
         print("chromium mesh (\(label)): alice's camera off reached bob after \(report["camera_off_ms"] ?? "-") ms")
         #expect(report["camera_off_ms"] != nil, "bob never saw alice's camera disabled")

@@ -74,6 +74,19 @@ def main():
         out["rest_alice_tracks"] = rest("/v1/Rooms/%s/Participants/%s/PublishedTracks" % (room_sid, alice_sid), account)
     if COTURN:
         out["coturn_log"] = tail(os.path.join(work, "coturn.out"), 6000)
+    # A data track message, alice → bob over their pair's data channel.
+    deadline = time.time() + 5
+    while not browsers["alice"].evaluate("window.parleyRoom.sendData('hello over the mesh')") and time.time() < deadline:
+        time.sleep(0.05)  # the pair's channel is not open yet
+    sent_at = ms()
+    out["chat"] = {"sent_ms": sent_at}
+    deadline = time.time() + 5
+    while time.time() < deadline:
+        got = [m for m in (browsers["bob"].state() or {}).get("messages", []) if m.get("from") == "alice" and m.get("track") == "chat"]
+        if any(m.get("text") == "hello over the mesh" for m in got):
+            out["chat_ms"] = ms() - sent_at
+            break
+        time.sleep(0.05)
     camera_off(browsers)  # through the server: room.trackEnabled → room.trackChanged
     bob_leaves(browsers, gone=lambda alice: not (alice.get("mesh") or {}).get("peers"))  # and alice closed her connection to him
     snapshot(browsers, "end")

@@ -11,16 +11,7 @@ extension ChromiumScripts {
     /// auth, the default account); alice turns her camera off and it polls bob until he sees the
     /// track disabled; then bob leaves and it polls alice until she saw him go.
     /// `PARLEY_ROOM_SCREENSHOTS=DIR` saves each page as a PNG at both snapshots.
-    static let room = #"""
-ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
-SLOTS, PUBLISH_KBPS = (ARGS[2:] + ["", ""])[:2]
-HTTP_PORT, MEDIA_PORT = 18080, 18443
-BASE = "http://127.0.0.1:%d" % HTTP_PORT
-PEERS = ("alice", "bob")
-T0 = time.time()
-ms = lambda: int((time.time() - T0) * 1000)
-
-"""# + roomSteps + #"""
+    static let room = roomBrowser + #"""
 def main():
     if not bring_up_lo() or not start_server(HTTP_PORT, MEDIA_PORT,
                                              ["--room-publish-kbps", PUBLISH_KBPS] if PUBLISH_KBPS else []):
@@ -49,6 +40,19 @@ def main():
 
 run(main)
 """#
+
+    /// What room runs that use the room's arguments share (after the prelude and `browser`): the
+    /// arguments (room name, seconds, slots, publish cap) and ports, then `roomSteps`.
+    static let roomBrowser = #"""
+ROOM, MEDIA_S = ARGS[0], int(ARGS[1])
+SLOTS, PUBLISH_KBPS = (ARGS[2:] + ["", ""])[:2]
+HTTP_PORT, MEDIA_PORT = 18080, 18443
+BASE = "http://127.0.0.1:%d" % HTTP_PORT
+PEERS = ("alice", "bob")
+T0 = time.time()
+ms = lambda: int((time.time() - T0) * 1000)
+
+"""# + roomSteps
 
     /// What the two-page room runs share (after the prelude, `browser` and the run's constants:
     /// `BASE`, `ROOM`, `PEERS`, `MEDIA_S`): `hears`, `rest` (GET or POST with Basic auth),

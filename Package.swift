@@ -135,10 +135,11 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCrypto"],
                 swiftSettings: strict),
-        // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket.
+        // WebRTC peer sessions: RFC 7983 demux, ICE, DTLS-SRTP, RTP/RTCP on a ParleyNet UDP socket; data
+        // channels (SCTP over DTLS) of room sessions.
         .target(name: "WebRTC",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ParleyRTP", "ICE", "STUN", "RTP",
-                               "SDP", "RTCP", "VP8", "SFU"],
+                               "SDP", "RTCP", "VP8", "SFU", "SCTP", "DataChannel"],
                 swiftSettings: strict),
 
         // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.
@@ -159,7 +160,7 @@ let package = Package(
         // interfaces it defines (`LiveCallControl`, `ConferenceDirectory`), never the engine itself.
         .target(name: "VoiceREST",
                 dependencies: ["PlatformCore", "ServerMedia", "ParleyCore", "ParleyStore", "AccessToken", "HTTPWire", "TwiML",
-                               "JSONWire"],
+                               "JSONWire", "ICE"],
                 swiftSettings: strict),
         // The call engine: signaling sessions, TwiML, `<Dial>` over leg routes, conferences,
         // recordings, the Insights and push-registration endpoints; media through `CallMediaBridge`.
@@ -183,7 +184,7 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto",
-                               "SDP", "SFU"],
+                               "SDP", "SFU", "ICE"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its
@@ -227,8 +228,8 @@ let package = Package(
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire",
-                                         "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring", "ServerMedia", "ParleyVPX",
-                                         "VP8", "VideoCore"],
+                                         "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring", "DataChannel", "ServerMedia",
+                                         "ParleyVPX", "VP8", "VideoCore"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
@@ -293,7 +294,8 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceEngine", "VoiceREST", "PlatformCore", "ServerMedia",
                                    "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
-                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner", "RoomService"],
+                                   "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner", "RoomService",
+                                   "ParleyCrypto"],
                     swiftSettings: strict),
         .testTarget(name: "RoomServiceTests",
                     dependencies: ["RoomService", "VideoREST", "ParleyTestSupport", "ParleyTestClock", "PlatformCore", "ParleyStore",
@@ -301,6 +303,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
+                                   "DataChannel", "SCTP",
                                    "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore", "SFU"],
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.

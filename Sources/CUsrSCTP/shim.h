@@ -18,7 +18,8 @@ static inline void parley_sctp_init(int (*output)(void *, void *, size_t, uint8_
 }
 
 /* Non-blocking, no linger, stream reset on, no Nagle, receive info, the notifications data
-   channels need, 1024 streams each way (RFC 8831 §6.2), 1 MB buffers. 0 or the failing errno. */
+   channels need, WebRTC's retransmission timeouts, 1024 streams each way (RFC 8831 §6.2), 1 MB
+   buffers. 0 or the failing errno. */
 static inline int parley_sctp_configure(struct socket *s) {
     if (usrsctp_set_non_blocking(s, 1) < 0) return errno;
     struct linger l = { 1, 0 };
@@ -33,6 +34,11 @@ static inline int parley_sctp_configure(struct socket *s) {
         struct sctp_event e = { SCTP_ALL_ASSOC, events[i], 1 };
         if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_EVENT, &e, sizeof e) < 0) return errno;
     }
+    /* Retransmission timeouts for interactive paths, as WebRTC stacks use (RFC 9260's 1 s
+       minimum would stall a data channel for a second on each tail loss): initial 1 s, min 200 ms,
+       max 10 s. */
+    struct sctp_rtoinfo rto = { SCTP_FUTURE_ASSOC, 1000, 10000, 200 };
+    if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof rto) < 0) return errno;
     struct sctp_initmsg init = { 1024, 1024, 0, 0 };
     if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_INITMSG, &init, sizeof init) < 0) return errno;
     int size = 1024 * 1024;
@@ -52,6 +58,21 @@ static inline int parley_sctp_connect(struct socket *s, void *addr, uint16_t loc
     if (usrsctp_bind(s, (struct sockaddr *)&sconn, sizeof sconn) < 0) return errno;
     sconn.sconn_port = htons(remote_port);
     if (usrsctp_connect(s, (struct sockaddr *)&sconn, sizeof sconn) < 0 && errno != EINPROGRESS) return errno;
+    return 0;
+}
+
+/* Fixes the path MTU toward the peer (no PMTU discovery over DTLS): `mtu` bytes of SCTP packet,
+   so that with DTLS and UDP it fits a 1,280-byte IPv6 path, as browsers do. 0, or the errno. */
+static inline int parley_sctp_set_mtu(struct socket *s, void *addr, uint16_t remote_port, uint32_t mtu) {
+    struct sctp_paddrparams params;
+    memset(&params, 0, sizeof params);
+    struct sockaddr_conn *sconn = (struct sockaddr_conn *)&params.spp_address;
+    sconn->sconn_family = AF_CONN;
+    sconn->sconn_port = htons(remote_port);
+    sconn->sconn_addr = addr;
+    params.spp_flags = SPP_PMTUD_DISABLE;
+    params.spp_pathmtu = mtu;
+    if (usrsctp_setsockopt(s, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &params, sizeof params) < 0) return errno;
     return 0;
 }
 

@@ -140,6 +140,13 @@ public struct DataChannelSession: Sendable {
         return [.resetStreams([stream])]
     }
 
+    /// Forgets a channel of ours whose DATA_CHANNEL_OPEN never went out (the association did not
+    /// come up): nothing is sent, its stream is free again. True if there was such a channel.
+    @discardableResult
+    public mutating func forget(stream: UInt16) -> Bool {
+        channels.removeValue(forKey: stream) != nil
+    }
+
     /// The peer reset these incoming streams: the channels on them are gone (our side resets
     /// its outgoing stream too, unless it already did).
     public mutating func streamsReset(_ streams: [UInt16]) -> [Action] {

@@ -9,6 +9,8 @@ import ParleyCrypto
 //   parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]   echo-path packets/s on one core
 //   parley-bench rooms [--publishers P] [--subscribers S] [--video-kbps K] [--seconds S] [--pin 0|1]
 //                                             the SFU's fan-out: forwarded packets/s per core, added latency
+//   parley-bench rooms-data [--subscribers N] [--messages M] [--size B] [--window W] [--pin 0|1]
+//                                             data tracks through the SFU: messages/s, CPU per message, latency
 //   parley-bench rooms-janus [same options]   the same load on Parley, then on Janus VideoRoom, and the ratio
 //                                             (root: runs itself and Janus in a private network namespace)
 //   parley-bench audio-quality [--input ref.wav --output out.wav --loss 10 --burst --jitter-ms 30 --seed N --codec opus|pcmu]
@@ -46,6 +48,11 @@ func runBench(_ arguments: [String]) async throws {
         try await RoomsBench.run(seconds: options.double("--seconds", 10), publishers: options.int("--publishers", 10),
                                  subscribers: options.int("--subscribers", 40), videoKbps: options.int("--video-kbps", 500),
                                  pin: options.int("--pin", 1) != 0)
+    case "rooms-data":
+        let options = BenchOptions(arguments.dropFirst())
+        try await RoomsDataBench.run(subscribers: options.int("--subscribers", 4), messages: options.int("--messages", 50_000),
+                                     size: options.int("--size", 100), window: options.int("--window", 1000),
+                                     pin: options.int("--pin", 1) != 0)
     case "rooms-janus":
         let options = BenchOptions(arguments.dropFirst())
         try await RoomsJanusBench.run(arguments: arguments, seconds: options.double("--seconds", 10),
@@ -100,6 +107,7 @@ func usage() -> Never {
                parley-bench webrtc-connect [--sessions N]
                parley-bench forward [--seconds S] [--sessions N] [--window W] [--pin 0|1]
                parley-bench rooms [--publishers P (10)] [--subscribers S (40)] [--video-kbps K (500)] [--seconds S (10)] [--pin 1|0]
+               parley-bench rooms-data [--subscribers N (4)] [--messages M (50000)] [--size B (100)] [--window W (1000)] [--pin 1|0]
                parley-bench rooms-janus [the same options]   (root; Janus 1.1.2 from scripts/install-deps)
                parley-bench audio-quality [--input ref.wav] [--output out.wav] [--loss P] [--burst [MEAN]]
                    [--jitter-ms J] [--reorder P] [--seed N] [--codec opus|pcmu|pcma] [--red 0|1|2] [--no-fec]

@@ -6,7 +6,8 @@ import WebRTC
 /// Feeds SDP text to what a server does with an offer: the call and room readings
 /// (`MediaOffer`), each answer built from them (`ServerAnswerBuilder`) and parsed back. A reading
 /// may refuse the offer with its documented error; whatever it accepts must give an answer that
-/// parses, has one section per offered section and keeps the offer's mids.
+/// parses, has one section per offered section and keeps the offer's mids, and a data channel
+/// section it took (RFC 8841) answered with our SCTP port and message limit.
 enum MediaOfferFuzz {
     static let parameters: AnswerParameters? = DTLSFingerprint(algorithm: .sha256, digest: [UInt8](repeating: 0xAB, count: 32))
         .map { fingerprint in
@@ -39,6 +40,17 @@ enum MediaOfferFuzz {
         guard reparsed.media.count == offer.description.media.count,
               reparsed.media.map(\.mid) == offer.description.media.map(\.mid) else {
             fatalError("an answer's sections differ from the offer's")
+        }
+        // A data channel section taken (RFC 8841) is answered in place with our port and limit.
+        if let application = offer.application {
+            let answered = reparsed.media[application.index]
+            guard answered.mediaType == "application", answered.port != 0, answered.formats == ["webrtc-datachannel"],
+                  answered.sctpPort == OfferedApplication.localPort,
+                  answered.maxMessageSize == UInt64(OfferedApplication.localMaxMessageSize),
+                  application.sendLimit > 0, application.sendLimit <= OfferedApplication.localMaxMessageSize,
+                  application.mid.map({ offer.bundleMids.isEmpty || offer.bundleMids.contains($0) }) ?? true else {
+                fatalError("a data channel section is answered wrong")
+            }
         }
     }
 }

@@ -2,8 +2,9 @@
 /// receiver may have of us, so a flood of NACKs costs a bounded amount of sending (and never
 /// reaches a publisher: it is answered from our caches). A value on time passed in (seconds).
 public struct PacketAllowance: Sendable, Hashable {
-    public let rate: Double
-    public let burst: Double
+    /// Packets a second, and how many at once; the owner may change both as it goes.
+    public var rate: Double
+    public var burst: Double
     private var tokens: Double
     private var last = -Double.infinity
 
@@ -17,6 +18,7 @@ public struct PacketAllowance: Sendable, Hashable {
     public mutating func take(now: Double) -> Bool {
         if last.isFinite, now > last { tokens = min(burst, tokens + (now - last) * rate) }
         last = max(last, now)
+        tokens = min(tokens, burst)
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true

@@ -19,6 +19,8 @@ public struct RTPForwardLog: Sendable {
         public var pictureID: UInt16?
         public var tl0PictureIndex: UInt8?
         public var sentAt: Double
+        /// When it was last sent again.
+        public var resentAt = -Double.infinity
 
         public init(update: RTPHeaderUpdate, sourceSSRC: UInt32, sourceSequence: UInt16, absSendTime: UInt32? = nil,
                     pictureID: UInt16? = nil, tl0PictureIndex: UInt8? = nil, sentAt: Double) {
@@ -52,5 +54,24 @@ public struct RTPForwardLog: Sendable {
         guard let entry = entries[Int(sequenceNumber) % entries.count], entry.update.sequenceNumber == sequenceNumber,
               now - entry.sentAt <= maxAge else { return nil }
         return entry
+    }
+
+    /// Why a packet asked for again is not sent.
+    public enum Refusal: Error, Sendable, Hashable {
+        /// Not kept (never sent, overwritten, or older than `maxAge`).
+        case notKept
+        /// Sent again less than `interval` ago: that copy may still be on its way (a receiver
+        /// that lists every packet still missing in each NACK asks again before it could arrive).
+        case recentlyResent
+    }
+
+    /// The entry of packet `sequenceNumber` to send again at `now`, noted as resent; a packet is
+    /// sent again at most once per `interval` (a round trip).
+    public mutating func resend(_ sequenceNumber: UInt16, now: Double, interval: Double) -> Result<Entry, Refusal> {
+        let slot = Int(sequenceNumber) % entries.count
+        guard let entry = entry(sequenceNumber, now: now) else { return .failure(.notKept) }
+        guard now - entry.resentAt >= interval else { return .failure(.recentlyResent) }
+        entries[slot]?.resentAt = now
+        return .success(entry)
     }
 }

@@ -126,6 +126,8 @@ public final class PlatformServer: Sendable {
         self.quotas = quotas
         var roomConfig = RoomService.Configuration()
         roomConfig.clock = clock
+        let iceServers = try configuration.iceServerIssuer()
+        roomConfig.iceServers = Self.roomICEServers(iceServers)
         roomConfig.recordingsDirectory = configuration.recordingsDirectory
         // One ffmpeg for remuxes and compositions; shutdown kills what it runs.
         let ffmpeg = FFmpeg()
@@ -153,7 +155,8 @@ public final class PlatformServer: Sendable {
                                  roomSignaling: RoomSignalingAdapter(rooms: rooms), publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
-        let rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
+        var rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
+        rest.iceServers = iceServers
         echo = EchoEndpoint(media: media, quotas: quotas)
         roomWHIP = RoomWHIPEndpoint(rooms: rooms)
         let router = APIRouter(verifier: verifier, metrics: metrics,
@@ -193,6 +196,13 @@ public final class PlatformServer: Sendable {
                 ("parley_media_retransmissions_missed_total", "counter", stats.sessionTotals.retransmissionsMissed),
                 ("parley_media_layer_switches_total", "counter", stats.sessionTotals.layerSwitches),
                 ("parley_media_track_switches_total", "counter", stats.sessionTotals.slotSwitches),
+                ("parley_media_simulcast_layer0_packets_total", "counter", stats.sessionTotals.layerPackets[0]),
+                ("parley_media_simulcast_layer1_packets_total", "counter", stats.sessionTotals.layerPackets[1]),
+                ("parley_media_simulcast_layer2_packets_total", "counter", stats.sessionTotals.layerPackets[2]),
+                ("parley_media_simulcast_layer3_packets_total", "counter", stats.sessionTotals.layerPackets[3]),
+                ("parley_media_data_messages_forwarded_total", "counter", stats.sessionTotals.dataMessagesForwarded),
+                ("parley_media_data_messages_dropped_total", "counter", stats.sessionTotals.dataMessagesDropped),
+                ("parley_media_data_channels_dropped_total", "counter", stats.sessionTotals.dataChannelsDropped),
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }
 

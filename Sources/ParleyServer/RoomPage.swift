@@ -4,7 +4,8 @@ import PlatformCore
 
 /// `GET /rooms/{name}`: one self-contained HTML page (inline CSS and script, nothing fetched from
 /// elsewhere) that joins the video room `name` over `/v1/signaling` (docs/signaling.md §12) with
-/// the browser's camera and microphone, and shows a tile per remote participant.
+/// the browser's camera and microphone, and shows a tile per remote participant and a chat box
+/// over the room's data tracks.
 ///
 /// The access token never reaches this resource: the page reads it from the URL fragment
 /// (`#token=…`, which browsers do not send) or a text box, and sends it in `hello`. So the page
@@ -72,6 +73,10 @@ footer { justify-content: center; }
 button { font: inherit; padding: .35rem .9rem; border-radius: 6px; border: 1px solid #555; background: #2a2a2a; color: inherit; cursor: pointer; }
 button:disabled { opacity: .45; cursor: default; }
 button[aria-pressed="true"] { background: #5a2a2a; }
+#chat { margin: 0 1rem .6rem; }
+#messages { max-height: 10rem; overflow-y: auto; margin: 0 0 .4rem; padding-left: 1.2rem; font-size: .9rem; }
+#say { display: flex; gap: .5rem; }
+#say input { flex: 1; }
 [hidden] { display: none !important; }
 </style></head>
 <body>
@@ -79,6 +84,8 @@ button[aria-pressed="true"] { background: #5a2a2a; }
 <form id="join" hidden><input id="token" type="password" placeholder="access token (video grant)" autocomplete="off" aria-label="access token"><button type="submit">Join</button></form>
 <div id="error" role="alert" hidden></div>
 <main id="tiles"><figure class="tile" id="self"><video id="local" muted autoplay playsinline></video><figcaption><span>you</span></figcaption></figure></main>
+<section id="chat" aria-label="messages"><ol id="messages"></ol>
+<form id="say" hidden><input id="text" maxlength="4000" placeholder="message to the room" autocomplete="off" aria-label="message"><button type="submit">Send</button></form></section>
 <footer>
 <button id="mic" disabled aria-pressed="false">Mute mic</button>
 <button id="cam" disabled aria-pressed="false">Camera off</button>

@@ -2,15 +2,22 @@
 ///
 /// It always offers: one sendonly section each for the microphone and the camera, plus 2
 /// recvonly receive slots per kind (`#…&slots=N` changes it), so a small room needs no second
-/// round trip.
+/// round trip, and a data channel section: it publishes the data track `chat` (an ordered,
+/// reliable RTCDataChannel labelled `chat`; with `#…&unreliable=1` also `chat-unreliable`,
+/// unordered with maxRetransmits 0). The chat box sends on `chat`; what arrives on the channels
+/// the server opens toward it (labelled with the remote track's SID) is listed with the sender's
+/// identity.
 /// `room.renegotiate` adds recvonly transceivers and sends `room.offer`; one negotiation at a time,
 /// and a request that arrives meanwhile is folded into the next offer. `subscriptions` and
 /// `room.subscribed` map a slot's mid to the remote track (and participant) it carries; each
 /// participant's tile shows the receiver tracks of its slots.
 ///
 /// `window.parleyRoom` is the state (JSON-able: `JSON.stringify(parleyRoom)`); its non-enumerable
-/// methods are `stats()` (per remote track inbound-rtp figures), `localStats()`, `setMic(on)`,
-/// `setCamera(on)` and `leave()`.
+/// methods are `stats()` (per remote track inbound-rtp figures), `localStats()`, `candidatePairs()`
+/// (peer-to-peer rooms), `setMic(on)`, `setCamera(on)`, `sendData(text, track = "chat")`,
+/// `dataChannel(track)` (the RTCDataChannel) and `leave()`. `remoteData` counts what each remote
+/// data track's channel brought (string messages starting `bulk` are counted only, not listed). A
+/// `peer-to-peer` or `go` room is a mesh of peer connections instead (`RoomPageMeshScript`).
 enum RoomPageScript {
     static let source = #"""
 "use strict";
@@ -24,6 +31,8 @@ const initialSlots = {audio: perKind, video: perKind};
 // so the server can send each subscriber the layer its downlink carries.
 const simulcast = fragment.get("simulcast") === "1";
 const layers = [{rid: "q", scaleResolutionDownBy: 4}, {rid: "h", scaleResolutionDownBy: 2}, {rid: "f"}];
+const dataTracks = [{name: "chat", options: {ordered: true}}]
+  .concat(fragment.get("unreliable") === "1" ? [{name: "chat-unreliable", options: {ordered: false, maxRetransmits: 0}}] : []);
 const t0 = performance.now();
 const now = () => Math.round(performance.now() - t0);
 const roomName = decodeURIComponent(location.pathname.slice("/rooms/".length));
@@ -39,22 +48,26 @@ const S = {
   timing: {arrived: {}, firstRemoteFrame: {}, firstRemoteAudio: {}},
   disconnected: null,   // {code, message}: room.disconnected, or the signaling socket closing under us
   errors: [],           // {code, message, ref, at}
+  messages: [],         // the last 200 data track messages: {from, participantSid, trackSid, track, text, binary, local, at, atEpoch}
+  dataChannels: {},     // our data tracks' channels: name -> readyState
+  remoteData: {},       // channels toward us: remote track SID -> {state, messages, bytes, firstAtEpoch, lastAtEpoch}
   log: []               // the last 60 message types, "> " sent, "< " received
 };
 window.parleyRoom = S;
 let ws = null, pc = null, stream = null, heartbeat = null, nextId = 1;
 const pending = new Map();
 const sent = [];      // our published sections: {tx, name, kind}
+const channels = {};  // our data tracks' RTCDataChannels, by track name
 let busy = false, again = false;
 const want = {audio: 0, video: 0};
 
 function note(line) { S.log.push(line); if (S.log.length > 60) S.log.shift(); }
 function status() {
   const p = Object.keys(S.participants).length;
-  $("status").textContent = S.phase + (pc ? " · media " + S.connectionState : "")
+  $("status").textContent = S.phase + (pc ? " · media " + S.connectionState : S.mesh ? " · " + meshStatus() : "")
     + (S.phase === "joined" ? " · " + p + " other" + (p === 1 ? "" : "s") : "");
 }
-function closeMedia() { if (pc) { pc.close(); S.connectionState = "closed"; } }
+function closeMedia() { if (pc) { pc.close(); S.connectionState = "closed"; } meshClose(); }
 function showError(text) { const e = $("error"); e.textContent = text; e.hidden = false; }
 function fail(err) {
   const code = err && err.code, message = String(err && err.message || err);
@@ -109,6 +122,7 @@ function connect(token) {
 
 function receive(m) {
   note("< " + m.type);
+  if (meshReceive(m)) return;  // peer-to-peer rooms' relayed messages
   const waiter = m.ref !== undefined && pending.get(m.ref);
   if (waiter) {
     pending.delete(m.ref);
@@ -169,6 +183,7 @@ function addParticipant(info) {
 function switched(trackSid, off) {
   for (const p of Object.values(S.participants)) if (p.tracks[trackSid]) p.tracks[trackSid].switchedOff = off;
 }
+"""# + RoomPageDataScript.source + #"""
 function dropSlots(match) { for (const [mid, s] of Object.entries(S.slots)) if (match(s)) delete S.slots[mid]; }
 function transceiver(mid) { return pc ? pc.getTransceivers().find(t => t.mid === mid) : undefined; }
 function kindOf(mid) { const t = transceiver(mid); return t ? t.receiver.track.kind : null; }
@@ -230,6 +245,12 @@ async function join(token) {
   pc = new RTCPeerConnection({iceServers: [], bundlePolicy: "max-bundle", rtcpMuxPolicy: "require"});
   pc.onconnectionstatechange = () => { S.connectionState = pc.connectionState; status(); };
   pc.ontrack = () => render();
+  pc.ondatachannel = ev => receiveChannel(ev.channel);
+  for (const d of dataTracks) {
+    const channel = channels[d.name] = pc.createDataChannel(d.name, d.options);
+    S.dataChannels[d.name] = channel.readyState;
+    channel.onopen = channel.onclose = () => { S.dataChannels[d.name] = channel.readyState; $("say").hidden = channels.chat.readyState !== "open"; };
+  }
   for (const t of stream.getTracks()) {
     if (t.kind === "video") {
       t.contentHint = "detail";  // keep the camera's size: libwebrtc then drops frames rather than scaling down
@@ -247,7 +268,8 @@ async function join(token) {
   S.phase = "joining"; status();
   const sdp = await offer();
   S.timing.joinSent = now();
-  const joined = await request({type: "room.join", roomV: 1, room: roomName, offer: sdp, tracks: newTracks(),
+  const described = dataTracks.map(d => ({name: d.name, kind: "data", priority: "standard", enabled: true}));
+  const joined = await request({type: "room.join", roomV: 1, room: roomName, offer: sdp, tracks: newTracks().concat(described),
                                 automaticSubscription: true, dominantSpeaker: true});
   S.timing.joined = now();
   S.roomSid = joined.room.sid; S.roomType = joined.room.type;
@@ -255,8 +277,10 @@ async function join(token) {
   for (const p of joined.participants || []) addParticipant(p);
   applyMaps(joined);  // before any other await, as in negotiate()
   S.phase = "joined";
-  await pc.setRemoteDescription({type: "answer", sdp: joined.answer});
-  S.negotiations++;
+  if (isMesh(joined.room.type)) startMesh(joined); else {
+    await pc.setRemoteDescription({type: "answer", sdp: joined.answer});
+    S.negotiations++;
+  }
   $("title").textContent = roomName + " · " + S.identity;
   setButtons(true);
   render();
@@ -293,6 +317,7 @@ function render() {
       media.srcObject = new MediaStream([tx.receiver.track]);
       media.play().catch(() => { $("unmute").hidden = false; });
     }
+    meshRender(p, el);
   }
 }
 function setButtons(on) { for (const id of ["mic", "cam", "leave"]) $(id).disabled = !on; }
@@ -301,7 +326,7 @@ function enable(kind, on) {
   if (!s || S.phase !== "joined") return;
   s.tx.sender.track.enabled = on;
   if (kind === "audio") S.micEnabled = on; else S.cameraEnabled = on;
-  const sid = S.published[s.tx.mid];
+  const sid = S.published[s.tx.mid] || meshSids[s.name];
   if (sid) send({type: "room.trackEnabled", trackSid: sid, enabled: on});
   const button = $(kind === "audio" ? "mic" : "cam");
   button.setAttribute("aria-pressed", String(!on));
@@ -312,6 +337,8 @@ function leave() {
   send({type: "room.leave"});
   S.phase = "left";
   S.timing.left = now();
+  for (const channel of Object.values(channels)) channel.close();
+  $("say").hidden = true;
   closeMedia();
   if (stream) stream.getTracks().forEach(t => t.stop());
   ws.close(1000, "left the room");
@@ -321,26 +348,30 @@ function leave() {
 
 // getStats() of each receive slot that carries a remote track (inbound-rtp).
 async function stats() {
+  if (S.mesh) return meshStats();
   const rows = [];
   for (const [mid, s] of Object.entries(S.slots)) {
     const tx = transceiver(mid);
     if (!tx || !pc || pc.signalingState === "closed") continue;
     let r = null;
     (await tx.receiver.getStats()).forEach(x => { if (x.type === "inbound-rtp") r = x; });
-    const p = S.participants[s.participantSid];
-    const row = {mid, kind: tx.receiver.track.kind, trackSid: s.trackSid, participantSid: s.participantSid,
-                 identity: p ? p.identity : null, packetsReceived: r ? r.packetsReceived : 0,
-                 bytesReceived: r ? r.bytesReceived : 0, packetsLost: r ? r.packetsLost : 0, jitter: r ? r.jitter : null};
-    if (row.kind === "video") Object.assign(row, {framesDecoded: r ? r.framesDecoded || 0 : 0, frameWidth: r ? r.frameWidth : null,
-      frameHeight: r ? r.frameHeight : null, framesPerSecond: r ? r.framesPerSecond : null, keyFramesDecoded: r ? r.keyFramesDecoded : 0});
-    else Object.assign(row, {totalAudioEnergy: r ? r.totalAudioEnergy || 0 : 0, audioLevel: r ? r.audioLevel : null,
-      totalSamplesReceived: r ? r.totalSamplesReceived : 0, concealedSamples: r ? r.concealedSamples : 0});
-    rows.push(row);
+    rows.push(inboundRow({mid, trackSid: s.trackSid, participantSid: s.participantSid}, tx.receiver.track.kind, r));
   }
   return rows;
 }
+// One stats() row: `head` (mid, trackSid, participantSid), the identity, and inbound-rtp `r` (null before any packet).
+function inboundRow(head, kind, r) {
+  const p = S.participants[head.participantSid];
+  const row = Object.assign({kind}, head, {identity: p ? p.identity : null, packetsReceived: r ? r.packetsReceived : 0,
+                 bytesReceived: r ? r.bytesReceived : 0, packetsLost: r ? r.packetsLost : 0, jitter: r ? r.jitter : null});
+  if (kind === "video") return Object.assign(row, {framesDecoded: r ? r.framesDecoded || 0 : 0, frameWidth: r ? r.frameWidth : null,
+    frameHeight: r ? r.frameHeight : null, framesPerSecond: r ? r.framesPerSecond : null, keyFramesDecoded: r ? r.keyFramesDecoded : 0});
+  return Object.assign(row, {totalAudioEnergy: r ? r.totalAudioEnergy || 0 : 0, audioLevel: r ? r.audioLevel : null,
+    totalSamplesReceived: r ? r.totalSamplesReceived : 0, concealedSamples: r ? r.concealedSamples : 0});
+}
 // outbound-rtp of our published sections.
 async function localStats() {
+  if (S.mesh) return meshLocalStats();
   const rows = [];
   let available = null;  // the send-side bandwidth estimate on the selected pair (bits/s)
   if (pc && pc.signalingState !== "closed") {
@@ -375,11 +406,14 @@ async function watchFirstMedia() {
   }
 }
 
-for (const [name, fn] of Object.entries({stats, localStats, leave, setMic: on => enable("audio", on), setCamera: on => enable("video", on)}))
+"""# + RoomPageMeshScript.source + #"""
+for (const [name, fn] of Object.entries({stats, localStats, candidatePairs, leave, sendData, dataChannel: name => channels[name],
+                                          setMic: on => enable("audio", on), setCamera: on => enable("video", on)}))
   Object.defineProperty(S, name, {value: fn, enumerable: false});
 $("mic").onclick = () => enable("audio", !S.micEnabled);
 $("cam").onclick = () => enable("video", !S.cameraEnabled);
 $("leave").onclick = leave;
+$("say").onsubmit = ev => { ev.preventDefault(); const t = $("text").value; if (t && sendData(t)) $("text").value = ""; };
 $("unmute").onclick = () => { for (const m of document.querySelectorAll("audio, video")) m.play().catch(() => {}); $("unmute").hidden = true; };
 $("title").textContent = roomName;
 // A refused token (20101-20157) brings the token box back for another try.

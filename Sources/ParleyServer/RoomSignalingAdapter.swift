@@ -41,6 +41,13 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
         case .roomUnsubscribe(let track):
             guard let sid = await participant(of: connection, ref: ref) else { return }
             await rooms.unsubscribe(participantSid: sid, trackSid: track.trackSid, ref: ref)
+        case .roomPeerOffer, .roomPeerAnswer, .roomPeerCandidate:
+            guard let sid = await participant(of: connection, ref: ref) else { return }
+            do {
+                try await rooms.relay(message, from: sid)
+            } catch {
+                await reply(Self.error(error), ref)
+            }
         case .roomLeave:
             guard let sid = participants.removeValue(forKey: connection.id) else { return }
             await rooms.leave(participantSid: sid)
@@ -83,7 +90,7 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
                                                  tracks: join.tracks, automaticSubscription: join.automaticSubscription,
                                                  dominantSpeaker: join.dominantSpeaker ?? false,
                                                  networkQuality: join.networkQuality ?? false,
-                                                 bandwidthProfile: join.bandwidthProfile, ref: ref, link: link)
+                                                 bandwidthProfile: join.bandwidthProfile, peerToPeer: true, ref: ref, link: link)
             link.participantSid.withLock { $0 = joined.participant.sid }
             if endedWhileJoining.remove(connection.id) != nil {
                 await rooms.leave(participantSid: joined.participant.sid)

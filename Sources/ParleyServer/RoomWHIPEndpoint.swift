@@ -27,8 +27,8 @@ import Signaling
 ///
 /// Errors use the JSON error body: 401 for tokens, 403 with 20106 for a grant that does not cover
 /// the room, 415 for a body that is not SDP, 400 with 53403/53404 for unusable offers, 404 with
-/// 53106 for a room SID not in progress, 409 with 53105 for a full room, 503 with 53401 when the
-/// media server is full.
+/// 53106 for a room SID not in progress, 409 with 53105 for a full room, 400 with 53114 for a
+/// peer-to-peer or go room (no media through the server), 503 with 53401 when the media server is full.
 struct RoomWHIPEndpoint: APIEndpoint {
     enum Kind: String, Sendable { case whip, whep }
 
@@ -111,7 +111,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
                                                          apiKeySid: token.apiKeySid, roomSid: joined.room.sid,
                                                          roomName: joined.room.name))
             Log.info(.platform, "room \(joined.room.sid): \(route.kind.rawValue) participant \(sid) (\(token.identity))")
-            return WHIPHTTP.created(answer: joined.answer, location: "\(Self.prefix)\(route.rawRoom)/\(route.kind.rawValue)/\(sid)",
+            return WHIPHTTP.created(answer: joined.answer ?? "", location: "\(Self.prefix)\(route.rawRoom)/\(route.kind.rawValue)/\(sid)",
                                     etag: sid)
         } catch {
             return APIErrorResponse.make(error, status: Self.status(for: error))

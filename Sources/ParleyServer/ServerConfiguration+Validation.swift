@@ -8,6 +8,7 @@ extension ServerConfiguration {
     func validate() throws(ConfigurationError) {
         if let publicURL { try Self.validatePublicURL(publicURL) }
         try Self.validateAdvertisedHosts(mediaAdvertisedHosts, mediaHost: mediaHost)
+        try validateTraversal()
     }
 
     /// `a,b,c` → `["a", "b", "c"]`, empty items kept (validation names them).

@@ -47,6 +47,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxUnauthenticatedPerAddress = 256
     /// What one identity and one API key may hold at once (`--max-…-per-identity|key`).
     public var quotas = QuotaLimits()
+    /// STUN and TURN servers for clients (`--ice-server`), TURN credentials from coturn's shared
+    /// secret (`--turn-secret-file`, or `turnSecret` set directly), valid `turnTTL` seconds.
+    public var iceServerURLs: [String] = []
+    public var turnSecretFile: String?
+    public var turnSecret: String?
+    public var turnTTL = 86_400
 
     public init() {}
 
@@ -60,6 +66,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                              [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
                               [--apns-url URL] [--apns-ca PEM]]
                              [--max-{sessions,connections,calls}-per-{identity,key} N]
+                             [--ice-server URL]... [--turn-secret-file PATH] [--turn-ttl S]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
                          advertises every address of the host's interfaces of that family)
@@ -79,6 +86,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         \(QuotaLimits.usage)
+        \(traversalUsage)
         """
 
     /// Parses the arguments after the program name. Throws a message fit for standard error.
@@ -142,6 +150,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 guard let n = Int64(value), (0...3600).contains(n) else { throw ConfigurationError(message: "--token-leeway wants 0…3600") }
                 config.tokenLeeway = n
             default:
+                if try config.parseTraversal(flag: flag, value: value) { continue }
                 guard try config.quotas.parse(flag: flag, value: value) else {
                     throw ConfigurationError(message: "unknown option \(flag)\n\(usage)")
                 }

@@ -31,6 +31,11 @@ struct WebRTCRoomMedia: RoomMediaPlane {
         await transport.setBandwidthProfile(profile, session: session)
     }
 
+    func routeData(_ source: RoomDataChannelAddress?, to sink: RoomDataChannelAddress) async -> Bool {
+        await transport.routeData(source.map { DataChannelAddress(session: $0.session, label: $0.label) },
+                                  to: DataChannelAddress(session: sink.session, label: sink.label))
+    }
+
     func close(session: String) async {
         _ = await transport.closeSession(id: session)
     }
@@ -53,7 +58,7 @@ struct WebRTCRoomMedia: RoomMediaPlane {
             list.map { .init(mid: $0.mid, kind: $0.codec.audio == nil ? .video : .audio) }
         }
         return RoomMediaDescription(session: answer.id, answer: answer.sdp, sending: sections(answer.sending),
-                                    receiving: sections(answer.receiving))
+                                    receiving: sections(answer.receiving), application: answer.application)
     }
 
     /// A session event as the room service sees it (keys and restarts are no room events).
@@ -68,6 +73,8 @@ struct WebRTCRoomMedia: RoomMediaPlane {
             .quality(session: id, RoomMediaQuality(uplinkLoss: q.uplinkLoss, downlinkLoss: q.downlinkLoss,
                                                    roundTripTime: q.roundTripTime, jitter: q.jitter,
                                                    downlinkBitrateEstimate: nil))
+        case .dataChannelOpened(let id, let label): .dataChannelOpened(session: id, label: label)
+        case .dataChannelClosed(let id, let label): .dataChannelClosed(session: id, label: label)
         case .trackSwitched(let id, let mid, let off): .trackSwitched(session: id, mid: mid, off: off)
         case .stateChanged, .digit, .consentLost, .iceRestarted: nil
         }

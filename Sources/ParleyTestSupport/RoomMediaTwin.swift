@@ -5,8 +5,9 @@ import SFU
 import ServerMedia
 import Synchronization
 
-/// A `RoomMediaPlane` in memory: an "offer" is lines `send|recv <kind> <mid>`; it records what
-/// the service asked of it (opens, routes, closes) and can fire a session's events.
+/// A `RoomMediaPlane` in memory: an "offer" is lines `send|recv <kind> <mid>`, and `data <mid>`
+/// for a data channel section; it records what the service asked of it (opens, routes, data
+/// routes, closes) and can fire a session's events.
 public final class RoomMediaTwin: RoomMediaPlane {
     public struct Route: Equatable, CustomStringConvertible, Sendable {
         public let source: RoomTrackAddress?
@@ -15,9 +16,17 @@ public final class RoomMediaTwin: RoomMediaPlane {
         public var description: String { "\(source.map { "\($0.session)/\($0.mid)" } ?? "-")→\(slot.session)/\(slot.mid)" }
     }
 
+    /// A data route: a publisher's channel into a channel toward a subscriber.
+    public struct DataRoute: Equatable, CustomStringConvertible, Sendable {
+        public let source: RoomDataChannelAddress?
+        public let sink: RoomDataChannelAddress
+        public var description: String { "\(source.map { "\($0.session)/\($0.label)" } ?? "-")⇒\(sink.session)/\(sink.label)" }
+    }
+
     private struct State {
         var next = 0
         public var routes: [Route] = []
+        var dataRoutes: [DataRoute] = []
         public var closed: [String] = []
         public var profiles: [String: BandwidthProfile] = [:]
         var events: [String: @Sendable (RoomMediaEvent) -> Void] = [:]
@@ -38,6 +47,9 @@ public final class RoomMediaTwin: RoomMediaPlane {
     /// The routes as `source→slot` strings, `-` for an emptied slot.
     public var routeLog: [String] { routes.map(\.description) }
 
+    /// The data routes as `session/label⇒session/label` strings, `-` for a closed channel.
+    public var dataRouteLog: [String] { state.withLock { $0.dataRoutes.map(\.description) } }
+
     public func open(offer: String, events: @escaping @Sendable (RoomMediaEvent) -> Void)
         async throws(ParleyError) -> RoomMediaDescription {
         let session = state.withLock { s -> String in
@@ -57,6 +69,11 @@ public final class RoomMediaTwin: RoomMediaPlane {
 
     public func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress, priority: TrackPriority) async -> Bool {
         state.withLock { $0.routes.append(Route(source: source, slot: slot, priority: priority)) }
+        return true
+    }
+
+    public func routeData(_ source: RoomDataChannelAddress?, to sink: RoomDataChannelAddress) async -> Bool {
+        state.withLock { $0.dataRoutes.append(DataRoute(source: source, sink: sink)) }
         return true
     }
 
@@ -109,15 +126,21 @@ public final class RoomMediaTwin: RoomMediaPlane {
     private static func describe(_ offer: String, session: String) throws(ParleyError) -> RoomMediaDescription {
         var sending: [RoomMediaDescription.Section] = []
         var receiving: [RoomMediaDescription.Section] = []
+        var application: String?
         for line in offer.split(separator: "\n") {
             let words = line.split(separator: " ").map(String.init)
+            if words.count == 2, words[0] == "data" {
+                application = words[1]
+                continue
+            }
             guard words.count == 3, let kind = TrackKind(rawValue: words[1]) else {
                 throw ParleyError(.mediaServerRemoteDescFailed, reason: "bad offer line \(line)")
             }
             let section = RoomMediaDescription.Section(mid: words[2], kind: kind)
             if words[0] == "send" { sending.append(section) } else { receiving.append(section) }
         }
-        return RoomMediaDescription(session: session, answer: "answer of \(session)", sending: sending, receiving: receiving)
+        return RoomMediaDescription(session: session, answer: "answer of \(session)", sending: sending, receiving: receiving,
+                                    application: application)
     }
 }
 

@@ -39,19 +39,28 @@ struct RoomSession {
     var exceptions: Set<String> = []
     /// Slots asked for with `room.renegotiate` and not offered yet, by kind.
     var asked: [TrackKind: Int] = [:]
+    /// Data tracks (`RoomSession+Data.swift`): the data channel section's mid, if the offer had
+    /// one; the data tracks it receives, one channel each (a slot of kind `data` in that
+    /// section); the labels of the data channels it opened (its data tracks' sources).
+    var application: String?
+    var dataSlots: [Slot] = []
+    var dataLabels: Set<String> = []
 
     init(_ description: RoomMediaDescription, automaticSubscription: Bool) {
         id = description.session
         slots = description.receiving.map { Slot(mid: $0.mid, kind: $0.kind) }
         sending = Dictionary(description.sending.map { ($0.mid, $0.kind) }, uniquingKeysWith: { first, _ in first })
         self.automaticSubscription = automaticSubscription
+        application = description.application
     }
 
     /// Whether the participant chose to receive `trackSid` (its subscribe rules aside).
     func chose(_ trackSid: String) -> Bool { automaticSubscription != exceptions.contains(trackSid) }
 
     /// The slot carrying `trackSid`.
-    func slot(carrying trackSid: String) -> Slot? { slots.first { $0.trackSid == trackSid } }
+    func slot(carrying trackSid: String) -> Slot? {
+        slots.first { $0.trackSid == trackSid } ?? dataSlots.first { $0.trackSid == trackSid }
+    }
 
     /// Takes a re-offer's sections: slots that stay keep their track, new ones are free, and the
     /// ones gone are returned (with what they carried), as are the sending mids gone. The slots
@@ -67,11 +76,12 @@ struct RoomSession {
         let goneSending = sending.keys.filter { newSending[$0] == nil }.sorted()
         sending = newSending
         asked = [:]
-        return (goneSlots, goneSending)
+        return (goneSlots + applyData(description.application), goneSending)
     }
 
     /// Empties the slot carrying `trackSid` (its track is gone); the slot, if one carried it.
     mutating func empty(carrying trackSid: String) -> Slot? {
+        if let index = dataSlots.firstIndex(where: { $0.trackSid == trackSid }) { return dataSlots.remove(at: index) }
         guard let index = slots.firstIndex(where: { $0.trackSid == trackSid }) else { return nil }
         let slot = slots[index]
         slots[index].trackSid = nil
@@ -83,6 +93,8 @@ struct RoomSession {
     /// many more slots as are still missing beyond those already asked for.
     mutating func plan(_ wanted: [Wanted]) -> Plan {
         var plan = Plan()
+        planData(wanted.filter { $0.kind == .data }.map(\.trackSid), into: &plan)
+        let wanted = wanted.filter { $0.kind != .data }
         let wantedSids = Set(wanted.map(\.trackSid))
         for index in slots.indices {
             if let sid = slots[index].trackSid, !wantedSids.contains(sid) {

@@ -27,6 +27,12 @@ public protocol RoomMediaPlane: Sendable {
     func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress, priority: TrackPriority) async -> Bool
     /// How the session's downlink is shared among the video it receives (Twilio's bandwidth profile).
     func setBandwidthProfile(_ profile: BandwidthProfile, session: String) async
+    /// From now on every message the publisher sends on its data channel `source` (a data track:
+    /// the channel's label is the track's name) is sent on a channel the media plane opens toward
+    /// the subscriber, labelled `sink.label`, with the source channel's reliability; nil closes
+    /// that channel. False when a session is unknown, the subscriber has no data channel section,
+    /// or the source channel is not open.
+    func routeData(_ source: RoomDataChannelAddress?, to sink: RoomDataChannelAddress) async -> Bool
     /// Closes a session (DTLS close_notify); every route from or to it ends.
     func close(session: String) async
     /// Hands every RTP packet the participant sends in `section` to `tap`, in order, off the
@@ -48,6 +54,22 @@ public struct RoomTrackAddress: Sendable, Hashable {
     }
 }
 
+/// One data channel of one session, by its label.
+public struct RoomDataChannelAddress: Sendable, Hashable {
+    public var session: String
+    public var label: String
+
+    public init(session: String, label: String) {
+        self.session = session
+        self.label = label
+    }
+}
+
+extension RoomMediaPlane {
+    /// A media plane without data channels routes none.
+    public func routeData(_ source: RoomDataChannelAddress?, to sink: RoomDataChannelAddress) async -> Bool { false }
+}
+
 /// A session's negotiated sections after an offer.
 public struct RoomMediaDescription: Sendable, Equatable {
     public var session: String
@@ -56,6 +78,9 @@ public struct RoomMediaDescription: Sendable, Equatable {
     public var sending: [Section]
     /// Sections in which it receives (slots for subscriptions), in offer order.
     public var receiving: [Section]
+    /// The mid of its data channel section (RFC 8841), if the offer had one: it publishes data
+    /// tracks as data channels and receives them on channels the media plane opens.
+    public var application: String?
 
     public struct Section: Sendable, Equatable {
         public var mid: String
@@ -67,11 +92,12 @@ public struct RoomMediaDescription: Sendable, Equatable {
         }
     }
 
-    public init(session: String, answer: String, sending: [Section], receiving: [Section]) {
+    public init(session: String, answer: String, sending: [Section], receiving: [Section], application: String? = nil) {
         self.session = session
         self.answer = answer
         self.sending = sending
         self.receiving = receiving
+        self.application = application
     }
 }
 
@@ -93,6 +119,11 @@ public enum RoomMediaEvent: Sendable, Equatable {
     /// The receive slot `mid` was switched off (its subscriber's downlink does not carry it) or
     /// back on.
     case trackSwitched(session: String, mid: String, off: Bool)
+    /// The participant opened a data channel labelled `label` (the source of its data track of
+    /// that name).
+    case dataChannelOpened(session: String, label: String)
+    /// That channel closed.
+    case dataChannelClosed(session: String, label: String)
 }
 
 public struct RoomMediaQuality: Sendable, Equatable {

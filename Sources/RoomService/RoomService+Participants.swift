@@ -39,6 +39,8 @@ extension RoomService {
         /// Its paths that are down now (its media, its signaling): while any is, the others were
         /// told it is reconnecting.
         var lostPaths: Set<ParticipantPath> = []
+        /// What it may still relay to each other participant of a peer-to-peer room.
+        var relayLimits = PeerRelayLimits()
 
         /// Sends a message on the link after everything posted before it.
         func post(_ message: SignalingMessage, ref: String? = nil) {
@@ -138,7 +140,7 @@ extension RoomService {
     @discardableResult
     private func finish(_ live: LiveParticipant) -> ParticipantRecord {
         unpublishAll(of: live.record)
-        if let session = live.session { sessionGone(session, of: live.record) }
+        if let session = live.session { sessionGone(session, of: live.record) } else { peerGone(live.record) }
         activityGone(of: live.record)
         var record = live.record
         let time = now

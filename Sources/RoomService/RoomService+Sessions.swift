@@ -18,22 +18,33 @@ extension RoomService {
     ///     `subscribe` names).
     ///   - dominantSpeaker: send it `room.dominantSpeaker` when the room's dominant speaker changes.
     ///   - networkQuality: send it `room.networkQuality` when its or another's level changes.
-    /// - Throws: 53000 (no media plane), 53300 (a track names no sending section of its kind, or
+    ///   - peerToPeer: the client speaks the `room.peer*` relay, so it may join a `peer-to-peer`
+    ///     or `go` room (`connectPeer`: no media session, `offer` ignored).
+    /// - Throws: 53000 (no media plane), 53403 (no offer for a group room), 53114 (a peer-to-peer
+    ///   room and not `peerToPeer`), 53300 (a track names no sending section of its kind, or
     ///   two name one), the media plane's 534xx, `join`'s and `publish`'s errors.
-    public func connect(accountSid: String, identity: String, room: String, offer: String, tracks: [RoomTrackInfo],
+    public func connect(accountSid: String, identity: String, room: String, offer: String?, tracks: [RoomTrackInfo],
                         automaticSubscription: Bool = true, dominantSpeaker: Bool = false, networkQuality: Bool = false,
-                        bandwidthProfile: RoomBandwidthProfile? = nil, ref: String? = nil,
+                        bandwidthProfile: RoomBandwidthProfile? = nil, peerToPeer: Bool = false, ref: String? = nil,
                         link: any RoomParticipantLink) async throws(ParleyError) -> RoomJoined {
-        guard let media else { throw ParleyError(.signalingConnection, reason: "this server has no room media plane") }
         guard tracks.count <= Self.maxTracksPerParticipant else {
             throw ParleyError(.participantMaxTracksExceeded, reason: "at most \(Self.maxTracksPerParticipant) tracks")
         }
+        if let type = liveRoomType(accountSid: accountSid, name: room), Self.isPeerToPeer(type) {
+            guard peerToPeer else {
+                throw ParleyError(.roomInvalidParameters, reason: "room \(room) is \(type.rawValue): its media does not go through the server")
+            }
+            return try connectPeer(accountSid: accountSid, identity: identity, room: room, tracks: tracks, ref: ref, link: link)
+        }
+        guard let media else { throw ParleyError(.signalingConnection, reason: "this server has no room media plane") }
+        guard let offer else { throw ParleyError(.mediaServerRemoteDescFailed, reason: "room.join needs an offer in a group room") }
         let sink = mediaEventSink
         let description = try await media.open(offer: offer) { sink.yield(.event($0)) }
         let record: ParticipantRecord
         let roomRecord: RoomRecord
         do throws(ParleyError) {
             try Self.check(tracks, against: description.sending, published: [:])
+            try Self.checkData(tracks, application: description.application)
             (roomRecord, record) = try admit(accountSid: accountSid, identity: identity, room: room, link: link)
         } catch {
             mediaWork.post { await media.close(session: description.session) }
@@ -61,11 +72,18 @@ extension RoomService {
                                 participants: Array(announcedOthers(of: record.sid).prefix(RoomProtocol.maxParticipants)
                                     .map { info(of: $0.record.sid, local: false) }),
                                 answer: description.answer, published: published(of: record.sid),
-                                subscriptions: subscriptionMap(of: record.sid))
+                                subscriptions: subscriptionMap(of: record.sid), iceServers: configuration.iceServers(identity))
         guard let live = participants[record.sid] else { return joined }
         live.post(.roomJoined(joined), ref: ref)
         joinedActivity(record.sid)
         if let request = plan.renegotiate { live.post(.roomRenegotiate(request)) }
+        announceArrival(of: record)
+        return joined
+    }
+
+    /// A participant's `room.joined` went out: every other participant gets
+    /// `room.participantConnected`, a `room.trackPublished` per track, then what its slots take.
+    func announceArrival(of record: ParticipantRecord) {
         announced.insert(record.sid)
         tellOthers(of: record, .roomParticipantConnected(RoomParticipantConnected(
             participant: RoomParticipantInfo(sid: record.sid, identity: record.identity))))
@@ -76,7 +94,6 @@ extension RoomService {
             }
             reconcile(other.record.sid)
         }
-        return joined
     }
 
     /// Applies a participant's re-offer (`room.offer`): new sending sections with a described
@@ -99,10 +116,13 @@ extension RoomService {
         let publishedMids = Dictionary(mine.compactMap { track in self.tracks[track.sid]?.mid.map { ($0, track.sid) } },
                                        uniquingKeysWith: { (first: String, _: String) in first })
         try Self.check(tracks, against: description.sending, published: publishedMids)
+        try Self.checkData(tracks, application: description.application)
         let gone = session.apply(description)
         participants[participantSid]?.session = session
         for mid in gone.sending { if let sid = publishedMids[mid] { unpublish(trackSid: sid) } }
-        try publish(tracks.filter { publishedMids[$0.mid ?? ""] == nil }, of: participantSid)
+        // Data tracks have no section: one already published under its name stays as it is.
+        try publish(tracks.filter { $0.kind == .data ? publishedData(named: $0.name, by: participantSid) == nil
+                                        : publishedMids[$0.mid ?? ""] == nil }, of: participantSid)
         let plan = reconcile(participantSid, tell: false)
         let answer = RoomAnswer(answer: description.answer, published: published(of: participantSid),
                                 subscriptions: subscriptionMap(of: participantSid))
@@ -146,7 +166,7 @@ extension RoomService {
         for other in announcedOthers(of: track.participantSid, roomSid: track.roomSid) {
             let sid = other.record.sid
             if let slot = participants[sid]?.session?.empty(carrying: track.sid), let session = other.session {
-                route(nil, to: RoomTrackAddress(session: session.id, mid: slot.mid))
+                route(slot, carrying: nil, session: session.id)
                 other.post(.roomUnsubscribed(RoomTrackReference(trackSid: track.sid)))
             }
             other.post(.roomTrackUnpublished(RoomTrackUnpublished(participantSid: track.participantSid, trackSid: track.sid)))
@@ -190,6 +210,10 @@ extension RoomService {
             networkQuality(quality, session: session)
         case .trackSwitched(let session, let mid, let off):
             trackSwitched(session: session, mid: mid, off: off)
+        case .dataChannelOpened(let session, let label):
+            dataChannel(label, opened: true, session: session)
+        case .dataChannelClosed(let session, let label):
+            dataChannel(label, opened: false, session: session)
         case .connected:
             break
         }
@@ -211,7 +235,7 @@ extension RoomService {
         }
     }
 
-    private func publish(_ described: [RoomTrackInfo], of participantSid: String) throws(ParleyError) {
+    func publish(_ described: [RoomTrackInfo], of participantSid: String) throws(ParleyError) {
         for track in described {
             let kind = TrackKind(rawValue: track.kind.rawValue) ?? .data
             let record = try publish(participantSid: participantSid, name: track.name, kind: kind,

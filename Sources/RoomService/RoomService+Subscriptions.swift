@@ -14,6 +14,7 @@ extension RoomService {
     /// `ref`) once a slot carries it, a `room.renegotiate` first if none is free, or
     /// `room.subscriptionFailed` (53300) when no such track may be received.
     public func subscribe(participantSid: String, trackSid: String, ref: String? = nil) {
+        if refusedPeerSubscription(participantSid, trackSid: trackSid, ref: ref) { return }
         guard var session = participants[participantSid]?.session else { return }
         if session.automaticSubscription { session.exceptions.remove(trackSid) } else { session.exceptions.insert(trackSid) }
         participants[participantSid]?.session = session
@@ -33,6 +34,7 @@ extension RoomService {
     /// Stops receiving a remote track (`room.unsubscribe`): its slot is emptied and freed, and
     /// `room.unsubscribed` (with `ref`) is posted.
     public func unsubscribe(participantSid: String, trackSid: String, ref: String? = nil) {
+        if refusedPeerSubscription(participantSid, trackSid: trackSid, ref: ref) { return }
         guard var session = participants[participantSid]?.session else { return }
         if session.automaticSubscription { session.exceptions.insert(trackSid) } else { session.exceptions.remove(trackSid) }
         participants[participantSid]?.session = session
@@ -49,15 +51,19 @@ extension RoomService {
     @discardableResult
     func reconcile(_ participantSid: String, tell: Bool = true) -> RoomSession.Plan {
         guard var session = participants[participantSid]?.session else { return RoomSession.Plan() }
+        var waiting: [String] = []  // data tracks whose channel is not open yet
         let wanted = subscriptions(of: participantSid).compactMap { track -> RoomSession.Wanted? in
-            guard session.chose(track.trackSid), track.kind != .data, source(of: track.trackSid) != nil else { return nil }
-            return RoomSession.Wanted(trackSid: track.trackSid, kind: track.kind)
+            guard session.chose(track.trackSid) else { return nil }
+            let sourced = track.kind == .data ? dataSource(of: track.trackSid) != nil : source(of: track.trackSid) != nil
+            if !sourced, track.kind == .data, session.application != nil { waiting.append(track.trackSid) }
+            return sourced ? RoomSession.Wanted(trackSid: track.trackSid, kind: track.kind) : nil
         }
-        let plan = session.plan(wanted)
+        var plan = session.plan(wanted)
+        plan.pending += waiting
         participants[participantSid]?.session = session
-        for slot in plan.emptied { route(nil, to: RoomTrackAddress(session: session.id, mid: slot.mid)) }
+        for slot in plan.emptied { route(slot, carrying: nil, session: session.id, priority: .standard) }
         for slot in plan.filled {
-            route(slot.trackSid.flatMap(source(of:)), to: RoomTrackAddress(session: session.id, mid: slot.mid),
+            route(slot, carrying: slot.trackSid, session: session.id,
                   priority: slot.trackSid.map { slotPriority(of: $0, for: participantSid) } ?? .standard)
         }
         if tell { deliver(plan, to: participantSid) }
@@ -83,7 +89,7 @@ extension RoomService {
     /// Each receive slot that carries a track, in offer order.
     func subscriptionMap(of participantSid: String) -> [RoomSubscription] {
         guard let session = participants[participantSid]?.session else { return [] }
-        return session.slots.compactMap { slot in
+        return (session.slots + session.dataSlots).compactMap { slot in
             slot.trackSid.map { RoomSubscription(mid: slot.mid, trackSid: $0, participantSid: publisher(of: $0)) }
         }
     }

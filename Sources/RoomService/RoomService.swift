@@ -4,6 +4,7 @@ import ParleyStore
 import PlatformCore
 import SFU
 import ServerMedia
+import Signaling
 import TwiML
 import VideoREST
 
@@ -19,6 +20,9 @@ public actor RoomService: RoomControl {
         public var clock: any MonotonicClock = SystemClock()
         /// Seconds since the epoch, for records and callback timestamps.
         public var wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        /// The STUN and TURN servers `room.joined` gives an identity (TURN credentials minted
+        /// per join); none by default.
+        public var iceServers: @Sendable (_ identity: String) -> [RoomICEServer] = { _ in [] }
         /// Where track recordings are written (files mode 0600); nil: rooms record nothing.
         public var recordingsDirectory: String?
         /// Makes a finished track file (Ogg Opus, IVF) Matroska and returns its size; by

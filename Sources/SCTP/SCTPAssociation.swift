@@ -69,7 +69,12 @@ public final class SCTPAssociation: @unchecked Sendable {
             usrsctp_deregister_address(handle)
             throw .system("configure/connect", rc)
         }
+        // Packets that fit a path once DTLS and UDP are added (browsers use the same 1,188 bytes).
+        _ = parley_sctp_set_mtu(socket, handle, remotePort, UInt32(Self.packetSize))
     }
+
+    /// Largest SCTP packet sent: with a DTLS record's overhead it stays under 1,280 bytes.
+    public static let packetSize = 1188
 
     deinit { close() }
 

@@ -127,6 +127,19 @@ extension SDPAttributeCarrying {
         rtcpFeedback.filter { $0.payloadType == nil || $0.payloadType == payloadType }
     }
 
+    /// The first `rtx` payload type among `payloadTypes` at `clockRate` whose fmtp names
+    /// `codecPayloadType` as its associated payload type (RFC 4588 §8.1: `apt=96`).
+    public func retransmissionPayloadType(for codecPayloadType: UInt8, clockRate: UInt32, among payloadTypes: [UInt8]) -> UInt8? {
+        payloadTypes.first { pt in
+            guard pt != codecPayloadType, let map = rtpMap(for: pt), map.encodingName.lowercased() == "rtx",
+                  map.clockRate == clockRate, let parameters = formatParameters(for: pt)?.parameterString else { return false }
+            return parameters.split(separator: ";").contains { item in
+                let pair = item.split(separator: "=", maxSplits: 1).map { String($0.filter { $0 != " " }) }
+                return pair.count == 2 && pair[0] == "apt" && UInt8(pair[1]) == codecPayloadType
+            }
+        }
+    }
+
     /// The first `red/48000` payload type among `payloadTypes` whose fmtp names only
     /// `codecPayloadType` as its blocks (RFC 2198 §5: `111/111`); an absent fmtp leaves the blocks
     /// unsaid, which is taken as the codec's.

@@ -21,8 +21,11 @@ public struct SubscriberBudget: Sendable, Hashable {
     public static let maxProbeDelay = 12.0
     public static let probeWindow = 3.0
     public static let stableAfter = 10.0
-    /// A receiver estimate this much below its last value is a decrease (not jitter), and it
-    /// lowers the budget once it is this share of what we forward or less.
+    /// A receiver estimate this much below its last value is a decrease (not jitter), and it lowers
+    /// the budget when it is this share of what we forward or less — unless a layer switch's key
+    /// frame went out within `settle` (its burst makes a delay-based estimator dip for a moment).
+    /// A low estimate that does not fall lowers nothing: a delay-based estimator lags a step up
+    /// (aiortc's for seconds), so only loss tells a path that settled under what we send.
     public static let estimateDrop = 0.95
     public static let estimateOveruse = 0.85
     /// Never below this (bits/s): a budget of nothing would switch everything off for good.
@@ -33,6 +36,7 @@ public struct SubscriberBudget: Sendable, Hashable {
     public private(set) var probeDelay = baseProbeDelay
     /// The receiver's latest estimate (bits/s), if it sends them.
     public private(set) var estimate: Int?
+    private var lastSwitch = -Double.infinity
     private var lastDecrease = -Double.infinity
     private var lastIncrease = -Double.infinity
     private var lastChange = -Double.infinity
@@ -53,7 +57,7 @@ public struct SubscriberBudget: Sendable, Hashable {
     /// The receiver's estimate (REMB bits/s); `forwarding` as for `reported`.
     public mutating func estimated(_ bitrate: Int, forwarding: Int, now: Double) {
         defer { estimate = bitrate }
-        guard now - lastDecrease >= Self.settle, let last = estimate,
+        guard now - lastDecrease >= Self.settle, now - lastSwitch >= Self.settle, let last = estimate,
               Double(bitrate) < Double(last) * Self.estimateDrop,
               Double(bitrate) <= Double(forwarding) * Self.estimateOveruse else { return }
         decrease(to: bitrate, now: now)
@@ -71,6 +75,11 @@ public struct SubscriberBudget: Sendable, Hashable {
         self.bitrate = needed
         lastIncrease = now
         return true
+    }
+
+    /// A subscription switched layers (a key frame goes out): estimates are not read for `settle`.
+    public mutating func switched(now: Double) {
+        lastSwitch = now
     }
 
     /// Once per allocation: a budget held without a decrease for `stableAfter` resets the probe delay.

@@ -5,11 +5,14 @@ public struct VideoDemand: Sendable, Hashable {
     public var priority: TrackPriority
     public var layers: Range<Int>
     public var isOff: Bool
+    /// The rank it has now, if any: kept while it fits with `VideoAllocator.keepMargin` to spare.
+    public var current: Int?
 
-    public init(priority: TrackPriority, layers: Range<Int>, isOff: Bool) {
+    public init(priority: TrackPriority, layers: Range<Int>, isOff: Bool, current: Int? = nil) {
         self.priority = priority
         self.layers = layers
         self.isOff = isOff
+        self.current = current
     }
 }
 
@@ -24,11 +27,15 @@ public enum VideoAllocation: Sendable, Hashable {
 /// every subscription its smallest layer, by priority, switching off those that no longer fit
 /// (unless the profile's switch-off mode is `disabled`); then steps up as the profile's mode says,
 /// never past the largest layer its priority's render dimensions are worth. A track switched off
-/// comes back only when its smallest layer fits with `switchOnMargin` to spare, so it does not
-/// flap. Reused between calls: the scratch arrays keep their storage.
+/// comes back only when its smallest layer fits with `switchOnMargin` to spare, and a layer a
+/// subscription has is kept while the budget falls short of it by no more than `keepMargin`
+/// (a layer's measured bitrate wanders, and a key frame's burst lifts it), so neither flaps.
+/// Reused between calls: the scratch arrays keep their storage.
 public struct VideoAllocator: Sendable {
     /// A switched-off track needs its smallest layer × this to come back.
     public static let switchOnMargin = 1.2
+    /// The share of the budget by which the layers subscriptions already have may overrun it.
+    public static let keepMargin = 0.15
 
     /// Filled by the owner before `allocate`: every demand's layer bitrates (bits/s) and heights
     /// (0 when not known yet), smallest layer first.
@@ -58,12 +65,17 @@ public struct VideoAllocator: Sendable {
         order.sort { a, b in demands[a].priority != demands[b].priority ? demands[a].priority > demands[b].priority : a < b }
         let limit = min(budget ?? Int.max, profile.maxSubscriptionBitrate ?? Int.max)
         var remaining = limit
+        // Steps back to a layer a subscription has may use the margin; steps beyond it may not.
+        let margin = limit == Int.max ? 0 : Int(Double(limit) * Self.keepMargin)
+        var spare = margin
         // Everyone's smallest layer first, by priority.
         for index in order where !demands[index].layers.isEmpty {
             let smallest = bitrates[demands[index].layers.lowerBound]
             let need = demands[index].isOff ? Int(Double(smallest) * Self.switchOnMargin) : smallest
-            if need <= remaining || profile.trackSwitchOffMode == .disabled {
+            let keeping = demands[index].current != nil && smallest <= remaining + spare
+            if need <= remaining || keeping || profile.trackSwitchOffMode == .disabled {
                 allocations[index] = .layer(0)
+                if keeping, smallest > remaining { spare -= smallest - remaining }
                 remaining -= smallest
             }
         }
@@ -83,8 +95,10 @@ public struct VideoAllocator: Sendable {
                     let index = order[position]
                     guard case .layer(let rank) = allocations[index], rank < tops[index] else { continue }
                     let step = cost(demands[index], rank + 1) - cost(demands[index], rank)
-                    if step <= remaining {
+                    let keeping = rank + 1 <= (demands[index].current ?? -1)
+                    if step <= remaining || (keeping && step <= remaining + spare) {
                         allocations[index] = .layer(rank + 1)
+                        if step > remaining { spare -= step - remaining }
                         remaining -= step
                         progressed = true
                     }

@@ -28,9 +28,9 @@ extension SignalingFieldReader {
         return try RoomParticipantInfo(reading: inner)
     }
 
-    func published() throws(SignalingError) -> [RoomPublishedTrack] {
+    func published(optional: Bool = false) throws(SignalingError) -> [RoomPublishedTrack] {
         var result: [RoomPublishedTrack] = []
-        for p in try objectArray("published", limit: RoomProtocol.maxTracks) {
+        for p in try objectArray("published", limit: RoomProtocol.maxTracks, optional: optional) {
             result.append(RoomPublishedTrack(mid: try p.string("mid"), trackSid: try p.string("trackSid")))
         }
         return result
@@ -129,7 +129,8 @@ extension RoomSubscription {
 extension RoomJoin {
     init(reading f: SignalingFieldReader) throws(SignalingError) {
         let roomV = try f.roomVersion()
-        self.init(roomV: roomV, room: try f.optionalString("room"), offer: try f.sdp("offer"), tracks: try f.tracks(),
+        self.init(roomV: roomV, room: try f.optionalString("room"),
+                  offer: try f.optionalString("offer", .nonEmptyText, limit: SignalingLimits.maxSDPBytes), tracks: try f.tracks(),
                   automaticSubscription: try f.optionalBool("automaticSubscription") ?? true,
                   dominantSpeaker: try f.optionalBool("dominantSpeaker"),
                   networkQuality: try f.optionalBool("networkQuality"),

@@ -121,7 +121,9 @@ public struct RoomJoin: Sendable, Equatable {
     public var roomV: Int
     /// The room's name or SID; nil joins the token's video grant room.
     public var room: String?
-    public var offer: String
+    /// The SDP offer for the server's media session; a `peer-to-peer` or `go` room has none and
+    /// ignores it (docs/signaling.md §12, "Peer-to-peer rooms").
+    public var offer: String?
     public var tracks: [RoomTrackInfo]
     /// Subscribe to every track automatically (true when absent).
     public var automaticSubscription: Bool
@@ -132,7 +134,7 @@ public struct RoomJoin: Sendable, Equatable {
     /// How its downlink is shared among the video it receives (the server's defaults when nil).
     public var bandwidthProfile: RoomBandwidthProfile?
 
-    public init(roomV: Int = RoomProtocol.version, room: String? = nil, offer: String, tracks: [RoomTrackInfo] = [],
+    public init(roomV: Int = RoomProtocol.version, room: String? = nil, offer: String?, tracks: [RoomTrackInfo] = [],
                 automaticSubscription: Bool = true, dominantSpeaker: Bool? = nil, networkQuality: Bool? = nil,
                 reconnectParticipantSid: String? = nil, bandwidthProfile: RoomBandwidthProfile? = nil) {
         self.bandwidthProfile = bandwidthProfile

@@ -11,8 +11,9 @@ extension RoomJoined {
             participants.append(try RoomParticipantInfo(reading: p))
         }
         self.init(roomV: roomV, room: try RoomInfo(reading: room), participant: try f.participant("participant"),
-                  participants: participants, answer: try f.sdp("answer"),
-                  published: try f.published(), subscriptions: try f.subscriptions())
+                  participants: participants,
+                  answer: try f.optionalString("answer", .nonEmptyText, limit: SignalingLimits.maxSDPBytes),
+                  published: try f.published(), subscriptions: try f.subscriptions(), iceServers: try f.iceServers())
     }
 
     func write(into o: inout JSONObject) {
@@ -23,6 +24,7 @@ extension RoomJoined {
         o.set("answer", answer)
         o.set("published", objects: published.map(\.json))
         o.set("subscriptions", objects: subscriptions.map(\.json))
+        if !iceServers.isEmpty { o.set("iceServers", objects: iceServers.map(\.json)) }
     }
 }
 

@@ -8,13 +8,17 @@ public struct RoomJoined: Sendable, Equatable {
     public var participant: RoomParticipantInfo
     /// The other participants.
     public var participants: [RoomParticipantInfo]
-    public var answer: String
+    /// The server's SDP answer; nil in a `peer-to-peer` or `go` room (no media through the server).
+    public var answer: String?
     public var published: [RoomPublishedTrack]
     public var subscriptions: [RoomSubscription]
+    /// STUN and TURN servers for the client's peer connections (empty unless the server has them).
+    public var iceServers: [RoomICEServer]
 
     public init(roomV: Int = RoomProtocol.version, room: RoomInfo, participant: RoomParticipantInfo,
-                participants: [RoomParticipantInfo] = [], answer: String,
-                published: [RoomPublishedTrack] = [], subscriptions: [RoomSubscription] = []) {
+                participants: [RoomParticipantInfo] = [], answer: String?,
+                published: [RoomPublishedTrack] = [], subscriptions: [RoomSubscription] = [],
+                iceServers: [RoomICEServer] = []) {
         self.roomV = roomV
         self.room = room
         self.participant = participant
@@ -22,6 +26,7 @@ public struct RoomJoined: Sendable, Equatable {
         self.answer = answer
         self.published = published
         self.subscriptions = subscriptions
+        self.iceServers = iceServers
     }
 }
 

@@ -133,6 +133,9 @@ public enum SignalingCodec {
         case .roomNetworkQuality: return .roomNetworkQuality(try RoomNetworkQuality(reading: fields))
         case .roomRecording: return .roomRecording(try RoomRecording(reading: fields))
         case .roomDisconnected: return .roomDisconnected(try RoomDisconnected(reading: fields))
+        case .roomPeerOffer: return .roomPeerOffer(try RoomPeerDescription(reading: fields))
+        case .roomPeerAnswer: return .roomPeerAnswer(try RoomPeerDescription(reading: fields))
+        case .roomPeerCandidate: return .roomPeerCandidate(try RoomPeerCandidate(reading: fields))
         }
     }
 
@@ -176,6 +179,8 @@ public enum SignalingCodec {
         case .roomNetworkQuality(let p): p.write(into: &object)
         case .roomRecording(let p): p.write(into: &object)
         case .roomDisconnected(let p): p.write(into: &object)
+        case .roomPeerOffer(let p), .roomPeerAnswer(let p): p.write(into: &object)
+        case .roomPeerCandidate(let p): p.write(into: &object)
         }
     }
 }

@@ -110,6 +110,12 @@ public enum SignalingMessage: Sendable, Equatable {
     case roomRecording(RoomRecording)
     /// `room.disconnected` (server → client): The server removed the participant from the room.
     case roomDisconnected(RoomDisconnected)
+    /// `room.peerOffer` (either way, relayed): An SDP offer between two participants of a peer-to-peer room.
+    case roomPeerOffer(RoomPeerDescription)
+    /// `room.peerAnswer` (either way, relayed): The SDP answer to a `room.peerOffer`.
+    case roomPeerAnswer(RoomPeerDescription)
+    /// `room.peerCandidate` (either way, relayed): A trickled ICE candidate between two participants.
+    case roomPeerCandidate(RoomPeerCandidate)
 
     /// The wire `"type"` of the message.
     public var type: SignalingMessageType {
@@ -165,6 +171,9 @@ public enum SignalingMessage: Sendable, Equatable {
         case .roomNetworkQuality: .roomNetworkQuality
         case .roomRecording: .roomRecording
         case .roomDisconnected: .roomDisconnected
+        case .roomPeerOffer: .roomPeerOffer
+        case .roomPeerAnswer: .roomPeerAnswer
+        case .roomPeerCandidate: .roomPeerCandidate
         }
     }
 
@@ -210,6 +219,9 @@ public enum SignalingMessageType: String, Sendable, CaseIterable {
     case roomNetworkQuality = "room.networkQuality"
     case roomRecording = "room.recording"
     case roomDisconnected = "room.disconnected"
+    case roomPeerOffer = "room.peerOffer"
+    case roomPeerAnswer = "room.peerAnswer"
+    case roomPeerCandidate = "room.peerCandidate"
 
     /// The prefix of the room family's types.
     public static let roomPrefix = "room."
@@ -223,6 +235,7 @@ public enum SignalingMessageType: String, Sendable, CaseIterable {
              .messageSent, .messageFailed, .resumed, .error: .server
         case .roomJoin, .roomOffer, .roomTrackEnabled, .roomSubscribe, .roomUnsubscribe, .roomLeave: .client
         case .roomJoined, .roomAnswer, .roomRenegotiate, .roomParticipantConnected, .roomParticipantDisconnected, .roomParticipantReconnecting, .roomParticipantReconnected, .roomTrackPublished, .roomTrackUnpublished, .roomTrackChanged, .roomSubscribed, .roomUnsubscribed, .roomSubscriptionFailed, .roomTrackSwitchedOff, .roomTrackSwitchedOn, .roomDominantSpeaker, .roomNetworkQuality, .roomRecording, .roomDisconnected: .server
+        case .roomPeerOffer, .roomPeerAnswer, .roomPeerCandidate: .either
         }
     }
 }

@@ -65,9 +65,9 @@ extension SignalingEndpoint {
         await handler.handle(envelope.message, ref: envelope.id, from: connection)
     }
 
-    /// Whether a message is a room request from a client.
+    /// Whether a message is a room request from a client (the relayed `room.peer*` go both ways).
     static func isRoomRequest(_ message: SignalingMessage) -> Bool {
-        message.sender == .client && message.type.rawValue.hasPrefix("room.")
+        message.sender != .server && message.type.rawValue.hasPrefix("room.")
     }
 }
 

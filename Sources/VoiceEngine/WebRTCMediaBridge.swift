@@ -68,7 +68,7 @@ extension CallMediaEvent {
         case .digit(_, let digit):
             self = .digit(id, digit)
         case .stateChanged, .connectivityLost, .connectivityRestored, .consentLost, .iceRestarted, .audioLevel, .quality,
-             .trackSwitched:
+             .trackSwitched, .dataChannelOpened, .dataChannelClosed:
             return nil
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPWire
+import ICE
 import JSONWire
 import ParleyCore
 import ParleyStore
@@ -26,6 +27,8 @@ import PlatformCore
 ///   the `secret`). `Keys/{SK}.json`: GET, DELETE (204) revokes the key: sessions and echo sessions
 ///   its tokens opened end within a second (`CredentialWatcher`). Only the account's auth token
 ///   manages keys (as the vendor's Main credentials): an API key gets 403, 20403.
+/// - `Tokens.json`: POST creates a Network Traversal Service token (STUN and TURN servers with
+///   TURN credentials, `TwilioRESTRouter+Tokens`).
 /// - `Calls/{CA}/Insights.json`: GET the Insights events and feedback the SDKs reported for the
 ///   call (paging), oldest first (a Parley resource; the vendor's Voice Insights API is elsewhere).
 ///
@@ -44,6 +47,8 @@ public struct TwilioRESTRouter: Sendable {
     /// by default, as on the vendor's platform, so apps fetch the `RecordingUrl` they are given
     /// unchanged: the 128-bit random SID is the capability. The JSON resources always need auth.
     public var mediaRequiresAuth = false
+    /// The STUN and TURN servers `Tokens.json` hands out (Network Traversal Service); nil: none.
+    public var iceServers: ICEServerIssuer?
 
     /// - Parameters:
     ///   - store: accounts, keys, applications, calls and recordings.
@@ -126,6 +131,7 @@ public struct TwilioRESTRouter: Sendable {
             case "Recordings.json": return try listRecordings(context, callSid: nil)
             case "Conferences.json": return try await listConferences(context)
             case "Keys.json": return try listOrCreateKeys(context)
+            case "Tokens.json": return try createToken(context)
             default: throw .notFound(path)
             }
         case 2:

@@ -37,6 +37,8 @@ struct LocalMediaSection {
     var track: (msid: SDPMSID, ssrc: UInt32, cname: String)?
     /// Header extensions accepted in the section (RFC 8285 §5).
     var extmaps: [SDPExtmap] = []
+    /// The track's retransmission SSRC, grouped with it (RFC 4588 §8.3, `a=ssrc-group:FID`).
+    var rtxSSRC: UInt32?
     /// Written after the track lines: the rid and simulcast lines of an answer (RFC 8853 §5.3).
     var simulcastAttributes: [SDPAttribute] = []
 
@@ -68,9 +70,12 @@ struct LocalMediaSection {
         }
         if let track {
             a.append(SDPAttribute(.msid(track.msid)))
-            a.append(SDPAttribute(.ssrc(SDPSSRCAttribute(ssrc: track.ssrc, attribute: "cname", value: track.cname))))
             let msid = track.msid.trackID.map { "\(track.msid.streamID) \($0)" } ?? track.msid.streamID
-            a.append(SDPAttribute(.ssrc(SDPSSRCAttribute(ssrc: track.ssrc, attribute: "msid", value: msid))))
+            if let rtxSSRC { a.append(SDPAttribute(.ssrcGroup(SDPSSRCGroup(semantics: "FID", ssrcs: [track.ssrc, rtxSSRC])))) }
+            for ssrc in [track.ssrc] + (rtxSSRC.map { [$0] } ?? []) {
+                a.append(SDPAttribute(.ssrc(SDPSSRCAttribute(ssrc: ssrc, attribute: "cname", value: track.cname))))
+                a.append(SDPAttribute(.ssrc(SDPSSRCAttribute(ssrc: ssrc, attribute: "msid", value: msid))))
+            }
         }
         a += simulcastAttributes
         a += transport.candidates

@@ -25,6 +25,9 @@ public struct MediaOffer: Sendable {
     /// section, in the group's order (RFC 8843 §7.3.3: a rejected section leaves the group).
     /// Empty when the audio section was not bundled.
     public let bundleMids: [String]
+    /// Room offers: the data channel section accepted (RFC 8841), bundled with the first section;
+    /// nil for call offers and offers without one. Its entry in `sections` has no codec.
+    public let application: OfferedApplication?
 
     /// Parses and checks an SDP offer (or answer).
     /// - Throws: 53403 when the text is not SDP or misses transport parameters (ICE credentials,
@@ -84,6 +87,7 @@ public struct MediaOffer: Sendable {
         self.sections = sections
         let accepted = Set(sections.filter(\.isAccepted).compactMap(\.mid))
         bundleMids = group.filter { accepted.contains($0) }
+        application = nil
     }
 
     /// Reads a room participant's offer (an SFU session): every audio and video section bundled
@@ -91,25 +95,36 @@ public struct MediaOffer: Sendable {
     /// `videoCodecs` it offers), however many there are; sections of one kind may repeat payload
     /// types (RFC 8843 §9.1.2 lets a receiver tell them apart by SSRC), but a payload type may not
     /// name two codecs. No RED, telephone events or NACK: the forwarder passes media as it comes.
-    /// `audioIndex` is the first accepted section.
+    /// One data channel section (`OfferedApplication`) bundled with the first is accepted too; an
+    /// offer may have nothing else (a data-only participant).
+    /// `audioIndex` is the first accepted section (the data channel section's when it is the only one).
     /// - Throws: 53403 (no transport parameters, a section that is not DTLS-SRTP), 53404 (no
-    ///   section with a codec we take).
+    ///   section with a codec we take, and no data channel section).
     public init(roomOffer offer: SessionDescription, videoCodecs: [VideoCodec]) throws(ParleyError) {
         description = offer
-        guard let first = offer.media.first(where: { !$0.isRejected && ["audio", "video"].contains($0.mediaType) }) else {
-            throw ParleyError(.mediaNoSupportedCodec, reason: "offer has no audio or video section")
+        let firstRTP = offer.media.first(where: { !$0.isRejected && ["audio", "video"].contains($0.mediaType) })
+        guard let first = firstRTP ?? offer.media.first(where: OfferedApplication.isDataChannelSection) else {
+            throw ParleyError(.mediaNoSupportedCodec, reason: "offer has no audio, video or data channel section")
         }
-        guard Self.isSRTP(first) else {
+        guard firstRTP == nil || Self.isSRTP(first) else {
             throw ParleyError(.mediaServerRemoteDescFailed, reason: "proto \(first.proto) is not DTLS-SRTP")
         }
         let group = first.mid.flatMap { offer.bundleGroup(containing: $0) } ?? []
-        let transport = try Self.transport(of: offer, section: first, group: group)
+        // RFC 8841 has no rtcp-mux in the data channel section: a data-only offer needs none.
+        let transport = try Self.transport(of: offer, section: first, group: group, requireRTCPMux: firstRTP != nil)
         remoteCredentials = transport.credentials
         remoteFingerprints = transport.fingerprints
         setup = transport.setup
         var codecs: [UInt8: MediaCodec] = [:]
         var sections: [OfferedMediaSection] = []
+        var application: OfferedApplication?
         for (index, section) in offer.media.enumerated() {
+            if application == nil, section.mid == first.mid || section.mid.map(group.contains) == true,
+               let data = OfferedApplication(section, index: index) {
+                application = data
+                sections.append(OfferedMediaSection(rejected: section, index: index, offer: offer))
+                continue
+            }
             let bundled = section.mid == first.mid || Self.isBundled(section, in: group)
             let choice: OfferedMediaSection.Choice? = switch section.mediaType {
             case "audio" where bundled: Self.pickAudio(section)
@@ -123,12 +138,13 @@ public struct MediaOffer: Sendable {
                 sections.append(OfferedMediaSection(rejected: section, index: index, offer: offer))
             }
         }
-        guard let audioIndex = sections.firstIndex(where: \.isAccepted) else {
+        guard let audioIndex = sections.firstIndex(where: \.isAccepted) ?? application?.index else {
             throw ParleyError(.mediaNoSupportedCodec, reason: "no section offers a codec this server forwards")
         }
         self.audioIndex = audioIndex
         self.sections = sections
-        let accepted = Set(sections.filter(\.isAccepted).compactMap(\.mid))
+        self.application = application
+        let accepted = Set(sections.filter(\.isAccepted).compactMap(\.mid) + (application?.mid.map { [$0] } ?? []))
         bundleMids = group.filter { accepted.contains($0) }
     }
 
@@ -139,8 +155,8 @@ public struct MediaOffer: Sendable {
     }
 
     /// The transport parameters of the BUNDLE group holding `media` (or of `media` alone).
-    static func transport(of offer: SessionDescription, section media: MediaDescription, group: [String])
-        throws(ParleyError) -> (credentials: ICECredentials, fingerprints: [DTLSFingerprint], setup: SDPSetupRole) {
+    static func transport(of offer: SessionDescription, section media: MediaDescription, group: [String],
+                          requireRTCPMux: Bool = true) throws(ParleyError) -> (credentials: ICECredentials, fingerprints: [DTLSFingerprint], setup: SDPSetupRole) {
         // RFC 8843 §7.2.1: the transport is the tagged (first) section's; browsers repeat it in each.
         let tagged = group.first.flatMap { offer.media(withMid: $0) }.flatMap { $0.isRejected ? nil : $0 } ?? media
         guard let ufrag = offer.iceUfrag(for: tagged), let pwd = offer.icePwd(for: tagged) else {
@@ -157,7 +173,7 @@ public struct MediaOffer: Sendable {
         guard setup != .holdconn else {
             throw ParleyError(.mediaServerRemoteDescFailed, reason: "a=setup:holdconn is not supported")
         }
-        guard media.rtcpMux else {
+        guard media.rtcpMux || !requireRTCPMux else {
             throw ParleyError(.mediaServerRemoteDescFailed, reason: "offer lacks a=rtcp-mux (RFC 8843 needs it)")
         }
         return (ICECredentials(ufrag: ufrag, pwd: pwd), fingerprints, setup)

@@ -11,13 +11,18 @@ extension MediaTransportCore {
     static func sectionTracks(for offer: MediaOffer, adding existing: [String: AnswerParameters.SectionTrack],
                               using random: inout SystemRandomNumberGenerator) -> [String: AnswerParameters.SectionTrack] {
         var tracks = existing
-        var used = Set(existing.values.map(\.ssrc))
+        var used = Set(existing.values.flatMap { [$0.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) })
         for section in offer.accepted where section.answerDirection.sends {
             guard let mid = section.mid, tracks[mid] == nil else { continue }
-            var ssrc = UInt32.random(in: 1...UInt32.max, using: &random)
-            while used.contains(ssrc) { ssrc = UInt32.random(in: 1...UInt32.max, using: &random) }
-            used.insert(ssrc)
-            tracks[mid] = .init(msid: SDPMSID(streamID: "parley-slot-\(mid)", trackID: "slot-\(mid)"), ssrc: ssrc)
+            func fresh() -> UInt32 {
+                var ssrc = UInt32.random(in: 1...UInt32.max, using: &random)
+                while used.contains(ssrc) { ssrc = UInt32.random(in: 1...UInt32.max, using: &random) }
+                used.insert(ssrc)
+                return ssrc
+            }
+            let ssrc = fresh()
+            tracks[mid] = .init(msid: SDPMSID(streamID: "parley-slot-\(mid)", trackID: "slot-\(mid)"), ssrc: ssrc,
+                                rtxSSRC: section.rtxPayloadType == nil ? nil : fresh())
         }
         return tracks
     }
@@ -32,7 +37,8 @@ extension MediaTransportCore {
             }
         }
         return RoomSessionAnswer(id: session.id, sdp: session.answer, sending: sections { $0.direction.sends },
-                                 receiving: sections { $0.answerDirection.sends })
+                                 receiving: sections { $0.answerDirection.sends },
+                                 application: session.offer.application.map { $0.mid ?? "" })
     }
 
     /// A re-offer of a room session: new sections add tracks and published sections; sections
@@ -67,6 +73,7 @@ extension MediaTransportCore {
         }
         session.offer = offer  // `restart` set the payload formats (`PeerSession.renegotiate`)
         session.addRoomSections(of: offer)
+        if session.prepareData(now: now, out: &outbox) { noteData(session) }
         // What this offer no longer sends or receives in loses its routes.
         for (track, stream) in session.rtp.sendStreams.enumerated()
         where !offer.sections[stream.section].answerDirection.sends || !offer.sections[stream.section].isAccepted {

@@ -25,7 +25,9 @@ final class MediaTransportCore {
     /// Recordings' taps on published sections, finished when removed (`MediaTransportServer+Taps`).
     var sectionTaps: [MediaSectionAddress: OffLoopDelivery<MediaTapPacket>] = [:]
     private let epoch = SystemClock.now
-    private var housekeeping = true
+    var housekeeping = true
+    /// Room sessions whose SCTP association runs (`MediaTransportCore+Data.swift`).
+    let dataChannels = DataChannelRegistry()
     static let tickInterval: Duration = .milliseconds(100)
 
     init(configuration: MediaTransportServer.Configuration, certificate: CertificateIdentity, loop: EventLoop) {
@@ -75,6 +77,7 @@ final class MediaTransportCore {
             let session = try PeerSession(id: id, kind: kind, offer: offer, answer: answer, parameters: parameters,
                                           certificate: certificate, configuration: sessionConfig, now: now)
             session.events = events
+            session.prepareData(now: now, out: &outbox)
             sessions[id] = session
             byUfrag[credentials.ufrag] = session
             stats.sessionsCreated += 1
@@ -143,6 +146,7 @@ final class MediaTransportCore {
         if session.state == .failed { stats.sessionsFailed += 1 }
         closedSessionTotals.add(session.counters)
         session.unlinkForwarding()
+        forgetData(session)
         byUfrag[session.localUfrag] = nil
         if let previous = session.previousUfrag, byUfrag[previous] === session { byUfrag[previous] = nil }
         for address in session.socketAddresses.keys where byAddress[address] === session { byAddress[address] = nil }
@@ -191,6 +195,7 @@ final class MediaTransportCore {
             guard let session = byAddress[source] else { return unrouted(kind, source) }
             session.receiveDTLS(bytes, from: source, socket: socketAddress, now: now, out: &outbox)
             armDTLSTimer(session)
+            noteData(session)
             after(session)
         case .rtp:
             stats.rtp += 1

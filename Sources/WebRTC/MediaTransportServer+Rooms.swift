@@ -27,6 +27,9 @@ public struct RoomSessionAnswer: Sendable, Equatable {
     public var sending: [Section]
     /// Sections it receives in (`recvonly`, `sendrecv`): the slots routes fill, in offer order.
     public var receiving: [Section]
+    /// The mid of the accepted data channel section (RFC 8841), if any: the session publishes
+    /// and receives data tracks as data channels (`routeData`).
+    public var application: String? = nil
 }
 
 /// Room sessions: the selective forwarding unit of group rooms (RFC 7667 §3.7). A participant's

@@ -43,6 +43,9 @@ public struct OfferedMediaSection: Sendable, Hashable {
     /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), accepted with `transport-cc`
     /// feedback so the sender's bandwidth estimation gets our arrival times, if offered.
     public let transportCCExtensionID: UInt8?
+    /// Room video sections the offerer only receives in: its `rtx` payload type for our codec
+    /// (RFC 4588), on which we send retransmissions from an SSRC of their own.
+    public let rtxPayloadType: UInt8?
     /// Room video sections the offerer receives in: the id of `abs-send-time`
     /// (webrtc.org/experiments/rtp-hdrext/abs-send-time), which we stamp on what we forward so the
     /// receiver's delay-based estimator can run and send its estimate back (REMB).
@@ -107,6 +110,9 @@ public struct OfferedMediaSection: Sendable, Hashable {
         simulcast = forwarded && choice.codec.audio == nil && direction.sends ? OfferedSimulcast(media) : nil
         absSendTimeExtensionID = forwarded && choice.codec.audio == nil && direction.receives
             ? Self.oneByteID(of: Self.absSendTimeURI, in: media) : nil
+        rtxPayloadType = forwarded && choice.codec.audio == nil && direction == .recvonly
+            ? media.retransmissionPayloadType(for: choice.payloadType, clockRate: choice.codec.clockRate, among: media.payloadTypes)
+            : nil
     }
 
     /// The offer's id for an extension URI, when it fits the one-byte form (RFC 8285 §4.2: 1–14,
@@ -133,6 +139,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
         transportCCExtensionID = nil
         simulcast = nil
         absSendTimeExtensionID = nil
+        rtxPayloadType = nil
     }
 
     /// The section's payload formats for an RTP session (telephone events only if accepted; RED

@@ -71,8 +71,14 @@ enum ClientSDP {
                 },
                 track: videoTrack(core)))
         }
-        return session(core, mids: sections.compactMap(\.mid), media: sections.map { $0.description(transport) })
-            .serialized()
+        var media = sections.map { $0.description(transport) }
+        var mids = sections.compactMap(\.mid)
+        if core.configuration.offerDataChannels {
+            let mid = String(sections.count)
+            media.append(LocalMediaSection.application(mid: mid, transport))
+            mids.append(mid)
+        }
+        return session(core, mids: mids, media: media).serialized()
     }
 
     static func answer(_ core: PeerConnectionCore, to offer: MediaOffer) -> String {

@@ -56,6 +56,9 @@ public final class PeerConnection: Sendable {
         /// preferred first, and accepted in remote offers. Empty (the default): audio only, and a
         /// remote offer's video is rejected.
         public var videoCodecs: [VideoCodec] = []
+        /// Offer a data channel section (RFC 8841) after the media sections: once connected, an
+        /// SCTP association runs over DTLS and `openDataChannel` opens channels (RFC 8831).
+        public var offerDataChannels = false
 
         public init(iceServers: [ICEServer] = [], transportPolicy: ICETransportPolicy = .all,
                     hostAddresses: [String] = ["127.0.0.1"]) {
@@ -166,6 +169,8 @@ public final class PeerConnection: Sendable {
     public let video: AsyncStream<ReceivedRTP>
     /// State changes, as they happen; finishes at a terminal state.
     public let states: AsyncStream<State>
+    /// Data channel events (`offerDataChannels`), in order; finishes on `close()`.
+    public let dataEvents: AsyncStream<DataChannelEvent>
     /// Our DTLS certificate's fingerprint, as in our SDP.
     public var fingerprint: DTLSFingerprint { certificate.fingerprint }
     let certificate: CertificateIdentity
@@ -191,6 +196,8 @@ public final class PeerConnection: Sendable {
         self.audio = audio
         self.video = video
         self.states = states
+        let (dataEvents, dataSink) = AsyncStream<DataChannelEvent>.makeStream(bufferingPolicy: .bufferingNewest(8192))
+        self.dataEvents = dataEvents
         var sockets: [UDPSocket] = []
         do {
             certificate = try CertificateIdentity(commonName: "parley-client")
@@ -211,7 +218,10 @@ public final class PeerConnection: Sendable {
             }
             self.sockets = sockets
             let all = sockets, addresses = locals
-            theLoop.execute { bound.value.attach(sockets: all, locals: addresses) }
+            theLoop.execute {
+                bound.value.attach(sockets: all, locals: addresses)
+                bound.value.dataChannels.sink = dataSink
+            }
         } catch {
             for socket in sockets { socket.close() }
             if ownsLoop { theLoop.stop() }

@@ -76,6 +76,8 @@ final class PeerConnectionCore {
     var redRecovery = REDLossRecovery()
     var recoveredBlocks: [REDLossRecovery.Recovered] = []
     var scratch = [UInt8](repeating: 0, count: 2048 + SRTPContext.maxRTCPTrailerLength)
+    /// Data channels, when both descriptions have a data channel section (`PeerConnection+Data.swift`).
+    let dataChannels = ClientDataChannels()
 
     init(configuration: PeerConnection.Configuration, certificate: CertificateIdentity, loop: EventLoop,
          audioSink: AsyncStream<PeerConnection.ReceivedRTP>.Continuation,
@@ -223,6 +225,7 @@ final class PeerConnectionCore {
 
     func close() {
         guard !state.isTerminal else { return }
+        stopData()
         if let dtls, dtls.state == .connected { sendDTLS(dtls.close()) }
         apply(ice.close(now: instant))
         if let waiter = gatheringWaiter {
@@ -276,6 +279,7 @@ final class PeerConnectionCore {
 
     func handleDTLS(_ output: DTLSOutput) {
         sendDTLS(output.datagrams)
+        defer { if !output.applicationData.isEmpty { receiveData(output.applicationData) } }
         guard let change = output.stateChange else { return }
         switch change {
         case .connected:
@@ -287,6 +291,7 @@ final class PeerConnectionCore {
                 return fail(error)
             }
             updateConnected()
+            startData()
         case .failed(let error):
             fail(ParleyError(.mediaDtlsTransportFailed, reason: error.failureReason ?? "DTLS failed"))
         case .closed:

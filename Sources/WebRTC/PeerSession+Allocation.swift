@@ -64,6 +64,7 @@ extension PeerSession {
             downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile)
         }
         downlink.forwarding = downlink.allocator.used
+        fitRetransmissionAllowance()
         var index = 0
         while index < downlink.demands.count {
             let track = downlink.demandTracks[index]
@@ -107,7 +108,14 @@ extension PeerSession {
             }
             let entries = first..<downlink.allocator.bitrates.count
             guard !entries.isEmpty else { continue }  // the source sends nothing now: nothing to share
-            downlink.demands.append(VideoDemand(priority: video.priority, layers: entries, isOff: video.switchedOff))
+            // The rank it has: its target layer's (or, without simulcast, its one layer while on).
+            var current: Int?
+            if !video.switchedOff {
+                let target = video.targetLayer ?? video.layer
+                current = entries.firstIndex { downlink.layerOfEntry[$0] == target }.map { $0 - first }
+            }
+            downlink.demands.append(VideoDemand(priority: video.priority, layers: entries, isOff: video.switchedOff,
+                                                current: current))
             downlink.demandTracks.append(track)
         }
     }
@@ -135,6 +143,7 @@ extension PeerSession {
     private func target(_ layer: Int, track: Int, now: Double, out: inout [Datagram]) {
         guard slotVideo[track]?.targetLayer != layer, let source = roomSources[track] else { return }
         Log.debug(.webrtc, "session \(id): slot \(track) targets layer \(layer)")
+        downlink.budget.switched(now: now)
         slotVideo[track]?.targetLayer = layer
         if slotVideo[track]?.layer != layer {
             source.session.requestKeyframe(inbound: source.inbound, layer: layer, now: now, out: &out)

@@ -74,6 +74,8 @@ struct SlotVideo {
     var reportsRead = 0
     /// The receiver's id for abs-send-time, stamped on every packet forwarded in the slot.
     var absSendTimeID: UInt8?
+    /// Where retransmissions go when the receiver took `rtx` (RFC 4588); else on the slot's SSRC.
+    var rtx: SlotRetransmissionStream?
 }
 
 /// What a receive slot carries: the publishing session and its `roomInbound` index.
@@ -119,7 +121,12 @@ extension PeerSession {
                 roomSources.append(nil)
                 retransmissions.append(nil)  // room slots resend from their source's cache (`forwardLogs`)
                 forwardLogs.append(codec.audio == nil && section.genericNACK ? RTPForwardLog() : nil)
-                slotVideo.append(codec == .video(.vp8) ? SlotVideo(absSendTimeID: section.absSendTimeExtensionID) : nil)
+                var video = codec == .video(.vp8) ? SlotVideo(absSendTimeID: section.absSendTimeExtensionID) : nil
+                if let payloadType = section.rtxPayloadType, let ssrc = track.rtxSSRC {
+                    video?.rtx = SlotRetransmissionStream(payloadType: payloadType, ssrc: ssrc,
+                                                          nextSequence: .random(in: 0...UInt16.max, using: &random))
+                }
+                slotVideo.append(video)
             }
             if section.direction.sends, transportFeedback == nil, let id = section.transportCCExtensionID {
                 transportCCID = id
@@ -189,7 +196,7 @@ extension PeerSession {
             index += 1
             if let layer {
                 switch sink.session.admitLayer(layer, track: sink.track, startsKeyFrame: vp8?.startsKeyFrame == true) {
-                case .forward: break
+                case .forward: sink.session.counters.noteLayerForwarded(layer)
                 case .skip: continue
                 case .awaitKeyFrame:
                     requestKeyframe(inbound: inbound, layer: layer, now: now, out: &out)

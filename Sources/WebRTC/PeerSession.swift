@@ -115,6 +115,8 @@ final class PeerSession {
     var transportCCID: UInt8?
     /// Packets expected and lost from the peer at the last quality sample (all its streams).
     var qualityBaseline = (expected: Int64(0), lost: Int64(0))
+    /// Data channels, when the offer had a data channel section (`PeerSession+Data.swift`).
+    var roomData = RoomDataChannels()
 
     init(id: String, kind: PeerSessionKind, offer: MediaOffer, answer: String, parameters: AnswerParameters,
          certificate: CertificateIdentity, configuration: Configuration, now: Double) throws(ParleyError) {
@@ -234,6 +236,8 @@ final class PeerSession {
 
     func handleDTLS(_ output: DTLSOutput, to socket: SocketAddress, now: Double, out: inout [Datagram]) {
         for datagram in output.datagrams { out.append(Datagram(address: socket, bytes: datagram)) }
+        // SCTP packets (RFC 8261), after a state change below started the association.
+        defer { if !output.applicationData.isEmpty { receiveData(output.applicationData, now: now, out: &out) } }
         guard let change = output.stateChange else { return }
         switch change {
         case .connected:
@@ -245,6 +249,7 @@ final class PeerSession {
             }
             Log.debug(.webrtc, "session \(id): DTLS connected, SRTP \(rtp.srtp.map { "\($0.profile)" } ?? "-")")
             updateConnected(now: now, out: &out)
+            startData(now: now, out: &out)
         case .failed(let error):
             fail(ParleyError(.mediaDtlsTransportFailed, reason: error.failureReason ?? "DTLS failed"))
         case .closed:

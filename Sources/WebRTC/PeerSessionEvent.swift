@@ -30,13 +30,19 @@ public enum PeerSessionEvent: Sendable, Hashable {
     /// Room sessions: the receive slot `mid` was switched off (its subscriber's budget does not
     /// carry it; nothing is forwarded in it) or back on.
     case trackSwitched(sessionID: String, mid: String, off: Bool)
+    /// Room sessions: the peer opened a data channel labelled `label` (RFC 8832 §6), the source
+    /// of a data track of that name.
+    case dataChannelOpened(sessionID: String, label: String)
+    /// Room sessions: a data channel the peer opened is closed (by either side, or with the
+    /// association).
+    case dataChannelClosed(sessionID: String, label: String)
 
     /// The session the event is about.
     public var sessionID: String {
         switch self {
         case .stateChanged(let id, _, _), .digit(let id, _), .connectivityLost(let id), .connectivityRestored(let id),
              .consentLost(let id), .iceRestarted(let id), .audioLevel(let id, _, _), .quality(let id, _),
-             .trackSwitched(let id, _, _):
+             .trackSwitched(let id, _, _), .dataChannelOpened(let id, _), .dataChannelClosed(let id, _):
             id
         }
     }

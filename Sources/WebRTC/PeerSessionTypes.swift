@@ -112,8 +112,22 @@ public struct PeerSessionCounters: Sendable, Hashable {
     /// and times one was switched off or back on by the allocation.
     public var layerSwitches = 0
     public var slotSwitches = 0
+    /// Packets forwarded from each simulcast layer (by its rid's place in the offer, up to 4).
+    public var layerPackets = [0, 0, 0, 0]
+    /// Room sessions' data channels: messages the peer sent, messages sent to it on the channels
+    /// of its subscriptions, messages dropped (sent on a channel that publishes nothing, over the
+    /// size limit, or not taken by a subscriber's full association), and subscription channels
+    /// closed because the peer did not take a reliable channel's messages.
+    public var dataMessagesReceived = 0
+    public var dataMessagesForwarded = 0
+    public var dataMessagesDropped = 0
+    public var dataChannelsDropped = 0
 
     public init() {}
+
+    mutating func noteLayerForwarded(_ layer: Int) {
+        if layerPackets.indices.contains(layer) { layerPackets[layer] += 1 }
+    }
 }
 
 /// Counters of the shared media socket (all sessions).
@@ -154,6 +168,13 @@ public struct SessionCounterTotals: Sendable, Hashable {
     public var retransmissionsMissed = 0
     public var layerSwitches = 0
     public var slotSwitches = 0
+    /// Packets forwarded from simulcast layers 0, 1, 2 and 3.
+    public var layerPackets = [0, 0, 0, 0]
+    /// Data channel messages forwarded to subscribers and dropped, and subscription channels closed
+    /// for not draining (`PeerSessionCounters`).
+    public var dataMessagesForwarded = 0
+    public var dataMessagesDropped = 0
+    public var dataChannelsDropped = 0
 
     public init() {}
 
@@ -166,6 +187,10 @@ public struct SessionCounterTotals: Sendable, Hashable {
         retransmissionsMissed += counters.retransmissionsMissed
         layerSwitches += counters.layerSwitches
         slotSwitches += counters.slotSwitches
+        for layer in layerPackets.indices { layerPackets[layer] += counters.layerPackets[layer] }
+        dataMessagesForwarded += counters.dataMessagesForwarded
+        dataMessagesDropped += counters.dataMessagesDropped
+        dataChannelsDropped += counters.dataChannelsDropped
     }
 }
 

@@ -28,10 +28,14 @@ public struct AnswerParameters: Sendable {
     public struct SectionTrack: Sendable, Hashable {
         public var msid: SDPMSID
         public var ssrc: UInt32
+        /// The SSRC we send retransmissions from (RFC 4588 §8.3, `a=ssrc-group:FID`), when the
+        /// section takes `rtx`.
+        public var rtxSSRC: UInt32?
 
-        public init(msid: SDPMSID, ssrc: UInt32) {
+        public init(msid: SDPMSID, ssrc: UInt32, rtxSSRC: UInt32? = nil) {
             self.msid = msid
             self.ssrc = ssrc
+            self.rtxSSRC = rtxSSRC
         }
     }
 
@@ -78,21 +82,34 @@ public enum ServerAnswerBuilder {
         session.attributes.append(SDPAttribute(.iceLite))
         session.attributes.append(SDPAttribute(.msidSemantic(SDPMSIDSemantic(semantic: "WMS", identifiers: [p.streamID]))))
         for section in offer.sections {
+            if let application = offer.application, application.index == section.index {
+                session.media.append(LocalMediaSection.application(application, transport))
+                continue
+            }
             guard let codec = section.codec else {
                 session.media.append(LocalMediaSection.rejected(offer.description.media[section.index]))
                 continue
             }
             let isAudio = codec.audio != nil
             let track: (msid: SDPMSID, ssrc: UInt32)?
+            var rtxSSRC: UInt32?
             if p.sectionTracks.isEmpty {
                 track = (isAudio ? p.ssrc : p.videoSSRC).map { (SDPMSID(streamID: p.streamID, trackID: isAudio ? p.trackID : p.videoTrackID), $0) }
             } else {
-                track = section.mid.flatMap { p.sectionTracks[$0] }.map { ($0.msid, $0.ssrc) }
+                let sectionTrack = section.mid.flatMap { p.sectionTracks[$0] }
+                track = sectionTrack.map { ($0.msid, $0.ssrc) }
+                rtxSSRC = section.rtxPayloadType == nil ? nil : sectionTrack?.rtxSSRC
             }
             var local = LocalMediaSection(
                 mediaType: section.mediaType, mid: section.mid, proto: section.proto, direction: section.answerDirection,
                 formats: LocalMediaSection.answerFormats(section, telephoneEvent: isAudio && p.telephoneEvent),
                 track: track.flatMap { track in section.answerDirection.sends ? (track.msid, track.ssrc, p.cname) : nil })
+            if let rtxSSRC, let rtx = section.rtxPayloadType, let codec = section.codec {
+                local.formats.append(LocalMediaSection.Format(
+                    map: SDPRTPMap(payloadType: rtx, encodingName: "rtx", clockRate: codec.clockRate),
+                    parameters: "apt=\(section.payloadType)"))
+                local.rtxSSRC = rtxSSRC
+            }
             // We only read these on what the peer sends (RFC 8285 §6: recvonly from our side).
             if section.direction.sends {
                 let direction: SDPDirection? = section.answerDirection == .sendrecv ? .recvonly : nil

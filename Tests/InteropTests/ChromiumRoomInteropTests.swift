@@ -95,15 +95,7 @@ import Testing
             if slots == 0 {
                 #expect((state["negotiations"] as? Int ?? 0) >= 2, "\(me) never renegotiated: \(state["log"] ?? "-")")
             }
-            let identities = (state["participants"] as? [String: [String: Any]] ?? [:]).values.compactMap { $0["identity"] as? String }
-            #expect(identities.contains(other), "\(me) does not see \(other): \(identities)")
-            #expect((audio["packetsReceived"] as? Int ?? 0) > 100, "\(me) ← \(other) audio: \(audio)")
-            #expect(ChromiumRun.number(audio["totalAudioEnergy"]) > 0, "\(me) ← \(other) audio energy: \(audio)")
-            #expect((video["framesDecoded"] as? Int ?? 0) > 30, "\(me) ← \(other) video: \(video)")
-            let camera = ((pages[other]?["media"] as? [String: Any])?["state"] as? [String: Any])?["localVideo"] as? [String: Any] ?? [:]
-            #expect(camera["width"] != nil && video["frameWidth"] as? Int == camera["width"] as? Int
-                    && video["frameHeight"] as? Int == camera["height"] as? Int,
-                    "\(me) decodes \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), \(other)'s camera is \(camera)")
+            expectSeesAndHears(me, other, state: state, audio: audio, video: video, pages: pages)
         }
 
         // alice's camera off reaches bob (room.trackEnabled → room.trackChanged).
@@ -119,6 +111,21 @@ import Testing
         let bob = (pages["bob"]?["end"] as? [String: Any])?["state"] as? [String: Any] ?? [:]
         #expect(bob["phase"] as? String == "left", "bob's phase after leaving: \(bob["phase"] ?? "-")")
         return states
+    }
+
+    /// `me`'s page sees `other` and gets its audio (> 100 packets, energy > 0) and video (> 30
+    /// frames decoded, at the size `other`'s camera captures).
+    static func expectSeesAndHears(_ me: String, _ other: String, state: [String: Any], audio: [String: Any],
+                                   video: [String: Any], pages: [String: [String: Any]]) {
+        let identities = (state["participants"] as? [String: [String: Any]] ?? [:]).values.compactMap { $0["identity"] as? String }
+        #expect(identities.contains(other), "\(me) does not see \(other): \(identities)")
+        #expect((audio["packetsReceived"] as? Int ?? 0) > 100, "\(me) ← \(other) audio: \(audio)")
+        #expect(ChromiumRun.number(audio["totalAudioEnergy"]) > 0, "\(me) ← \(other) audio energy: \(audio)")
+        #expect((video["framesDecoded"] as? Int ?? 0) > 30, "\(me) ← \(other) video: \(video)")
+        let camera = ((pages[other]?["media"] as? [String: Any])?["state"] as? [String: Any])?["localVideo"] as? [String: Any] ?? [:]
+        #expect(camera["width"] != nil && video["frameWidth"] as? Int == camera["width"] as? Int
+                && video["frameHeight"] as? Int == camera["height"] as? Int,
+                "\(me) decodes \(video["frameWidth"] ?? "-")×\(video["frameHeight"] ?? "-"), \(other)'s camera is \(camera)")
     }
 
     /// Each page's state (with its message log and errors), console, and Chromium's and the server's stderr.

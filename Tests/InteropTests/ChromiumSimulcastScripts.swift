@@ -19,7 +19,9 @@ def metrics():
     except Exception as e:
         return {"error": repr(e)}
     wanted = ("parley_media_layer_switches_total", "parley_media_track_switches_total",
-              "parley_media_retransmissions_total", "parley_media_rtp_forwarded_total")
+              "parley_media_retransmissions_total", "parley_media_rtp_forwarded_total",
+              "parley_media_simulcast_layer0_packets_total", "parley_media_simulcast_layer1_packets_total",
+              "parley_media_simulcast_layer2_packets_total")
     return {l.split()[0]: float(l.split()[1]) for l in text.splitlines() if l.split(" ")[0] in wanted}
 
 def main():
@@ -89,6 +91,7 @@ url, token, media_port, relay_port, started, seconds = sys.argv[1:7]
 started, seconds = float(started), float(seconds)
 now = lambda: round(time.time() - started, 2)
 keyframes = []  # [t, width, height] of each VP8 key frame that starts at another size than the last
+rtx = {"types": set(), "packets": 0}  # our answer's rtx payload types (RFC 4588), and packets seen on them
 
 def keyframe_size(payload):
     """The size of the VP8 key frame this RTP payload starts (RFC 7741 §4.2, RFC 6386 §9.1), or None."""
@@ -113,7 +116,11 @@ def keyframe_size(payload):
 from aiortc.rtcrtpreceiver import RTCRtpReceiver
 _handle = RTCRtpReceiver._handle_rtp_packet
 async def _observe(self, packet, arrival_time_ms):
-    size = keyframe_size(packet.payload) if packet.payload else None
+    payload = packet.payload
+    if packet.payload_type in rtx["types"]:
+        rtx["packets"] += 1
+        payload = payload[2:]  # RFC 4588: the original sequence number, then the original payload
+    size = keyframe_size(payload) if payload else None
     if size and (not keyframes or tuple(keyframes[-1][1:]) != size):
         keyframes.append([now(), size[0], size[1]])
     await _handle(self, packet, arrival_time_ms)
@@ -150,6 +157,9 @@ async def main():
         asyncio.ensure_future(consume())
 
     def relayed(sdp):
+        for line in sdp.split("\r\n"):
+            if line.startswith("a=rtpmap:") and " rtx/" in line:
+                rtx["types"].add(int(line[9:].split(" ")[0]))
         return sdp.replace(" %s typ host" % media_port, " %s typ host" % relay_port)
 
     async with websockets.connect(url) as ws:
@@ -200,6 +210,7 @@ async def main():
         reader, beat, sampler = asyncio.ensure_future(receive()), asyncio.ensure_future(heartbeat()), asyncio.ensure_future(sample())
         await asyncio.sleep(max(0, seconds - now()))
         got["keyframes"] = keyframes
+        got["rtx_packets"] = rtx["packets"]
         emit({"result": got})
         await ws.send(json.dumps({"type": "room.leave"}))
         await pc.close()

@@ -39,13 +39,15 @@ struct InteropPlatform {
     let server: PlatformServer
     let app: TwiMLTestApp
 
-    init(name: String) throws {
+    /// `configure` changes the server's configuration before it starts.
+    init(name: String, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         var config = ServerConfiguration()
         config.port = 0
         config.mediaPort = 0
         config.recordingsDirectory = dir.appendingPathComponent("recordings").path
+        configure(&config)
         store = InMemoryAccountStore()
         server = try PlatformServer(configuration: config, store: store)
         try server.start()

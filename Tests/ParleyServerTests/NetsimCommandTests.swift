@@ -42,7 +42,13 @@ import Testing
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(!process.isRunning)
+        // Foundation traps on `terminationStatus` of a running process: kill it first if it hangs.
+        #expect(!process.isRunning, "netsim did not exit within 10 s of SIGTERM")
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return ""
+        }
         #expect(process.terminationStatus == 0)
         return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }

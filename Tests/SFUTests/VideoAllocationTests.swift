@@ -17,29 +17,33 @@ import Testing
         #expect(budget.bitrate == 1_600_000, "a first estimate says nothing about a trend")
         budget.estimated(500_000, forwarding: 1_600_000, now: 4.5)
         #expect(budget.bitrate == 1_600_000)
-        budget.estimated(1_450_000, forwarding: 1_600_000, now: 5)
+        budget.estimated(1_450_000, forwarding: 1_600_000, now: 4.55)
         #expect(budget.bitrate == 1_600_000, "a small dip near what we send is noise")
-        budget.estimated(450_000, forwarding: 1_600_000, now: 5)
+        budget.switched(now: 4.6)
+        budget.estimated(450_000, forwarding: 1_600_000, now: 4.7)
+        #expect(budget.bitrate == 1_600_000, "a layer switch's key frame: the estimate dips for a moment")
+        budget.estimated(1_400_000, forwarding: 1_600_000, now: 5.2)
+        budget.estimated(450_000, forwarding: 1_600_000, now: 6.5)
         #expect(budget.bitrate == 450_000)
         // Clean: a probe waits the probe delay since the last change.
-        var probed = budget.probe(needed: 700_000, now: 7.9)
+        var probed = budget.probe(needed: 700_000, now: 9.4)
         #expect(!probed)
-        probed = budget.probe(needed: 700_000, now: 8)
+        probed = budget.probe(needed: 700_000, now: 9.5)
         #expect(probed && budget.bitrate == 700_000)
         // Loss right after the probe: back down, and the next probe waits twice as long.
-        budget.reported(fractionLost: 0.2, forwarding: 700_000, now: 9)
+        budget.reported(fractionLost: 0.2, forwarding: 700_000, now: 10.5)
         #expect(budget.bitrate == 630_000 && budget.probeDelay == 6)
-        probed = budget.probe(needed: 700_000, now: 14.9)
+        probed = budget.probe(needed: 700_000, now: 16.4)
         #expect(!probed)
-        probed = budget.probe(needed: 700_000, now: 15)
+        probed = budget.probe(needed: 700_000, now: 16.5)
         #expect(probed)
         // Moderate loss since the last change: the next probe is skipped (and waits again).
-        budget.reported(fractionLost: 0.05, forwarding: 700_000, now: 16)
-        probed = budget.probe(needed: 900_000, now: 21.1)
+        budget.reported(fractionLost: 0.05, forwarding: 700_000, now: 17.5)
+        probed = budget.probe(needed: 900_000, now: 22.6)
         #expect(!probed && budget.bitrate == 700_000)
-        probed = budget.probe(needed: 900_000, now: 27.2)
+        probed = budget.probe(needed: 900_000, now: 28.7)
         #expect(probed)
-        budget.tick(now: 30)
+        budget.tick(now: 31.5)
         #expect(budget.probeDelay == SubscriberBudget.baseProbeDelay, "stable for 10 s: the base delay again")
         budget.reported(fractionLost: 0.9, forwarding: 10_000, now: 40)
         #expect(budget.bitrate == SubscriberBudget.floor)
@@ -56,6 +60,18 @@ import Testing
         [VideoDemand(priority: priorities[0], layers: 0..<3, isOff: off[0]),
          VideoDemand(priority: priorities[1], layers: 3..<6, isOff: off[1]),
          VideoDemand(priority: priorities[2], layers: 6..<7, isOff: off[2])]
+    }
+
+    /// An estimate under what we send that does not fall lowers nothing: it lags a step up.
+    @Test func aLowEstimateThatDoesNotFallIsNoOveruse() {
+        var budget = SubscriberBudget()
+        budget.reported(fractionLost: 0.4, forwarding: 500_000, now: 0)
+        #expect(budget.bitrate == 400_000)
+        _ = budget.probe(needed: 600_000, now: 3)
+        for (i, estimate) in [250_000, 250_000, 280_000, 310_000, 345_000, 380_000, 420_000, 460_000].enumerated() {
+            budget.estimated(estimate, forwarding: 600_000, now: 5 + Double(i))
+        }
+        #expect(budget.bitrate == 600_000, "under what we send for 7 s, never falling")
     }
 
     @Test func gridSharesAlikeAndSwitchesOffTheLowestPriorityFirst() {
@@ -116,5 +132,31 @@ import Testing
         let high = profile.effectivePriority(.standard, dominantSpeaker: true)
         allocator.allocate(Self.demands([.low, high, .high]), budget: nil, profile: profile)
         #expect(allocator.allocations == [.layer(0), .layer(2), .layer(0)], "no render cap for high")
+    }
+}
+
+extension VideoAllocationTests {
+    /// A layer a subscription has is kept while the budget falls short of it by up to 15 %
+    /// (measured bitrates wander); a step beyond what it has must fit.
+    @Test func aLayerHeldIsKeptWithinTheMarginAndNewStepsMustFit() {
+        var allocator = Self.allocator()
+        let profile = BandwidthProfile()
+        func demands(current: [Int?]) -> [VideoDemand] {
+            [VideoDemand(priority: .standard, layers: 0..<3, isOff: false, current: current[0]),
+             VideoDemand(priority: .standard, layers: 3..<6, isOff: current[1] == nil, current: current[1])]
+        }
+        // 600 k: 150 + 500 = 650 k over budget, but within 15 % of it for the layer held.
+        allocator.allocate(demands(current: [1, 0]), budget: 600_000, profile: profile)
+        #expect(allocator.allocations.prefix(2) == [.layer(1), .layer(0)])
+        allocator.allocate(demands(current: [0, 0]), budget: 600_000, profile: profile)
+        #expect(allocator.allocations.prefix(2) == [.layer(0), .layer(0)], "a step up must fit")
+        // 530 k: 650 k is past the margin: down a layer.
+        allocator.allocate(demands(current: [1, 0]), budget: 530_000, profile: profile)
+        #expect(allocator.allocations.prefix(2) == [.layer(0), .layer(0)])
+        // A track on keeps its smallest layer within the margin; one off needs 1.2 x to return.
+        allocator.allocate(demands(current: [0, 0]), budget: 280_000, profile: profile)
+        #expect(allocator.allocations.prefix(2) == [.layer(0), .layer(0)])
+        allocator.allocate(demands(current: [0, nil]), budget: 280_000, profile: profile)
+        #expect(allocator.allocations.prefix(2) == [.layer(0), .off])
     }
 }

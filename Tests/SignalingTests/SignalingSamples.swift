@@ -7,7 +7,7 @@ enum SignalingSamples {
     static let sid = "CA0123456789abcdef0123456789abcdef"
     static let callId = "6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f"
 
-    static let all: [SignalingEnvelope] = voice + RoomSamples.all
+    static let all: [SignalingEnvelope] = voice + RoomSamples.all + RoomPeerCodecTests.samples
 
     static let voice: [SignalingEnvelope] = [
         SignalingEnvelope(id: "1", message: .hello(Hello(token: "eyJ.eyJ.sig", resume: "SS1", client: "parley-swift/0.5.0"))),

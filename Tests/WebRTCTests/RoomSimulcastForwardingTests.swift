@@ -1,5 +1,6 @@
 import Foundation
 import RTP
+import SDP
 import SFU
 import Synchronization
 import Testing
@@ -133,20 +134,35 @@ import WebRTC
     }
 
     /// A subscriber's NACK is answered from the publisher's packet cache through the slot's
-    /// forward log: the same SRTP packet again (our client's replay window proves it: the copy of a
-    /// packet it already has is a replay of that packet's index); what is no longer kept is
-    /// counted, not sent.
-    @Test(.timeLimit(.minutes(1))) func nacksAreAnsweredFromThePublishersCache() async throws {
+    /// forward log. Without `rtx`, the same SRTP packet again (our client's replay window proves
+    /// it: the copy of a packet it already has is a replay of that packet's index); with `rtx`
+    /// (RFC 4588), on the slot's retransmission SSRC, each carrying the original sequence number
+    /// and payload. What is no longer kept is counted, not sent.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true]) func nacksAreAnsweredFromThePublishersCache(rtx: Bool) async throws {
         let server = try MediaTransportServer()
         let alice = try await RoomSessionTests.Participant.join(server, editOffer: Self.simulcastOffer)
-        // Bob's video section asks for Generic NACK (as browsers' do).
-        let bob = try await RoomSessionTests.Participant.join(server, editOffer: {
-            $0.replacingOccurrences(of: "a=rtcp-fb:96 nack pli\r\n", with: "a=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 nack\r\n")
+        // Bob's video section asks for Generic NACK (as browsers' do), and with `rtx` for RTX.
+        let bob = try await RoomSessionTests.Participant.join(server, editOffer: { offer in
+            var edited = offer.replacingOccurrences(of: "a=rtcp-fb:96 nack pli\r\n", with: "a=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 nack\r\n")
+            if rtx {
+                // RTX is answered in sections the peer only receives in (a browser's subscriptions).
+                edited = edited.replacingOccurrences(of: " UDP/TLS/RTP/SAVPF 96\r\n", with: " UDP/TLS/RTP/SAVPF 96 97\r\n")
+                    .replacingOccurrences(of: "a=rtcp-fb:96 nack\r\n", with: "a=rtcp-fb:96 nack\r\na=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n")
+                if let video = edited.range(of: "m=video"), let direction = edited.range(of: "a=sendrecv", range: video.upperBound..<edited.endIndex) {
+                    edited.replaceSubrange(direction, with: "a=recvonly")
+                }
+            }
+            return edited
         })
         #expect(bob.answer.sdp.contains("a=rtcp-fb:96 nack\r\n"))
-        let received = RoomSessionTests.Received()
-        let video = bob.pc.video
+        let media = try SessionDescription(parsing: bob.answer.sdp).media[1]
+        let group = media.ssrcGroups.first { $0.semantics == "FID" }
+        #expect(rtx == (group != nil) && rtx == bob.answer.sdp.contains("a=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n"),
+                "answer:\n\(bob.answer.sdp)")
+        let received = RoomSessionTests.Received(), other = RoomSessionTests.Received()
+        let (video, audio) = (bob.pc.video, bob.pc.audio)
         let collector = Task { for await packet in video { received.withLock { $0.append(packet) } } }
+        let otherCollector = Task { for await packet in audio { other.withLock { $0.append(packet) } } }
         #expect(await server.route(alice.address("1"), to: bob.address("1")))
         var sequence = [UInt16](repeating: 500, count: 3)
         for i in 0..<40 {
@@ -169,8 +185,21 @@ import WebRTC
         #expect(await eventually { await server.session(id: bob.answer.id)?.counters.retransmissionsSent == 2 })
         let bobSession = await server.session(id: bob.answer.id)
         #expect(bobSession?.counters.retransmissionsMissed == 1, "one never sent")
-        #expect(await eventually { await bob.pc.statistics().srtpErrors == before + 2 }, "both copies were replays of packets it has")
+        if rtx {
+            // The client hands packets of a payload type it did not negotiate to its audio stream.
+            #expect(await eventually { other.withLock { $0.filter { $0.payloadType == 97 }.count } == 2 })
+            let copies = other.withLock { $0.filter { $0.payloadType == 97 } }
+            #expect(copies.allSatisfy { $0.ssrc == group?.ssrcs.last } && Set(copies.map(\.ssrc)).count == 1)
+            for (copy, original) in zip(copies, [got[2], got[5]]) {
+                #expect(UInt16(copy.payload[0]) << 8 | UInt16(copy.payload[1]) == original.sequenceNumber)
+                #expect(Array(copy.payload.dropFirst(2)) == original.payload && copy.timestamp == original.timestamp)
+            }
+            #expect(copies.count == 2 && copies[1].sequenceNumber == copies[0].sequenceNumber &+ 1)
+        } else {
+            #expect(await eventually { await bob.pc.statistics().srtpErrors == before + 2 }, "both copies were replays of packets it has")
+        }
         collector.cancel()
+        otherCollector.cancel()
         for p in [alice, bob] { await p.pc.close() }
         await server.shutdown()
     }

@@ -113,18 +113,41 @@ public struct VoiceGrant: Sendable, Equatable {
 public struct VideoGrant: Sendable, Equatable {
     /// The room the client may join; nil for any room.
     public var room: String?
+    /// Parley's finer grants (not in Twilio's tokens, so nil means allowed): publish audio and
+    /// video tracks, receive other participants' tracks, publish data tracks.
+    public var canPublish: Bool?
+    public var canSubscribe: Bool?
+    public var canPublishData: Bool?
 
-    public init(room: String? = nil) { self.room = room }
+    public init(room: String? = nil, canPublish: Bool? = nil, canSubscribe: Bool? = nil, canPublishData: Bool? = nil) {
+        self.room = room
+        self.canPublish = canPublish
+        self.canSubscribe = canSubscribe
+        self.canPublishData = canPublishData
+    }
 
     /// The grant's JSON.
     public var json: JSONObject {
         var out = JSONObject()
         if let room, !room.isEmpty { out["room"] = .string(room) }
+        if let canPublish { out["canPublish"] = .bool(canPublish) }
+        if let canSubscribe { out["canSubscribe"] = .bool(canSubscribe) }
+        if let canPublishData { out["canPublishData"] = .bool(canPublishData) }
         return out
     }
 
-    /// Reads `grants.video`; throws 20106 if `room` is not a string.
+    /// Reads `grants.video`; throws 20106 if `room` is not a string or a finer grant not a boolean.
     public init(json: JSONObject) throws(ParleyError) {
         room = try VoiceGrant.optionalString(json["room"], "video.room")
+        func flag(_ key: String) throws(ParleyError) -> Bool? {
+            switch json[key] {
+            case nil, .null?: return nil
+            case .bool(let value)?: return value
+            default: throw ParleyError(.accessTokenGrantsInvalid, reason: "grants.video.\(key) must be a boolean")
+            }
+        }
+        canPublish = try flag("canPublish")
+        canSubscribe = try flag("canSubscribe")
+        canPublishData = try flag("canPublishData")
     }
 }

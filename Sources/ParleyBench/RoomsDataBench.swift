@@ -29,7 +29,9 @@ enum RoomsDataBench {
     static func run(subscribers: Int, messages: Int, size: Int, window: Int, pin: Bool) async throws {
         let pinned = pin && sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2
         if pinned { ForwardBench.setAffinity(cpu: 1) }
-        let server = try MediaTransportServer(configuration: .init(host: "127.0.0.1"))
+        var configuration = MediaTransportServer.Configuration(host: "127.0.0.1")
+        configuration.roomDataBitrate = 0  // the forwarding itself is measured, not the cap
+        let server = try MediaTransportServer(configuration: configuration)
         if pinned { await ForwardBench.onLoop(server.loop) { ForwardBench.setAffinity(cpu: 0) } }
         let clientLoop = try EventLoop(name: "bench-data")
         if pinned { await ForwardBench.onLoop(clientLoop) { ForwardBench.setAffinity(cpu: 1) } }

@@ -31,8 +31,12 @@ enum TokenCommand {
                                    endpointId: parsed.value("endpoint-id"))
             return try mint(parsed, grant: .voice(grant), environment: environment)
         case "video":
-            let parsed = try Arguments(rest, options: common.union(["room"]))
-            return try mint(parsed, grant: .video(VideoGrant(room: parsed.value("room"))), environment: environment)
+            let parsed = try Arguments(rest, options: common.union(["room"]), flags: ["no-publish", "no-subscribe", "no-data"])
+            // Parley's finer grants: written only when they take something away.
+            let grant = VideoGrant(room: parsed.value("room"), canPublish: parsed.has("no-publish") ? false : nil,
+                                   canSubscribe: parsed.has("no-subscribe") ? false : nil,
+                                   canPublishData: parsed.has("no-data") ? false : nil)
+            return try mint(parsed, grant: .video(grant), environment: environment)
         case "verify":
             let parsed = try Arguments(rest, options: Credentials.options.union(["leeway"]))
             let jwt = try parsed.positionals(1, "one JWT")[0]

@@ -21,7 +21,7 @@ Voice applications (the default account's, in the same --db file):
 Access tokens (HS256, Twilio format; printed to standard output):
   parley token voice --identity ID [--ttl SECONDS] [--outgoing-app AP...] [--param KEY=VALUE]...
                      [--incoming] [--push-credential CR...] [--endpoint-id ID] [--region REGION]
-  parley token video --identity ID [--room NAME] [--ttl SECONDS] [--region REGION]
+  parley token video --identity ID [--room NAME] [--no-publish] [--no-subscribe] [--no-data] [--ttl SECONDS] [--region REGION]
   parley token verify JWT [--leeway SECONDS]
       Print the claims as JSON and exit 0, or print the error (e.g. `20104 AccessTokenExpiredError: ...`)
       and exit 1.

@@ -14,13 +14,14 @@ public struct PacketAllowance: Sendable, Hashable {
         tokens = self.burst
     }
 
-    /// Takes one packet's worth at `now`; false when the allowance is spent.
-    public mutating func take(now: Double) -> Bool {
+    /// Takes `amount` (one packet, or a message's bytes) at `now`; false when the allowance does
+    /// not hold it (nothing is taken then).
+    public mutating func take(_ amount: Double = 1, now: Double) -> Bool {
         if last.isFinite, now > last { tokens = min(burst, tokens + (now - last) * rate) }
         last = max(last, now)
         tokens = min(tokens, burst)
-        guard tokens >= 1 else { return false }
-        tokens -= 1
+        guard tokens >= amount else { return false }
+        tokens -= amount
         return true
     }
 }

@@ -85,6 +85,7 @@ public final class PlatformServer: Sendable {
                                                              advertisedHosts: configuration.mediaAdvertisedHosts)
         mediaConfig.maxSessions = configuration.mediaMaxSessions
         mediaConfig.roomPublishBitrate = configuration.roomPublishKbps * 1000
+        mediaConfig.roomDataBitrate = configuration.roomDataKbps * 1000
         media = try MediaTransportServer(configuration: mediaConfig)
         // Heads up to 32 KB, so an access token over its 16 KB limit reaches the verifier (20101).
         var httpConfig = HTTPServer.Configuration(host: configuration.host, port: configuration.port,
@@ -202,6 +203,7 @@ public final class PlatformServer: Sendable {
                 ("parley_media_simulcast_layer3_packets_total", "counter", stats.sessionTotals.layerPackets[3]),
                 ("parley_media_data_messages_forwarded_total", "counter", stats.sessionTotals.dataMessagesForwarded),
                 ("parley_media_data_messages_dropped_total", "counter", stats.sessionTotals.dataMessagesDropped),
+                ("parley_media_data_messages_over_rate_total", "counter", stats.sessionTotals.dataMessagesOverRate),
                 ("parley_media_data_channels_dropped_total", "counter", stats.sessionTotals.dataChannelsDropped),
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }

@@ -31,7 +31,7 @@ const initialSlots = {audio: perKind, video: perKind};
 // so the server can send each subscriber the layer its downlink carries.
 const simulcast = fragment.get("simulcast") === "1";
 const layers = [{rid: "q", scaleResolutionDownBy: 4}, {rid: "h", scaleResolutionDownBy: 2}, {rid: "f"}];
-const dataTracks = [{name: "chat", options: {ordered: true}}]
+let dataTracks = [{name: "chat", options: {ordered: true}}]
   .concat(fragment.get("unreliable") === "1" ? [{name: "chat-unreliable", options: {ordered: false, maxRetransmits: 0}}] : []);
 const t0 = performance.now();
 const now = () => Math.round(performance.now() - t0);
@@ -233,6 +233,12 @@ async function negotiate() {
   } catch (e) { fail(e); } finally { busy = false; }
 }
 
+function videoGrant(token) {
+  try {
+    const claims = JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
+    return (claims.grants && claims.grants.video) || {};
+  } catch (e) { return {}; }
+}
 async function join(token) {
   $("join").hidden = true;
   $("error").hidden = true;
@@ -240,7 +246,11 @@ async function join(token) {
   if (stream) stream.getTracks().forEach(t => t.stop());
   sent.length = 0;
   S.phase = "media"; status();
-  stream = await navigator.mediaDevices.getUserMedia({audio: true, video: simulcast ? {width: 960, height: 540} : true});
+  // Parley's finer video grants in the token (absent: allowed) decide what the page publishes.
+  const grant = videoGrant(token);
+  if (grant.canPublishData === false) dataTracks = [];
+  stream = grant.canPublish === false ? new MediaStream()
+    : await navigator.mediaDevices.getUserMedia({audio: true, video: simulcast ? {width: 960, height: 540} : true});
   $("local").srcObject = stream;
   pc = new RTCPeerConnection({iceServers: [], bundlePolicy: "max-bundle", rtcpMuxPolicy: "require"});
   pc.onconnectionstatechange = () => { S.connectionState = pc.connectionState; status(); };

@@ -90,7 +90,8 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
                                                  tracks: join.tracks, automaticSubscription: join.automaticSubscription,
                                                  dominantSpeaker: join.dominantSpeaker ?? false,
                                                  networkQuality: join.networkQuality ?? false,
-                                                 bandwidthProfile: join.bandwidthProfile, peerToPeer: true, ref: ref, link: link)
+                                                 bandwidthProfile: join.bandwidthProfile, peerToPeer: true,
+                                                 permissions: RoomPermissions(connection.video), ref: ref, link: link)
             link.participantSid.withLock { $0 = joined.participant.sid }
             if endedWhileJoining.remove(connection.id) != nil {
                 await rooms.leave(participantSid: joined.participant.sid)
@@ -134,5 +135,13 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
             guard let sid = participantSid.withLock({ $0 }) else { return }
             await adapter.forget(connection: connection.id, participantSid: sid)
         }
+    }
+}
+
+extension RoomPermissions {
+    /// What a token's video grant allows: Parley's finer grants, each allowed when absent.
+    init(_ grant: VideoGrant) {
+        self.init(canPublish: grant.canPublish ?? true, canSubscribe: grant.canSubscribe ?? true,
+                  canPublishData: grant.canPublishData ?? true)
     }
 }

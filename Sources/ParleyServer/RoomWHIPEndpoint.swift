@@ -89,6 +89,12 @@ struct RoomWHIPEndpoint: APIEndpoint {
             return APIErrorResponse.make(ParleyError(
                 .accessTokenGrantsInvalid, reason: "the access token's video grant is for another room"), status: 403)
         }
+        // WHIP publishes and WHEP subscribes: the token's finer grants must allow it.
+        if route.kind == .whip ? grant.canPublish == false : grant.canSubscribe == false {
+            return APIErrorResponse.make(ParleyError(.accessTokenGrantsInvalid, reason: route.kind == .whip
+                ? "the access token's video grant does not allow publishing" : "the access token's video grant does not allow subscribing"),
+                status: 403)
+        }
         let offer: RoomResourceOffer
         do throws(ParleyError) {
             offer = try RoomResourceOffer(sdp: sdp)
@@ -105,7 +111,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
         do {
             let joined = try await rooms.connect(accountSid: token.accountSid, identity: token.identity, room: route.room,
                                                  offer: sdp, tracks: route.kind == .whip ? offer.tracks : [],
-                                                 automaticSubscription: false, link: link)
+                                                 automaticSubscription: false, permissions: RoomPermissions(grant), link: link)
             let sid = joined.participant.sid
             owners.started(sid, owner: RoomResourceOwner(kind: route.kind, accountSid: token.accountSid,
                                                          apiKeySid: token.apiKeySid, roomSid: joined.room.sid,

@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The most a room participant may send per video track (`--room-publish-kbps`, kbit/s),
     /// announced to publishers in REMB; 0: no cap.
     public var roomPublishKbps = 2_500
+    /// The most one room data track may forward, kbit/s (0: no cap).
+    public var roomDataKbps = 4_000
     /// The server's URL as applications see it (`--public-url`), for recording URLs; default
     /// the listener's own address.
     public var publicURL: String?
@@ -60,7 +62,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         usage: parley-server [--http HOST:PORT] [--media HOST:PORT] [--media-advertise IP[,IP…]] [--db PATH]
                              [--log-level LEVEL]
                              [--tls-cert PEM --tls-key PEM] [--threads N] [--token-leeway SECONDS]
-                             [--media-sessions N] [--room-publish-kbps K] [--public-url URL] [--recordings DIR]
+                             [--media-sessions N] [--room-publish-kbps K] [--room-data-kbps K] [--public-url URL] [--recordings DIR]
                              [--push-webhook URL]
                              [--request-timeout S] [--write-timeout S] [--max-unauthenticated-per-address N]
                              [--apns-key P8 --apns-key-id ID --apns-team-id TEAM --apns-bundle-id ID
@@ -76,6 +78,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --tls-cert/--tls-key  serve HTTPS with this certificate and key
           --media-sessions  WebRTC sessions held at once (default 2000; a bridged call uses two)
           --room-publish-kbps  the most a room participant may send per video track (default 2500; 0: no cap)
+          --room-data-kbps     the most a room participant's data track may forward (default 4000; 0: no cap)
           --public-url   the server's URL as webhooks should see it (default http://HOST:PORT)
           --recordings   directory for <Record> files (default ./recordings)
           --push-webhook POST incoming-call pushes (JSON, Twilio's twi_* keys) to this URL
@@ -123,6 +126,11 @@ public struct ServerConfiguration: Sendable, Equatable {
                     throw ConfigurationError(message: "--room-publish-kbps wants 0…100000")
                 }
                 config.roomPublishKbps = n
+            case "--room-data-kbps":
+                guard let n = Int(value), (0...1_000_000).contains(n) else {
+                    throw ConfigurationError(message: "--room-data-kbps wants 0…1000000")
+                }
+                config.roomDataKbps = n
             case "--media-advertise": config.mediaAdvertisedHosts = Self.commaList(value)
             case "--public-url": config.publicURL = value
             case "--recordings": config.recordingsDirectory = value

@@ -72,7 +72,8 @@ struct WebRTCRoomMedia: RoomMediaPlane {
         case .quality(let id, let q):
             .quality(session: id, RoomMediaQuality(uplinkLoss: q.uplinkLoss, downlinkLoss: q.downlinkLoss,
                                                    roundTripTime: q.roundTripTime, jitter: q.jitter,
-                                                   downlinkBitrateEstimate: nil))
+                                                   downlinkBitrateEstimate: q.downlinkBudget,
+                                                   downlinkBitrateWanted: q.downlinkWanted))
         case .dataChannelOpened(let id, let label): .dataChannelOpened(session: id, label: label)
         case .dataChannelClosed(let id, let label): .dataChannelClosed(session: id, label: label)
         case .trackSwitched(let id, let mid, let off): .trackSwitched(session: id, mid: mid, off: off)

@@ -133,11 +133,14 @@ public struct RoomMediaQuality: Sendable, Equatable {
     public var roundTripTime: Duration?
     /// Interarrival jitter of what it sent, seconds.
     public var jitter: Double
-    /// Bandwidth estimate toward the participant, bits per second, when known.
+    /// Bandwidth estimate toward the participant, bits per second, when known, and what the video
+    /// it subscribes to would take (its largest layers).
     public var downlinkBitrateEstimate: Int?
+    public var downlinkBitrateWanted: Int?
 
     public init(uplinkLoss: Double, downlinkLoss: Double, roundTripTime: Duration?, jitter: Double,
-                downlinkBitrateEstimate: Int?) {
+                downlinkBitrateEstimate: Int?, downlinkBitrateWanted: Int? = nil) {
+        self.downlinkBitrateWanted = downlinkBitrateWanted
         self.uplinkLoss = uplinkLoss
         self.downlinkLoss = downlinkLoss
         self.roundTripTime = roundTripTime

@@ -59,9 +59,12 @@ extension RoomService {
     /// changed.
     func networkQuality(_ quality: RoomMediaQuality, session: String) {
         guard let sid = sessionOwners[session], let live = participants[sid] else { return }
+        // The bandwidth part counts once the downlink showed a limit (an unlimited budget is no limit).
         let level = NetworkQualityLevel.level(rttMilliseconds: quality.roundTripTime?.milliseconds,
                                               jitterMilliseconds: quality.jitter * 1000,
-                                              lossPercent: max(quality.uplinkLoss, quality.downlinkLoss) * 100)
+                                              lossPercent: max(quality.uplinkLoss, quality.downlinkLoss) * 100,
+                                              availableBitrate: quality.downlinkBitrateEstimate,
+                                              neededBitrate: quality.downlinkBitrateEstimate == nil ? nil : quality.downlinkBitrateWanted)
         guard live.networkLevel != level else { return }
         participants[sid]?.networkLevel = level
         for other in participants.values where other.record.roomSid == live.record.roomSid && other.qualityReports.wanted {

@@ -24,6 +24,8 @@ extension RoomService {
         var record: ParticipantRecord
         let link: any RoomParticipantLink
         let order: Int
+        /// What its token's video grant lets it do (publish, subscribe, publish data).
+        let permissions: RoomPermissions
         /// Its link's calls, in order.
         let outbox = SerialWork()
         /// Its media session, once `connect` opened one.
@@ -81,7 +83,7 @@ extension RoomService {
     }
 
     /// `join` without a suspension point, so `connect` can join and set up a session in one step.
-    func admit(accountSid: String, identity: String, room name: String,
+    func admit(accountSid: String, identity: String, room name: String, permissions: RoomPermissions = .all,
                link: any RoomParticipantLink) throws(ParleyError) -> (RoomRecord, ParticipantRecord) {
         guard !identity.isEmpty else { throw ParleyError(.participantIdentityInvalid, reason: "the token has no identity") }
         guard !name.isEmpty else { throw ParleyError(.roomNameInvalid, reason: "no room name") }
@@ -102,7 +104,7 @@ extension RoomService {
         do { try store.insertParticipant(participant) } catch {
             throw ParleyError(.restInternalServer, reason: "cannot store the participant: \(error)")
         }
-        participants[participant.sid] = LiveParticipant(record: participant, link: link, order: nextOrdinal())
+        participants[participant.sid] = LiveParticipant(record: participant, link: link, order: nextOrdinal(), permissions: permissions)
         bumpTimer(sid)  // no longer unused or empty
         Log.info(.platform, "room \(sid): participant \(participant.sid) connected")
         callBack(sid, participant: participant, event: "participant-connected")

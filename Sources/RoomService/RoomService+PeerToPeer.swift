@@ -26,9 +26,11 @@ extension RoomService {
     /// server has them), then tells the others `room.participantConnected` and a
     /// `room.trackPublished` per track. The client then offers to each participant `room.joined`
     /// listed (the newer participant of a pair offers).
-    func connectPeer(accountSid: String, identity: String, room: String, tracks: [RoomTrackInfo],
+    func connectPeer(accountSid: String, identity: String, room: String, tracks: [RoomTrackInfo], permissions: RoomPermissions,
                      ref: String?, link: any RoomParticipantLink) throws(ParleyError) -> RoomJoined {
-        let (roomRecord, record) = try admit(accountSid: accountSid, identity: identity, room: room, link: link)
+        try Self.check(tracks, allowedBy: permissions)
+        let (roomRecord, record) = try admit(accountSid: accountSid, identity: identity, room: room,
+                                             permissions: permissions, link: link)
         do throws(ParleyError) {
             try publish(tracks, of: record.sid)
         } catch {

@@ -25,7 +25,8 @@ extension RoomService {
     ///   two name one), the media plane's 534xx, `join`'s and `publish`'s errors.
     public func connect(accountSid: String, identity: String, room: String, offer: String?, tracks: [RoomTrackInfo],
                         automaticSubscription: Bool = true, dominantSpeaker: Bool = false, networkQuality: Bool = false,
-                        bandwidthProfile: RoomBandwidthProfile? = nil, peerToPeer: Bool = false, ref: String? = nil,
+                        bandwidthProfile: RoomBandwidthProfile? = nil, peerToPeer: Bool = false,
+                        permissions: RoomPermissions = .all, ref: String? = nil,
                         link: any RoomParticipantLink) async throws(ParleyError) -> RoomJoined {
         guard tracks.count <= Self.maxTracksPerParticipant else {
             throw ParleyError(.participantMaxTracksExceeded, reason: "at most \(Self.maxTracksPerParticipant) tracks")
@@ -34,7 +35,8 @@ extension RoomService {
             guard peerToPeer else {
                 throw ParleyError(.roomInvalidParameters, reason: "room \(room) is \(type.rawValue): its media does not go through the server")
             }
-            return try connectPeer(accountSid: accountSid, identity: identity, room: room, tracks: tracks, ref: ref, link: link)
+            return try connectPeer(accountSid: accountSid, identity: identity, room: room, tracks: tracks,
+                                   permissions: permissions, ref: ref, link: link)
         }
         guard let media else { throw ParleyError(.signalingConnection, reason: "this server has no room media plane") }
         guard let offer else { throw ParleyError(.mediaServerRemoteDescFailed, reason: "room.join needs an offer in a group room") }
@@ -45,7 +47,9 @@ extension RoomService {
         do throws(ParleyError) {
             try Self.check(tracks, against: description.sending, published: [:])
             try Self.checkData(tracks, application: description.application)
-            (roomRecord, record) = try admit(accountSid: accountSid, identity: identity, room: room, link: link)
+            try Self.check(tracks, allowedBy: permissions)
+            (roomRecord, record) = try admit(accountSid: accountSid, identity: identity, room: room,
+                                             permissions: permissions, link: link)
         } catch {
             mediaWork.post { await media.close(session: description.session) }
             throw error

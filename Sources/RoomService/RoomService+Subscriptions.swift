@@ -15,6 +15,12 @@ extension RoomService {
     /// `room.subscriptionFailed` (53300) when no such track may be received.
     public func subscribe(participantSid: String, trackSid: String, ref: String? = nil) {
         if refusedPeerSubscription(participantSid, trackSid: trackSid, ref: ref) { return }
+        if let live = participants[participantSid], !live.permissions.canSubscribe {
+            live.post(.roomSubscriptionFailed(RoomSubscriptionFailed(
+                trackSid: trackSid, code: ParleyError.Code.accessTokenGrantsInvalid.rawValue,
+                message: "the token's video grant does not allow subscribing")), ref: ref)
+            return
+        }
         guard var session = participants[participantSid]?.session else { return }
         if session.automaticSubscription { session.exceptions.remove(trackSid) } else { session.exceptions.insert(trackSid) }
         participants[participantSid]?.session = session

@@ -28,6 +28,7 @@ extension RoomService {
         guard let participant = participants[participantSid] else {
             throw ParleyError(.participantNotFound, reason: "participant \(participantSid) is not connected")
         }
+        try participant.permissions.check(publishing: kind)
         guard !name.isEmpty else { throw ParleyError(.trackNameInvalid, reason: "a track needs a name") }
         guard name.utf8.count <= 128 else { throw ParleyError(.trackNameTooLong, reason: "track names are at most 128 bytes") }
         guard ["low", "standard", "high"].contains(priority) else {
@@ -94,7 +95,7 @@ extension RoomService {
 
     /// What a connected participant receives: every other participant's track its rules include.
     func subscriptions(of participantSid: String) -> [SubscribedTrack] {
-        guard let subscriber = participants[participantSid] else { return [] }
+        guard let subscriber = participants[participantSid], subscriber.permissions.canSubscribe else { return [] }
         let rules = self.rules[participantSid] ?? .subscribeAll
         return tracks.values.filter { track in
             guard track.record.roomSid == subscriber.record.roomSid, track.record.participantSid != participantSid,

@@ -73,6 +73,7 @@ final class MediaTransportCore {
         sessionConfig.ice.consentTimeout = configuration.consentTimeout
         sessionConfig.restartGrace = configuration.restartGrace
         sessionConfig.publishBitrateCap = configuration.roomPublishBitrate
+        sessionConfig.dataBitrateCap = configuration.roomDataBitrate
         do {
             let session = try PeerSession(id: id, kind: kind, offer: offer, answer: answer, parameters: parameters,
                                           certificate: certificate, configuration: sessionConfig, now: now)

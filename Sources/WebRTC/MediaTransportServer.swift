@@ -25,6 +25,9 @@ public final class MediaTransportServer: Sendable {
         /// The most a room publisher may send per video section, bits/s: announced to it in REMB
         /// (draft-alvestrand-rmcat-remb-03) once a second; 0 announces nothing.
         public var roomPublishBitrate = 2_500_000
+        /// The most a room publisher's data track may forward, bits/s (messages past it are dropped
+        /// and counted); 0: no cap.
+        public var roomDataBitrate = 4_000_000
         /// Sessions close after this long even if the peer is still there.
         public var maxSessionDuration: Duration = .seconds(3600)
         /// ICE and DTLS must be connected this soon after the offer, else 53405/53407.

@@ -17,8 +17,10 @@ struct SubscriberDownlink {
     var demandTracks: [Int] = []
     var layerOfEntry: [Int?] = []
     var ranks: [Int] = []
-    /// Video bits/s the current allocation forwards.
+    /// Video bits/s the current allocation forwards, and what the subscriptions would take at
+    /// their largest live layers (for the network quality level's bandwidth part).
     var forwarding = 0
+    var wanted = 0
 }
 
 /// Per-subscriber allocation (issue 16 §2, simulcast and bandwidth profiles): every video slot
@@ -55,8 +57,11 @@ extension PeerSession {
         gatherDemands(now: now)
         guard !downlink.demands.isEmpty else {
             downlink.forwarding = 0
+            downlink.wanted = 0
             return
         }
+        downlink.wanted = 0
+        for demand in downlink.demands { downlink.wanted += downlink.allocator.bitrates[demand.layers.upperBound - 1] }
         downlink.budget.tick(now: now)
         downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile)
         if let next = downlink.allocator.nextStep, downlink.budget.probe(needed: next, now: now) {

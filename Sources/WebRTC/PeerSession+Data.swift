@@ -2,6 +2,7 @@ import DataChannel
 import ParleyCore
 import ParleyCrypto
 import ParleyNet
+import ParleyRTP
 
 /// A room session's data channels (RFC 8831): the transport, once the offer had a data channel
 /// section, and the channels on it as the SFU sees them.
@@ -18,6 +19,8 @@ struct RoomDataChannels {
 struct DataInbound {
     let channel: DataChannelSession.Channel
     var sinks: [DataEnd] = []
+    /// The bytes a second the track may forward (`PeerSession.Configuration.dataBitrateCap`).
+    var allowance: PacketAllowance?
 }
 
 /// A channel we opened toward the peer: its label and its source, if any.
@@ -92,7 +95,10 @@ extension PeerSession {
             case .established:
                 Log.debug(.webrtc, "session \(id): SCTP association up")
             case .opened(let channel, byPeer: true):
-                roomData.inbound[channel.stream] = DataInbound(channel: channel)
+                let cap = Double(configuration.dataBitrateCap) / 8
+                // A burst of at least one largest message (64 KiB).
+                roomData.inbound[channel.stream] = DataInbound(
+                    channel: channel, allowance: cap > 0 ? PacketAllowance(rate: cap, burst: max(cap, 65_536)) : nil)
                 Log.debug(.webrtc, "session \(id): data channel \(channel.label) opened on stream \(channel.stream)")
                 events?.send(.dataChannelOpened(sessionID: id, label: channel.label))
             case .opened(_, byPeer: false):
@@ -102,6 +108,11 @@ extension PeerSession {
                 // Only the peer's own channels publish; what it sends on ours goes nowhere.
                 guard let inbound = roomData.inbound[stream] else {
                     counters.dataMessagesDropped += 1
+                    continue
+                }
+                // One publisher cannot take the SFU: past its track's rate, messages are dropped.
+                if roomData.inbound[stream]?.allowance?.take(Double(data.count), now: now) == false {
+                    counters.dataMessagesOverRate += 1
                     continue
                 }
                 for sink in inbound.sinks { sink.session.sendData(data, isBinary: isBinary, stream: sink.stream, out: &out) }

@@ -274,7 +274,9 @@ extension PeerSession {
         }
         let uplink = interval.expected > 0 ? min(max(Double(interval.lost) / Double(interval.expected), 0), 1) : 0
         events.send(.quality(sessionID: id, PeerSessionQuality(uplinkLoss: uplink, downlinkLoss: downlink,
-                                                               roundTripTime: rtt, jitter: jitter)))
+                                                               roundTripTime: rtt, jitter: jitter,
+                                                               downlinkBudget: self.downlink.budget.bitrate,
+                                                               downlinkWanted: self.downlink.wanted)))
     }
 
     /// Keeps the loudest RFC 6464 level (§3) of a published audio section and reports it once per

@@ -35,6 +35,8 @@ final class PeerSession {
         var restartGrace: Duration = .seconds(30)
         /// Room sessions: the bits/s each published video section may use (REMB); 0: none announced.
         var publishBitrateCap = 0
+        /// Room sessions: the bits/s each published data track may forward; 0: no cap.
+        var dataBitrateCap = 0
     }
 
     let id: String

@@ -59,11 +59,19 @@ public struct PeerSessionQuality: Sendable, Hashable {
     /// The highest interarrival jitter of the peer's streams to us, in seconds (RFC 3550 A.8).
     public var jitter: Double
 
-    public init(uplinkLoss: Double, downlinkLoss: Double, roundTripTime: Duration?, jitter: Double) {
+    /// Room subscribers: the video budget toward the peer (`SubscriberBudget`, nil while
+    /// unlimited) and what its subscriptions would take at their largest layers, bits/s.
+    public var downlinkBudget: Int?
+    public var downlinkWanted: Int?
+
+    public init(uplinkLoss: Double, downlinkLoss: Double, roundTripTime: Duration?, jitter: Double,
+                downlinkBudget: Int? = nil, downlinkWanted: Int? = nil) {
         self.uplinkLoss = uplinkLoss
         self.downlinkLoss = downlinkLoss
         self.roundTripTime = roundTripTime
         self.jitter = jitter
+        self.downlinkBudget = downlinkBudget
+        self.downlinkWanted = downlinkWanted
     }
 }
 

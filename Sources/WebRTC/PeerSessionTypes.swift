@@ -122,6 +122,8 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var dataMessagesForwarded = 0
     public var dataMessagesDropped = 0
     public var dataChannelsDropped = 0
+    /// Data messages the peer sent past its track's rate (`--room-data-kbps`), not forwarded.
+    public var dataMessagesOverRate = 0
 
     public init() {}
 
@@ -175,6 +177,7 @@ public struct SessionCounterTotals: Sendable, Hashable {
     public var dataMessagesForwarded = 0
     public var dataMessagesDropped = 0
     public var dataChannelsDropped = 0
+    public var dataMessagesOverRate = 0
 
     public init() {}
 
@@ -191,6 +194,7 @@ public struct SessionCounterTotals: Sendable, Hashable {
         dataMessagesForwarded += counters.dataMessagesForwarded
         dataMessagesDropped += counters.dataMessagesDropped
         dataChannelsDropped += counters.dataChannelsDropped
+        dataMessagesOverRate += counters.dataMessagesOverRate
     }
 }
 

@@ -34,6 +34,20 @@ import Testing
         #expect(verified.region == nil)
     }
 
+    /// Parley's finer video grants: written only when set, read strictly (a non-boolean is 20106).
+    @Test func finerVideoGrantsRoundTripAndAreTyped() throws {
+        let grant = VideoGrant(room: "standup", canPublish: false, canSubscribe: true, canPublishData: false)
+        let token = try AccessTokenBuilder.mint(accountSid: Fixture.account, apiKeySid: Fixture.key, apiSecret: Fixture.secret,
+                                                identity: "bob", grants: [.video(grant)], now: Fixture.now)
+        #expect(try Fixture.verifier().verify(token).video == grant)
+        #expect(VideoGrant(room: "x").json.count == 1, "a Twilio-shaped grant stays as Twilio writes it")
+        var bad = VideoGrant(room: "x").json
+        bad["canPublish"] = .string("no")
+        #expect(throws: ParleyError.self) { try VideoGrant(json: bad) }
+        bad["canPublish"] = .null
+        #expect(try VideoGrant(json: bad).canPublish == nil)
+    }
+
     @Test func headerIsTwilios() throws {
         let token = try Fixture.builder().mint(now: Fixture.now)
         let header = String(token.split(separator: ".")[0])

@@ -81,6 +81,15 @@ import Testing
             let otherRoom = try await send(s, "POST", "/v1/rooms/stage/whip", token: try video(s, "cam", room: "backstage"),
                                            body: Self.publishOffer)
             #expect(otherRoom.status == 403 && errorCode(otherRoom) == 20106)
+            // Parley's finer grants: WHIP publishes, WHEP subscribes.
+            let noPublish = try await send(s, "POST", "/v1/rooms/stage/whip",
+                                           token: try s.token(identity: "cam", grants: [.video(VideoGrant(room: "stage", canPublish: false))]),
+                                           body: Self.publishOffer)
+            #expect(noPublish.status == 403 && errorCode(noPublish) == 20106)
+            let noSubscribe = try await send(s, "POST", "/v1/rooms/stage/whep",
+                                             token: try s.token(identity: "viewer", grants: [.video(VideoGrant(room: "stage", canSubscribe: false))]),
+                                             body: Self.viewOffer)
+            #expect(noSubscribe.status == 403 && errorCode(noSubscribe) == 20106)
             let garbage = try await send(s, "POST", "/v1/rooms/stage/whip", token: try video(s, "cam"), body: "hello")
             #expect(garbage.status == 400 && errorCode(garbage) == 53403)
             let noSending = try await send(s, "POST", "/v1/rooms/stage/whip", token: try video(s, "cam"), body: Self.viewOffer)

@@ -114,3 +114,20 @@ extension RoomSessionTests.Fixture {
         await service.settle()
     }
 }
+
+extension RoomActivityTests {
+    /// A downlink that carries less than its subscriptions want lowers the level (Twilio's
+    /// bandwidth part): 30 % of what the largest layers take is level 1 on a clean path.
+    @Test func aNarrowDownlinkLowersTheLevel() async throws {
+        let f = try Fixture()
+        let alice = RecordingLink()
+        let a = try await f.connect("alice", alice, quality: true)
+        _ = alice.take()
+        f.media.fire(.quality(session: "S1", RoomMediaQuality(uplinkLoss: 0, downlinkLoss: 0, roundTripTime: .milliseconds(20),
+                                                              jitter: 0.002, downlinkBitrateEstimate: 300_000,
+                                                              downlinkBitrateWanted: 1_000_000)), session: "S1")
+        await f.service.settle()
+        #expect(Self.levels(alice) == [[RoomNetworkQualityLevel(participantSid: a.participant.sid, level: 1)]])
+        f.close()
+    }
+}

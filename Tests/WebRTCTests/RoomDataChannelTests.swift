@@ -126,7 +126,9 @@ import WebRTC
     /// A subscriber that stops acknowledging (its network gone) fills its association's send
     /// buffer: its reliable channel is closed and counted, the publisher and the others go on.
     @Test(.timeLimit(.minutes(1))) func aSubscriberThatDoesNotDrainLosesTheChannel() async throws {
-        let server = try MediaTransportServer()
+        var configuration = MediaTransportServer.Configuration()
+        configuration.roomDataBitrate = 0  // megabytes at once: no rate cap in the way
+        let server = try MediaTransportServer(configuration: configuration)
         let alice = try await Participant.join(server)
         let bob = try await Participant.join(server)
         let carol = try await Participant.join(server)
@@ -151,6 +153,31 @@ import WebRTC
         #expect(bobSession?.dataChannelsDropped == 1 && (bobSession?.dataMessagesDropped ?? 0) >= 1, "\(String(describing: bobSession))")
         #expect((bobSession?.dataMessagesForwarded ?? 0) < 40)
         for p in [alice, bob, carol] { await p.close() }
+        await server.shutdown()
+    }
+}
+
+extension RoomDataChannelTests {
+    /// A data track is capped (`roomDataBitrate`): past its bytes a second plus a 64 KiB burst,
+    /// the publisher's messages are dropped and counted, not forwarded.
+    @Test(.timeLimit(.minutes(1))) func aDataTrackPastItsRateIsDropped() async throws {
+        var configuration = MediaTransportServer.Configuration()
+        configuration.roomDataBitrate = 80_000  // 10 kB/s
+        let server = try MediaTransportServer(configuration: configuration)
+        let alice = try await Participant.join(server)
+        let bob = try await Participant.join(server)
+        let chat = try await alice.open("chat")
+        #expect(await server.routeData(alice.channel("chat"), to: bob.channel("MTchat")))
+        let atBob = try #require(await bob.remote("MTchat"))
+        // 40 messages of 4 kB at once: the 64 KiB burst takes 16, the rest is over the rate.
+        let message = [UInt8](repeating: 0x61, count: 4_000)
+        for _ in 0..<40 { #expect(await alice.pc.sendData(message, isBinary: false, on: chat)) }
+        #expect(await eventually { await server.session(id: alice.answer.id)?.counters.dataMessagesReceived == 40 })
+        let counters = await server.session(id: alice.answer.id)?.counters
+        let over = counters?.dataMessagesOverRate ?? 0
+        #expect((23...24).contains(over), "\(over) over the rate")
+        #expect(await eventually { bob.messages(on: atBob.stream).count == 40 - over })
+        for p in [alice, bob] { await p.close() }
         await server.shutdown()
     }
 }

@@ -177,7 +177,7 @@ let package = Package(
         // Rooms: the room registry, participants, tracks and subscriptions, room signaling, status
         // callbacks; media through `RoomMediaPlane` (the SFU on WebRTC's media socket).
         .target(name: "RoomService",
-                dependencies: ["ParleyCore", "ParleyStore", "PlatformCore", "SFU", "TwiML", "VideoREST", "Signaling", "ServerMedia"],
+                dependencies: ["ParleyCore", "ParleyStore", "PlatformCore", "SFU", "TwiML", "VideoREST", "Signaling", "ServerMedia", "ParleyOpus"],
                 swiftSettings: strict),
         // The wiring: configuration, `PlatformServer` (store, media socket, engine, routers,
         // listener), the `/v1/echo` endpoint.
@@ -299,7 +299,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "RoomServiceTests",
                     dependencies: ["RoomService", "VideoREST", "ParleyTestSupport", "ParleyTestClock", "PlatformCore", "ParleyStore",
-                                   "ParleyNet", "ParleyCore", "SFU", "Signaling", "ServerMedia"],
+                                   "ParleyNet", "ParleyCore", "SFU", "Signaling", "ServerMedia", "ParleyOpus"],
                     swiftSettings: strict),
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",

@@ -130,6 +130,7 @@ public final class PlatformServer: Sendable {
         let iceServers = try configuration.iceServerIssuer()
         roomConfig.iceServers = Self.roomICEServers(iceServers)
         roomConfig.recordingsDirectory = configuration.recordingsDirectory
+        roomConfig.mixClock = mediaClock
         // One ffmpeg for remuxes and compositions; shutdown kills what it runs.
         let ffmpeg = FFmpeg()
         if ffmpeg == nil { Log.warning(.platform, "ffmpeg is not installed: room recordings and compositions will fail") }

@@ -16,9 +16,10 @@ import Signaling
 ///   as a track (see `RoomResourceOffer`), receiving nothing → `201 Created`,
 ///   `Content-Type: application/sdp`, `Location: /v1/rooms/{room}/whip/{PA…}`, `ETag`.
 /// - `POST /v1/rooms/{room}/whep[?participant=IDENTITY | ?tracks=MT…,MT…]`: the offer's recvonly
-///   sections are filled with the room's tracks (`WHEPSelection`: by default the first published
-///   audio and video, video following the dominant speaker; tracks published later fill empty
-///   slots); it publishes nothing → 201 as above with `/whep/{PA…}`.
+///   sections are filled with the room's tracks (`WHEPSelection`: by default the room's mixed
+///   audio in the first audio section and the first published video, following the dominant
+///   speaker; tracks published later fill empty slots); it publishes nothing → 201 as above with
+///   `/whep/{PA…}`.
 /// - `DELETE` on the resource: the participant leaves → 200; 404 when unknown, gone or another
 ///   account's.
 /// - `PATCH` on the resource (trickle ICE, ICE restart) → 405: the server is ICE-lite and puts all
@@ -104,7 +105,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
         }
         let selection: WHEPSelection? = switch route.kind {
         case .whip: nil
-        case .whep: WHEPSelection(choice: Self.choice(request), slots: offer.slots)
+        case .whep: WHEPSelection(choice: Self.choice(request), slots: offer.slots, mixesAudio: rooms.mixesAudio)
         }
         await prune()
         let link = RoomResourceLink(rooms: rooms, owners: owners, selection: selection)
@@ -113,6 +114,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
                                                  offer: sdp, tracks: route.kind == .whip ? offer.tracks : [],
                                                  automaticSubscription: false, permissions: RoomPermissions(grant), link: link)
             let sid = joined.participant.sid
+            if selection?.mixesAudio == true { await rooms.hearRoomMix(participantSid: sid) }
             owners.started(sid, owner: RoomResourceOwner(kind: route.kind, accountSid: token.accountSid,
                                                          apiKeySid: token.apiKeySid, roomSid: joined.room.sid,
                                                          roomName: joined.room.name))

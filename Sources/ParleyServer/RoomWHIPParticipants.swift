@@ -45,8 +45,8 @@ struct RoomResourceOffer: Equatable {
 /// unpublished or refused; tracks published later fill slots still empty.
 struct WHEPSelection: Equatable {
     enum Choice: Equatable {
-        /// The room's first published audio and video; video follows `room.dominantSpeaker`
-        /// when the room reports one (audio stays: no mix of several speakers is made).
+        /// The room's mixed audio (when the server mixes: `mixesAudio`, else its first published
+        /// audio) and its first published video, which follows `room.dominantSpeaker`.
         case room
         /// The tracks of the participant with this identity.
         case participant(identity: String)
@@ -67,6 +67,8 @@ struct WHEPSelection: Equatable {
 
     let choice: Choice
     let slots: [RoomTrackKind: Int]
+    /// The room's mix takes one audio slot (`RoomService.hearRoomMix`), so no track does.
+    let mixesAudio: Bool
     /// The viewer's own participant SID, from `room.joined`.
     private(set) var participantSid: String?
     private var identities: [String: String] = [:]
@@ -76,9 +78,10 @@ struct WHEPSelection: Equatable {
     private var refused: Set<String> = []
     private var dominantSpeaker: String?
 
-    init(choice: Choice, slots: [RoomTrackKind: Int]) {
+    init(choice: Choice, slots: [RoomTrackKind: Int], mixesAudio: Bool = false) {
         self.choice = choice
         self.slots = slots
+        self.mixesAudio = mixesAudio && choice == .room && (slots[.audio] ?? 0) > 0
     }
 
     /// Takes one of the viewer's messages; returns what to change (nothing before `room.joined`).
@@ -140,7 +143,7 @@ struct WHEPSelection: Equatable {
     private mutating func plan() -> Changes {
         var changes = Changes()
         for kind in [RoomTrackKind.audio, .video] {
-            let count = slots[kind] ?? 0
+            let count = (slots[kind] ?? 0) - (kind == .audio && mixesAudio ? 1 : 0)
             let ranked = candidates(kind).map(\.sid)
             var held = receiving.filter { $0.value == kind }.map(\.key).sorted()
             // Slots are sticky, but with every one taken video moves to the dominant speaker.

@@ -49,13 +49,17 @@ struct WebRTCRoomMedia: RoomMediaPlane {
         }?.encodingName
     }
 
+    func play(_ payload: [UInt8], samples: Int, to slot: RoomTrackAddress) {
+        transport.play(EncodedAudioFrame(payload: payload, samples: samples), to: MediaSectionAddress(session: slot.session, mid: slot.mid))
+    }
+
     func requestKeyframe(_ section: RoomTrackAddress, ssrc: UInt32?) async {
         await transport.requestKeyframe(section: MediaSectionAddress(session: section.session, mid: section.mid), ssrc: ssrc)
     }
 
     static func description(_ answer: RoomSessionAnswer) -> RoomMediaDescription {
         func sections(_ list: [RoomSessionAnswer.Section]) -> [RoomMediaDescription.Section] {
-            list.map { .init(mid: $0.mid, kind: $0.codec.audio == nil ? .video : .audio) }
+            list.map { .init(mid: $0.mid, kind: $0.codec.audio == nil ? .video : .audio, codec: $0.codec.encodingName) }
         }
         return RoomMediaDescription(session: answer.id, answer: answer.sdp, sending: sections(answer.sending),
                                     receiving: sections(answer.receiving), application: answer.application)

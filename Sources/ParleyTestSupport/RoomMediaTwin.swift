@@ -33,6 +33,7 @@ public final class RoomMediaTwin: RoomMediaPlane {
         var taps: [RoomTrackAddress: @Sendable (TappedRTPPacket) -> Void] = [:]
         var codecs: [String: String] = [:]
         var keyframeRequests: [RoomTrackAddress] = []
+        var played: [RoomTrackAddress: [[UInt8]]] = [:]
     }
 
     private let state = Mutex(State())
@@ -98,6 +99,13 @@ public final class RoomMediaTwin: RoomMediaPlane {
     public func requestKeyframe(_ section: RoomTrackAddress, ssrc: UInt32?) async {
         state.withLock { $0.keyframeRequests.append(section) }
     }
+
+    public func play(_ payload: [UInt8], samples: Int, to slot: RoomTrackAddress) {
+        state.withLock { $0.played[slot, default: []].append(payload) }
+    }
+
+    /// The frames the service played into each slot (the room's mix), in order.
+    public var played: [RoomTrackAddress: [[UInt8]]] { state.withLock { $0.played } }
 
     /// The codec `tap` reports for sections with this mid (`opus` when not set).
     public func setCodec(_ codec: String, mid: String) { state.withLock { $0.codecs[mid] = codec } }

@@ -11,6 +11,17 @@ struct RoomSession {
         let mid: String
         let kind: TrackKind
         var trackSid: String?
+        /// The negotiated codec's rtpmap name, when the media plane said.
+        var codec: String?
+        /// It carries the room's mixed audio (`RoomService+Mix`), no track.
+        var mixed = false
+
+        init(mid: String, kind: TrackKind, trackSid: String? = nil, codec: String? = nil) {
+            self.mid = mid
+            self.kind = kind
+            self.trackSid = trackSid
+            self.codec = codec
+        }
     }
 
     /// A remote track the participant should receive.
@@ -48,7 +59,7 @@ struct RoomSession {
 
     init(_ description: RoomMediaDescription, automaticSubscription: Bool) {
         id = description.session
-        slots = description.receiving.map { Slot(mid: $0.mid, kind: $0.kind) }
+        slots = description.receiving.map { Slot(mid: $0.mid, kind: $0.kind, codec: $0.codec) }
         sending = Dictionary(description.sending.map { ($0.mid, $0.kind) }, uniquingKeysWith: { first, _ in first })
         self.automaticSubscription = automaticSubscription
         application = description.application
@@ -70,13 +81,23 @@ struct RoomSession {
         let kept = Set(description.receiving.map(\.mid))
         let goneSlots = slots.filter { !kept.contains($0.mid) }
         slots = description.receiving.map { section in
-            if let slot = old[section.mid], slot.kind == section.kind { slot } else { Slot(mid: section.mid, kind: section.kind) }
+            if let slot = old[section.mid], slot.kind == section.kind { slot } else {
+                Slot(mid: section.mid, kind: section.kind, codec: section.codec)
+            }
         }
         let newSending = Dictionary(description.sending.map { ($0.mid, $0.kind) }, uniquingKeysWith: { first, _ in first })
         let goneSending = sending.keys.filter { newSending[$0] == nil }.sorted()
         sending = newSending
         asked = [:]
         return (goneSlots + applyData(description.application), goneSending)
+    }
+
+    /// Makes the first free audio slot the one carrying the room's mix; nil when none is free.
+    mutating func takeMixSlot() -> Slot? {
+        if let slot = slots.first(where: \.mixed) { return slot }
+        guard let index = slots.firstIndex(where: { $0.kind == .audio && $0.trackSid == nil }) else { return nil }
+        slots[index].mixed = true
+        return slots[index]
     }
 
     /// Empties the slot carrying `trackSid` (its track is gone); the slot, if one carried it.
@@ -105,7 +126,7 @@ struct RoomSession {
         let carried = Set(slots.compactMap(\.trackSid))
         var missing: [TrackKind: Int] = [:]
         for track in wanted where !carried.contains(track.trackSid) {
-            if let index = slots.firstIndex(where: { $0.trackSid == nil && $0.kind == track.kind }) {
+            if let index = slots.firstIndex(where: { $0.trackSid == nil && !$0.mixed && $0.kind == track.kind }) {
                 slots[index].trackSid = track.trackSid
                 plan.filled.append(slots[index])
             } else {

@@ -41,6 +41,10 @@ public protocol RoomMediaPlane: Sendable {
     func tap(_ section: RoomTrackAddress, _ tap: (@Sendable (TappedRTPPacket) -> Void)?) async -> String?
     /// Asks the publisher of `section` for a key frame (of the layer sent with `ssrc`).
     func requestKeyframe(_ section: RoomTrackAddress, ssrc: UInt32?) async
+    /// Sends one audio frame the server encoded (the room's mix, in the slot's codec) in the
+    /// receive slot `slot`, which no route feeds; returns at once, paced by the caller (20 ms).
+    /// Defaults in `RoomMediaPlane+Taps` (nothing is sent).
+    func play(_ payload: [UInt8], samples: Int, to slot: RoomTrackAddress)
 }
 
 /// One m-section of one session, by its `a=mid`.
@@ -85,10 +89,13 @@ public struct RoomMediaDescription: Sendable, Equatable {
     public struct Section: Sendable, Equatable {
         public var mid: String
         public var kind: TrackKind
+        /// The negotiated codec's rtpmap name (`opus`, `PCMU`, `VP8`, …), when the plane says.
+        public var codec: String?
 
-        public init(mid: String, kind: TrackKind) {
+        public init(mid: String, kind: TrackKind, codec: String? = nil) {
             self.mid = mid
             self.kind = kind
+            self.codec = codec
         }
     }
 

@@ -143,6 +143,7 @@ extension RoomService {
     private func finish(_ live: LiveParticipant) -> ParticipantRecord {
         unpublishAll(of: live.record)
         if let session = live.session { sessionGone(session, of: live.record) } else { peerGone(live.record) }
+        reconcileMix(roomSid: live.record.roomSid)
         activityGone(of: live.record)
         var record = live.record
         let time = now

@@ -139,13 +139,12 @@ extension RoomService {
     }
 
     private func startRecording(_ track: PublishedTrackRecord, of participant: ParticipantRecord, at address: RoomTrackAddress) {
-        guard let media else { return }
+        guard media != nil else { return }
         let sid = SID.make("RT")
         let inlet = RecordingInlet()
         recording.live[track.sid] = LiveRecording(sid: sid, roomSid: track.roomSid, track: track, participant: participant,
                                                   address: address, inlet: inlet)
-        mediaWork.post { [weak self] in
-            let codec = await media.tap(address) { inlet.receive($0) }
+        attachTap(address, .recording, { inlet.receive($0) }) { [weak self] codec in
             await self?.recordingTapped(trackSid: track.sid, sid: sid, codec: codec)
         }
     }
@@ -196,7 +195,7 @@ extension RoomService {
         Log.warning(.platform, "room \(live.roomSid): recording \(sid) of track \(trackSid) failed: \(failure)")
         recording.live[trackSid] = nil
         live.inlet.close()
-        if let media { mediaWork.post { [address = live.address] in _ = await media.tap(address, nil) } }
+        detachTap(live.address, .recording)
         emit(live.roomSid) { room, sequence, now in
             RoomCallbacks.recording(record, track: track, participant: participant, room: room, event: "recording-failed",
                                     sequence: sequence, now: now)
@@ -206,19 +205,15 @@ extension RoomService {
 
     /// Stops a track's recording: its tap is removed, then the file is finished off the actor.
     func stopRecording(trackSid: String) {
-        guard let live = recording.live.removeValue(forKey: trackSid), let media else { return }
+        guard let live = recording.live.removeValue(forKey: trackSid), media != nil else { return }
         let (address, inlet) = (live.address, live.inlet)
         guard let record = live.record, let recorder = live.recorder else {
-            mediaWork.post {
-                _ = await media.tap(address, nil)
-                inlet.close()
-            }
+            detachTap(address, .recording) { inlet.close() }
             return
         }
         recording.finishing[live.roomSid, default: 0] += 1
         let (track, participant) = (live.track, live.participant)
-        mediaWork.post { [weak self] in
-            _ = await media.tap(address, nil)
+        detachTap(address, .recording) { [weak self] in
             inlet.close()
             Task { await self?.finishRecording(record, recorder: recorder, track: track, participant: participant) }
         }

@@ -52,6 +52,7 @@ extension RoomService {
         callBack(track: record, participant: participant.record, event: "track-added")
         trackPublished(record.sid)
         reconcileRecordings(roomSid: record.roomSid)
+        reconcileMix(roomSid: record.roomSid)
         return record
     }
 
@@ -70,6 +71,7 @@ extension RoomService {
         callBack(track: track, participant: publisher, event: "track-removed")
         trackUnpublished(track)
         reconcileRecordings(roomSid: track.roomSid)
+        reconcileMix(roomSid: track.roomSid)
     }
 
     /// Enables or disables a published track (`track-enabled`, `track-disabled`); false if it is

@@ -28,6 +28,9 @@ public actor RoomService: RoomControl {
         /// Makes a finished track file (Ogg Opus, IVF) Matroska and returns its size; by
         /// default `ffmpeg -c copy` (`RoomService+Recordings`).
         public var remux: (@Sendable (_ input: String, _ output: String) async throws(MediaError) -> Int64)?
+        /// The 20 ms clock that ticks rooms' audio mixes (`RoomService+Mix`); nil: no room mixes
+        /// audio (WHEP viewers get a published track instead).
+        public var mixClock: MediaClock?
         public init() {}
     }
 
@@ -65,6 +68,10 @@ public actor RoomService: RoomControl {
     var sessionOwners: [String: String] = [:]
     /// Recording rules, recordings in progress and rooms whose recordings still finish.
     var recording = RoomRecordingState()
+    /// The media plane's taps on published sections, shared by recordings and mixes.
+    var sectionTaps: [RoomTrackAddress: SectionTap] = [:]
+    /// Rooms' mixed audio, by room SID, while someone hears it.
+    var mixes: [String: RoomAudioMix] = [:]
     /// Every session's media events, handled in order by one task.
     nonisolated let mediaEventSink: AsyncStream<MediaInput>.Continuation
 

@@ -54,14 +54,16 @@ package final class ConferenceMixer: MediaClockTarget {
     }
 
     /// Adds `session` to the room from the next tick. `input` is where its tap stores packets.
-    /// An inactive participant neither hears nor is heard until `setActive`.
-    package func add(session: String, codec: CallAudioCodec, input: ConferenceInput, muted: Bool, active: Bool) throws(MediaError) {
+    /// An inactive participant neither hears nor is heard until `setActive`; one that does not
+    /// `hear` is only mixed in (a video room's publisher, whose listeners are other parties).
+    package func add(session: String, codec: CallAudioCodec, input: ConferenceInput, muted: Bool, active: Bool,
+                     hears: Bool = true) throws(MediaError) {
         let configuration = self.configuration
         // Made under the lock: the codecs are not Sendable, so they are born where they live.
         let made: Result<Void, MediaError> = state.withLock { s in
             do throws(MediaError) {
                 let party = try ConferenceParty(session: session, codec: codec, input: input, muted: muted, active: active,
-                                                configuration: configuration)
+                                                hears: hears, configuration: configuration)
                 let index = Self.index(of: codec)
                 if s.sharedEncoders[index] == nil {
                     s.sharedEncoders[index] = try Self.encoder(codec, configuration)
@@ -156,13 +158,13 @@ package final class ConferenceMixer: MediaClockTarget {
         while index < s.parties.count {
             let party = s.parties[index]
             index += 1
-            guard party.isActive else { continue }
+            guard party.isActive, let encoder = party.encoder else { continue }
             let payload: [UInt8]?
             if party.isMuted {
                 payload = sharedPayload(for: party.codec, &s, encoded: &encoded)
             } else {
                 fill(&s.scratch, from: s.total, minus: party.hasAudio ? party.pcm : nil)
-                payload = s.scratch.withUnsafeBufferPointer { try? party.encoder.encode($0) }
+                payload = s.scratch.withUnsafeBufferPointer { try? encoder.encode($0) }
                 encoded += 1
             }
             if let payload { sink.play(payload, samples: party.codec.samplesPerFrame, to: party.session) }

@@ -26,7 +26,7 @@ package final class ConferenceInput: Sendable {
     }
 
     /// Packets received and dropped (late, duplicate, or over the latency bound) so far.
-    var counts: (received: Int, dropped: Int) {
+    package var counts: (received: Int, dropped: Int) {
         queue.withLock { ($0.received, $0.dropped) }
     }
 }
@@ -48,8 +48,9 @@ final class ConferenceParty {
     /// This tick's decoded (or concealed) 20 ms at 48 kHz, valid when `hasAudio`.
     private(set) var pcm: [Int16]
     private(set) var hasAudio = false
-    /// Own encoder (one stream state per receiver: Opus frames depend on the previous ones).
-    let encoder: FrameEncoder
+    /// Own encoder (one stream state per receiver: Opus frames depend on the previous ones);
+    /// none for a party that hears nothing.
+    let encoder: FrameEncoder?
     private let decoder: any AudioDecoder
     /// 8 → 48 kHz for G.711 participants.
     private let upsampler: Resampler?
@@ -61,7 +62,7 @@ final class ConferenceParty {
     private(set) var framesDecoded = 0
     private(set) var framesConcealed = 0
 
-    init(session: String, codec: CallAudioCodec, input: ConferenceInput, muted: Bool, active: Bool,
+    init(session: String, codec: CallAudioCodec, input: ConferenceInput, muted: Bool, active: Bool, hears: Bool = true,
          configuration: CallMediaPlayer.Configuration) throws(MediaError) {
         self.session = session
         self.codec = codec
@@ -69,7 +70,7 @@ final class ConferenceParty {
         isMuted = muted
         isActive = active
         do {
-            encoder = try FrameEncoder(codec: codec, configuration: configuration)
+            encoder = hears ? try FrameEncoder(codec: codec, configuration: configuration) : nil
             switch codec {
             case .opus:
                 decoder = try OpusAudioDecoder(sampleRate: MediaAudio.sampleRate, channels: 1)

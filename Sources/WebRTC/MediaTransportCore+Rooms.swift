@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyNet
 import ParleyRTP
 import SDP
 import SFU
@@ -88,6 +89,17 @@ extension MediaTransportCore {
     }
 
     /// Routes a published section into a slot (nil empties it); see `MediaTransportServer.route`.
+    func play(_ frame: EncodedAudioFrame, to slot: MediaSectionAddress) {
+        guard let session = sessions[slot.session], session.kind == .room, let batch = socket?.sendBatch,
+              let section = session.offer.sections.first(where: { $0.mid == slot.mid && $0.isAccepted }),
+              let track = session.trackIndex(section: section.index) else { return }
+        if session.play(frame, track: track, now: now, batch: batch) {
+            stats.datagramsSent += 1
+            stats.framesPlayed += 1
+        }
+        flush()
+    }
+
     func route(_ source: MediaSectionAddress?, to slot: MediaSectionAddress, priority: TrackPriority = .standard) -> Bool {
         guard let sink = sessions[slot.session], sink.kind == .room, !sink.state.isTerminal,
               let section = sink.offer.sections.first(where: { $0.mid == slot.mid && $0.isAccepted }),

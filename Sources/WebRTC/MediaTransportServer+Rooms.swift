@@ -89,6 +89,15 @@ extension MediaTransportServer {
         return await onLoop { core.value.route(source, to: slot, priority: priority) }
     }
 
+    /// Sends one audio frame the server encoded (in the slot's codec: a room's mixed audio) in a
+    /// room session's receive slot `slot` that no route feeds, continuing its sequence numbers
+    /// and timestamps as `play(_:to:)` does for a call's stream. Returns at once; frames for an
+    /// unknown, routed, video or unconnected slot are dropped (`framesDropped`).
+    public func play(_ frame: EncodedAudioFrame, to slot: MediaSectionAddress) {
+        let core = self.core
+        loop.execute { core.value.play(frame, to: slot) }
+    }
+
     /// How a room session's downlink is shared among the video slots it receives (Twilio's
     /// bandwidth profile: mode, maxSubscriptionBitrate, switch-off, render dimensions).
     public func setBandwidthProfile(_ profile: BandwidthProfile, session id: String) async {

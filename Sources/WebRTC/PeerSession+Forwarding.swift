@@ -151,23 +151,26 @@ extension PeerSession {
         return true
     }
 
-    /// Sends a frame the server encoded on our audio track (an RTP packet built in a send-batch
-    /// slot; wrapped in RED when our track adds redundancy). Dropped while a forwarding source
-    /// feeds the stream. False if it was not queued.
-    func play(_ frame: EncodedAudioFrame, now: Double, batch: UDPSendBatch) -> Bool {
-        guard source == nil, state == .connected, let destination = selectedSocketAddress, frame.samples >= 0 else {
+    /// Sends a frame the server encoded on our audio track `track` (a call's only track, or a
+    /// room session's receive slot): an RTP packet built in a send-batch slot, wrapped in RED
+    /// when the track adds redundancy. Dropped while a forwarding source feeds the stream (the
+    /// call's source, the slot's route). False if it was not queued.
+    func play(_ frame: EncodedAudioFrame, track: Int = 0, now: Double, batch: UDPSendBatch) -> Bool {
+        let fed = kind == .room ? roomSources.indices.contains(track) && roomSources[track] != nil : source != nil
+        guard !fed, tracks.indices.contains(track), tracks[track].kind == .audio, state == .connected,
+              let destination = selectedSocketAddress, frame.samples >= 0 else {
             counters.framesDropped += 1
             return false
         }
-        let update = tracks[0].play(samples: UInt32(clamping: frame.samples), now: now)
+        let update = tracks[track].play(samples: UInt32(clamping: frame.samples), now: now)
         let payloadBytes = frame.payload.withUnsafeBytes { payload in
-            queuePacket(update, track: 0, source: nil, frame: payload, to: destination, now: now, batch: batch)
+            queuePacket(update, track: track, source: nil, frame: payload, to: destination, now: now, batch: batch)
         }
         guard let payloadBytes else {
             counters.framesDropped += 1
             return false
         }
-        rtp.noteSent(stream: 0, timestamp: update.timestamp, payloadBytes: payloadBytes, now: now)
+        rtp.noteSent(stream: track, timestamp: update.timestamp, payloadBytes: payloadBytes, now: now)
         counters.framesPlayed += 1
         return true
     }

@@ -12,7 +12,8 @@ import Testing
 /// identity (`?participant=cam`). Both viewers must decode the tone and the video (the first
 /// gets them when they are published); the Rooms REST API (Basic auth) lists the three
 /// participants; DELETE of each resource disconnects it. Then speech through the same path,
-/// scored with PESQ-WB.
+/// scored with PESQ-WB, mixed (the default) and forwarded; and two publishers' tones, which the
+/// default viewer hears mixed.
 ///
 /// Needs the project venv (aiortc); without it the test fails, it does not skip.
 @Suite(.serialized, .tags(.interop)) struct AiortcWHIPInteropTests {
@@ -99,14 +100,36 @@ import Testing
             let speech = pad + (try SpeechMaterial.load(run.path("spoken.wav"), rate: 48_000)) + pad
             try SpeechMaterial.save(speech, rate: 48_000, to: run.path("source.wav"))
             let result = try await run.script(AiortcWHIPScript.speech, [
-                run.base, try run.token("speaker"), try run.token("listener"), run.path("source.wav"), run.path("received.wav"),
+                run.base, try run.token("speaker"), try run.token("listener"), try run.token("second"), run.path("source.wav"),
+                run.path("mixed.wav"), run.path("forwarded.wav"),
             ])
-            #expect(result["deletes"] as? [Int] == [200, 200], "\(result)")
+            #expect(result["deletes"] as? [Int] == [200, 200, 200], "\(result)")
             let reference = try SpeechMaterial.resample(speech, from: 48_000, to: 16_000)
-            let degraded = try SpeechMaterial.load(run.path("received.wav"), rate: 16_000)
-            let score = try #require(try SpeechMaterial.pesq([(reference, degraded)], packageRoot: Python.packageRoot).first)
-            print("PESQ-WB through WHIP → room → WHEP: \(score) (\(speech.count / 48) ms sent, \(degraded.count / 16) ms recorded)")
-            #expect(score >= 4.0)  // 4.5 measured: nothing on the path decodes or re-encodes
+            let mixed = try SpeechMaterial.load(run.path("mixed.wav"), rate: 16_000)
+            let forwarded = try SpeechMaterial.load(run.path("forwarded.wav"), rate: 16_000)
+            let scores = try SpeechMaterial.pesq([(reference, mixed), (reference, forwarded)], packageRoot: Python.packageRoot)
+            try #require(scores.count == 2)
+            print("PESQ-WB through WHIP → room → WHEP: mixed \(scores[0]), forwarded \(scores[1]) "
+                  + "(\(speech.count / 48) ms sent, \(mixed.count / 16) / \(forwarded.count / 16) ms recorded)")
+            #expect(scores[1] >= 4.0)  // 4.5 measured: nothing on the forwarded path decodes or re-encodes
+            #expect(scores[0] >= 3.8)  // 4.03 measured: the mix decodes and encodes once more (Opus 64 kbit/s)
+        }
+    }
+
+    /// Two publishers' tones over WHIP: the default WHEP viewer hears the room's mix (both), one
+    /// that asks for a participant hears only that participant's.
+    @Test(.timeLimit(.minutes(1))) func theDefaultWHEPViewerHearsTheRoomsMix() async throws {
+        try await withRun { run in
+            let result = try await run.script(AiortcWHIPScript.mix, [
+                run.base, try run.token("low"), try run.token("high"), try run.token("viewer"), try run.token("fan"), "3",
+            ])
+            print("aiortc WHEP mix: \(result)")
+            let mixed = result["mixed"] as? [String: Double] ?? [:]
+            let lowOnly = result["low_only"] as? [String: Double] ?? [:]
+            #expect(mixed["440"] ?? 0 > 100 && mixed["1000"] ?? 0 > 100, "the mix has both tones: \(result)")
+            // Forwarded untouched: 1 kHz is the 440 Hz tone's codec noise, a thousandth of it at most.
+            #expect(lowOnly["440"] ?? 0 > 100 && lowOnly["1000"] ?? 0 < (lowOnly["440"] ?? 0) / 1_000,
+                    "?participant=low has only low's: \(result)")
         }
     }
 }
@@ -195,8 +218,8 @@ asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 }
 
 extension AiortcWHIPScript {
-    /// A speaker publishes a 48 kHz WAV over WHIP; a listener (over WHEP before it) records what
-    /// it decodes into another WAV; both DELETE.
+    /// A speaker publishes a 48 kHz WAV over WHIP; two listeners (over WHEP before it: the
+    /// room's mix, and the speaker's track by identity) record what they decode into WAVs; all DELETE.
     static let speech = helpers + #"""
 import wave
 
@@ -208,38 +231,99 @@ class Speech(Tone):
         chunk = self.speech[start:start + count]
         return np.concatenate([chunk, np.zeros(count - len(chunk), dtype=np.int16)])
 
-async def main(base, speaker_token, listener_token, source, received):
+def save(path, chunks):
+    pcm = np.concatenate(chunks).astype(np.int16) if chunks else np.zeros(0, dtype=np.int16)
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(RATE)
+        w.writeframes(pcm.tobytes())
+
+async def main(base, speaker_token, listener_token, second_token, source, mixed, forwarded):
     posts, result = {}, {}
     with wave.open(source, "rb") as w:
         samples = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
     try:
-        listener = peer()
-        listener.addTransceiver("audio", direction="recvonly")
-        chunks, frames = [], []
-        record(listener, chunks, frames)
-        heard = await post(listener, base + "/v1/rooms/stage/whep", listener_token, posts, "listener")
+        # One listener takes the room's default (its mixed audio), one the speaker's own track.
+        listeners, heard = [], []
+        for query, name, token in [("", "mixed", listener_token), ("?participant=speaker", "forwarded", second_token)]:
+            pc = peer()
+            pc.addTransceiver("audio", direction="recvonly")
+            chunks, frames = [], []
+            record(pc, chunks, frames)
+            heard.append(await post(pc, base + "/v1/rooms/stage/whep" + query, token, posts, name))
+            listeners.append((pc, chunks, frames))
         speaker = peer()
         speaker.addTransceiver(Speech(samples), direction="sendonly")
         said = await post(speaker, base + "/v1/rooms/stage/whip", speaker_token, posts, "speaker")
         await asyncio.sleep(len(samples) / RATE + 1.5)
         deletes = []
-        for at, token in [(heard, listener_token), (said, speaker_token)]:
+        for at, token in [(heard[0], listener_token), (heard[1], second_token), (said, speaker_token)]:
             status, _, _ = await asyncio.to_thread(http, "DELETE", base + at, None, {"Authorization": "Bearer " + token})
             deletes.append(status)
-        result["deletes"], result["frames"] = deletes, len(frames)
-        for pc in (listener, speaker):
+        result["deletes"], result["frames"] = deletes, [len(f) for _, _, f in listeners]
+        for pc in [l[0] for l in listeners] + [speaker]:
             await pc.close()
-        pcm = np.concatenate(chunks).astype(np.int16) if chunks else np.zeros(0, dtype=np.int16)
-        with wave.open(received, "wb") as w:
-            w.setnchannels(1)
-            w.setsampwidth(2)
-            w.setframerate(RATE)
-            w.writeframes(pcm.tobytes())
+        save(mixed, listeners[0][1])
+        save(forwarded, listeners[1][1])
     except Exception as e:
         result["error"] = repr(e)
     result["posts"] = posts
     print(json.dumps({"result": result}), flush=True)
 
-asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]))
+asyncio.run(main(*sys.argv[1:8]))
+"""#
+
+    /// Two speakers publish tones (440 Hz, 1 kHz) over WHIP; a default WHEP viewer and one that
+    /// asks for `low` by identity report how strong each tone is in what they decode (the
+    /// magnitude of the spectrum at each frequency over its median).
+    static let mix = helpers + #"""
+class Pitch(Tone):
+    def __init__(self, hz):
+        super().__init__()
+        self.hz = hz
+    def samples(self, start, count):
+        t = (np.arange(count) + start) / RATE
+        return (0.25 * 32767 * np.sin(2 * np.pi * self.hz * t)).astype(np.int16)
+
+def strengths(chunks):
+    if not chunks:
+        return {"440": 0.0, "1000": 0.0}
+    pcm = np.concatenate(chunks).astype(np.float64)[RATE:]  # after the first second
+    spectrum = np.abs(np.fft.rfft(pcm))
+    hz = np.fft.rfftfreq(len(pcm), 1 / RATE)
+    floor = float(np.median(spectrum)) or 1.0
+    def at(f):
+        band = (hz > f - 5) & (hz < f + 5)
+        return round(float(spectrum[band].max()) / floor, 1) if band.any() else 0.0
+    return {"440": at(440), "1000": at(1000)}
+
+async def main(base, low_token, high_token, viewer_token, fan_token, seconds):
+    posts, result = {}, {}
+    try:
+        pcs, got = [], {}
+        for hz, token, name in [(440, low_token, "low"), (1000, high_token, "high")]:
+            pc = peer()
+            pc.addTransceiver(Pitch(hz), direction="sendonly")
+            await post(pc, base + "/v1/rooms/stage/whip", token, posts, name)
+            pcs.append(pc)
+        for query, name, token in [("", "mixed", viewer_token), ("?participant=low", "low_only", fan_token)]:
+            pc = peer()
+            pc.addTransceiver("audio", direction="recvonly")
+            got[name] = []
+            record(pc, got[name], [])
+            await post(pc, base + "/v1/rooms/stage/whep" + query, token, posts, name)
+            pcs.append(pc)
+        await asyncio.sleep(seconds)
+        for name in got:
+            result[name] = strengths(got[name])
+        for pc in pcs:
+            await pc.close()
+    except Exception as e:
+        result["error"] = repr(e)
+    result["posts"] = posts
+    print(json.dumps({"result": result}), flush=True)
+
+asyncio.run(main(*sys.argv[1:6], float(sys.argv[6])))
 """#
 }

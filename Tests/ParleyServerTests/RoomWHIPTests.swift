@@ -226,4 +226,17 @@ import Testing
         var listed = WHEPSelection(choice: .tracks(["MTb2", "MTa1"]), slots: [.audio: 2, .video: 2])
         #expect(listed.take(Self.joined([alice, bob])) == .init(subscribe: ["MTa1", "MTb2"]))
     }
+
+    @Test func theRoomsMixTakesOneAudioSlotOfADefaultViewer() {
+        let alice = RoomParticipantInfo(sid: "PAa", identity: "alice", tracks: [Self.track("MTa1", .audio), Self.track("MTa2", .video)])
+        let bob = RoomParticipantInfo(sid: "PAb", identity: "bob", tracks: [Self.track("MTb1", .audio)])
+        var mixed = WHEPSelection(choice: .room, slots: [.audio: 1, .video: 1], mixesAudio: true)
+        #expect(mixed.mixesAudio)
+        #expect(mixed.take(Self.joined([alice, bob])) == .init(subscribe: ["MTa2"]), "audio comes from the mix, no track")
+        var two = WHEPSelection(choice: .room, slots: [.audio: 2], mixesAudio: true)
+        #expect(two.take(Self.joined([alice, bob])) == .init(subscribe: ["MTa1"]), "a second audio slot takes a track")
+        // Only the room's default mixes; a viewer without audio slots has nothing to mix into.
+        #expect(!WHEPSelection(choice: .participant(identity: "bob"), slots: [.audio: 1], mixesAudio: true).mixesAudio)
+        #expect(!WHEPSelection(choice: .room, slots: [.video: 1], mixesAudio: true).mixesAudio)
+    }
 }

@@ -1,0 +1,102 @@
+import AccessToken
+import Foundation
+import ParleyCore
+import ParleyServer
+import ParleyTestSupport
+@testable import ParleyVideo
+import Synchronization
+import Testing
+
+/// The video SDK against a real in-process `parley-server` (its signaling WebSocket, its room
+/// service and media socket): two clients join one group room, each sees the other arrive with
+/// its published tracks and is subscribed to them, the first leaving is seen by the second, and
+/// a token without a video grant is refused with 20106.
+@Suite(.serialized) struct RoomConnectTests {
+    /// Every delegate call, in order, as text.
+    final class Recorder: RoomDelegate, RemoteParticipantDelegate, LocalParticipantDelegate {
+        let log = Mutex<[String]>([])
+
+        func record(_ line: String) { log.withLock { $0.append(line) } }
+        var lines: [String] { log.withLock { $0 } }
+
+        /// Waits (up to 10 s) until a line satisfies `match`.
+        func wait(for match: @escaping (String) -> Bool) async -> Bool {
+            for _ in 0..<1_000 {
+                if lines.contains(where: match) { return true }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return false
+        }
+
+        func roomDidConnect(room: Room) {
+            record("connected \(room.name) \(room.remoteParticipants.map(\.identity))")
+            room.localParticipant?.delegate = self
+            for participant in room.remoteParticipants { participant.delegate = self }
+        }
+        func roomDidFailToConnect(room: Room, error: ParleyError) { record("failed \(error.code.rawValue)") }
+        func roomDidDisconnect(room: Room, error: ParleyError?) { record("disconnected \(error?.code.rawValue ?? 0)") }
+        func participantDidConnect(room: Room, participant: RemoteParticipant) {
+            participant.delegate = self
+            record("participant \(participant.identity) \(participant.trackPublications.map(\.trackName))")
+        }
+        func participantDidDisconnect(room: Room, participant: RemoteParticipant) { record("left \(participant.identity)") }
+        func remoteParticipant(_ participant: RemoteParticipant, didPublish publication: RemoteTrackPublication) {
+            record("\(participant.identity) published \(publication.trackName)")
+        }
+        func remoteParticipant(_ participant: RemoteParticipant, didSubscribeTo publication: RemoteTrackPublication) {
+            record("subscribed \(participant.identity) \(publication.trackName) \(publication.kind.rawValue)")
+        }
+        func localParticipant(_ participant: LocalParticipant, didPublishTrackNamed trackName: String, trackSid: String) {
+            record("published \(trackName) \(trackSid.prefix(2))")
+        }
+    }
+
+    private static func token(_ server: PlatformServer, _ identity: String, video: Bool = true) throws -> String {
+        try InProcessPlatform.token(server, identity: identity,
+                                    grants: video ? [.video(VideoGrant(room: "stand-up"))] : [.voice(VoiceGrant(incomingAllow: true))])
+    }
+
+    @Test(.timeLimit(.minutes(1))) func twoClientsSeeEachOtherComeAndGo() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        Video.servers = ["roaming": platform.baseURL]
+        let (alice, bob) = (Recorder(), Recorder())
+        let aliceRoom = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) { builder in
+            builder.roomName = "stand-up"
+            builder.audioTracks = [LocalAudioTrack(name: "alice-mic")]
+        }, delegate: alice)
+        #expect(aliceRoom.state == .connected && aliceRoom.name == "stand-up" && aliceRoom.sid?.hasPrefix("RM") == true)
+        #expect(aliceRoom.localParticipant?.identity == "alice")
+        #expect(await alice.wait { $0 == "published alice-mic MT" }, "\(alice.lines)")
+
+        let bobRoom = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) { builder in
+            builder.roomName = "stand-up"
+            builder.audioTracks = [LocalAudioTrack(name: "bob-mic")]
+        }, delegate: bob)
+        #expect(await bob.wait { $0 == "connected stand-up [\"alice\"]" }, "\(bob.lines)")
+        #expect(bobRoom.remoteParticipants.first?.trackPublications.map(\.trackName) == ["alice-mic"])
+        // bob arrives, then his track is published (the server announces the participant first).
+        #expect(await alice.wait { $0 == "bob published bob-mic" }, "\(alice.lines)")
+        #expect(alice.lines.firstIndex { $0.hasPrefix("participant bob") } ?? .max < alice.lines.firstIndex(of: "bob published bob-mic") ?? 0, "\(alice.lines)")
+        #expect(await alice.wait { $0 == "subscribed bob bob-mic audio" }, "\(alice.lines)")
+        #expect(await bob.wait { $0 == "subscribed alice alice-mic audio" }, "\(bob.lines)")
+        #expect(aliceRoom.remoteParticipants.first?.audioTracks.first?.isTrackSubscribed == true)
+
+        bobRoom.disconnect()
+        #expect(await bob.wait { $0 == "disconnected 0" }, "\(bob.lines)")
+        #expect(await alice.wait { $0 == "left bob" }, "\(alice.lines)")
+        #expect(aliceRoom.remoteParticipants.isEmpty && bobRoom.state == .disconnected)
+        aliceRoom.disconnect()
+        #expect(await alice.wait { $0 == "disconnected 0" })
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aTokenWithoutAVideoGrantIsRefused() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        Video.servers = ["roaming": platform.baseURL]
+        let recorder = Recorder()
+        let options = ConnectOptions(token: try Self.token(platform.server, "mallory", video: false)) { $0.roomName = "stand-up" }
+        await #expect(throws: ParleyError.self) { _ = try await Video.connect(options: options, delegate: recorder) }
+        #expect(await recorder.wait { $0 == "failed 20106" }, "\(recorder.lines)")
+    }
+}

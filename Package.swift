@@ -206,7 +206,7 @@ let package = Package(
         // The video SDK (the seed's Twilio Video API): rooms over room signaling and client
         // peer connections.
         .target(name: "ParleyVideo",
-                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "Signaling"],
+                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "Signaling", "DataChannel"],
                 swiftSettings: strict),
 
         // Test support as a library, shared by the test targets and parley-bench: an in-process
@@ -291,7 +291,7 @@ let package = Package(
                                    "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE", "ParleyAudio", "PlatformCore", "WebRTC"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyVideoTests",
-                    dependencies: ["ParleyVideo", "ParleyTestSupport", "ParleyServer", "Signaling", "ParleyCore", "AccessToken"],
+                    dependencies: ["ParleyVideo", "ParleyTestSupport", "ParleyServer", "Signaling", "ParleyCore", "AccessToken", "WebRTC"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleySRTP", "RTP", "RTCP"], swiftSettings: strict),

@@ -1,4 +1,6 @@
+import DataChannel
 import Foundation
+import Synchronization
 
 /// A track this client publishes: a name (unique among its tracks, at most 128 bytes) and
 /// whether it is enabled (a disabled track's publication says so to everyone).
@@ -33,7 +35,7 @@ public final class LocalVideoTrack: LocalTrack {
 }
 
 /// Messages to the room's other participants (the seed's `LocalDataTrack`): ordered and reliable
-/// by default, or with a lifetime or retransmission limit.
+/// by default, or with a lifetime (milliseconds) or retransmission limit (RFC 8831 §6.1).
 public final class LocalDataTrack: LocalTrack {
     public let name: String
     public var isEnabled: Bool { true }
@@ -41,10 +43,50 @@ public final class LocalDataTrack: LocalTrack {
     public let maxPacketLifeTime: Int?
     public let maxRetransmits: Int?
 
+    private struct State {
+        var outbox: DataTrackOutbox?
+        var pending: [DataTrackMessage] = []
+    }
+
+    private let state = Mutex(State())
+    /// Messages sent before the track's channel opened wait, up to this many.
+    static let maximumPending = 1_024
+
     public init(name: String = "data", isOrdered: Bool = true, maxPacketLifeTime: Int? = nil, maxRetransmits: Int? = nil) {
         self.name = name
         self.isOrdered = isOrdered
         self.maxPacketLifeTime = maxPacketLifeTime
         self.maxRetransmits = maxRetransmits
+    }
+
+    /// Sends a text message to every subscriber (in order, for an ordered track). Before the
+    /// track's channel is open messages wait (up to 1,024; later ones are dropped).
+    public func send(_ message: String) { enqueue(DataTrackMessage(bytes: Array(message.utf8), isBinary: false)) }
+
+    /// Sends a binary message.
+    public func send(_ message: Data) { enqueue(DataTrackMessage(bytes: Array(message), isBinary: true)) }
+
+    var reliability: DataChannelOpen.Reliability {
+        if let maxRetransmits { return .maxRetransmits(UInt32(clamping: max(0, maxRetransmits))) }
+        if let maxPacketLifeTime { return .maxPacketLifeTime(UInt32(clamping: max(0, maxPacketLifeTime))) }
+        return .reliable
+    }
+
+    private func enqueue(_ message: DataTrackMessage) {
+        let outbox = state.withLock { s -> DataTrackOutbox? in
+            if s.outbox == nil, s.pending.count < Self.maximumPending { s.pending.append(message) }
+            return s.outbox
+        }
+        outbox?.send(message)
+    }
+
+    /// The track's channel is open: what waited goes first.
+    func bind(_ outbox: DataTrackOutbox) {
+        let pending = state.withLock { s -> [DataTrackMessage] in
+            s.outbox = outbox
+            defer { s.pending = [] }
+            return s.pending
+        }
+        for message in pending { outbox.send(message) }
     }
 }

@@ -13,6 +13,7 @@ public final class RemoteTrackPublication: Sendable {
         var isEnabled: Bool
         var subscribedMid: String?
         var isSwitchedOff = false
+        var dataTrack: RemoteDataTrack?
     }
 
     private let state: Mutex<State>
@@ -34,6 +35,11 @@ public final class RemoteTrackPublication: Sendable {
 
     /// The mid of the receive slot it arrives in, while subscribed.
     var mid: String? { state.withLock { $0.subscribedMid } }
+
+    /// The track's messages, while subscribed to a data track.
+    public var remoteDataTrack: RemoteDataTrack? { state.withLock { $0.dataTrack } }
+
+    func setDataTrack(_ track: RemoteDataTrack?) { state.withLock { $0.dataTrack = track } }
 
     func setEnabled(_ enabled: Bool) { state.withLock { $0.isEnabled = enabled } }
     func setSubscribed(mid: String?) { state.withLock { $0.subscribedMid = mid } }

@@ -48,11 +48,15 @@ extension Room {
                                         : $0.remoteParticipant(participant, didDisable: publication) }
         case .subscribed(let participantSid, let trackSid, let mid):
             guard let (participant, publication) = find(participantSid, trackSid) else { return }
+            if publication.kind == .data {
+                return dataSubscribed(participantSid: participantSid, trackSid: trackSid, mid: mid)
+            }
             publication.setSubscribed(mid: mid)
             tell(participant) { $0.remoteParticipant(participant, didSubscribeTo: publication) }
         case .unsubscribed(let participantSid, let trackSid):
             guard let (participant, publication) = find(participantSid, trackSid) else { return }
             publication.setSubscribed(mid: nil)
+            publication.setDataTrack(nil)
             tell(participant) { $0.remoteParticipant(participant, didUnsubscribeFrom: publication) }
         case .subscriptionFailed(let participantSid, let trackSid, let code, let message):
             guard let (participant, publication) = find(participantSid, trackSid) else { return }
@@ -91,8 +95,7 @@ extension Room {
         guard let localSid = model.localSid else { return }
         let local = LocalParticipant(identity: model.localIdentity ?? "", options: options)
         local.setSid(localSid)
-        let names = inner.withLock { $0.describedNames }
-        let published = model.published.compactMap { mid, sid in names[mid].map { (name: $0, sid: sid) } }.sorted { $0.name < $1.name }
+        let published = model.localTracks.compactMap { track in track.sid.map { (name: track.name, sid: $0) } }
         for track in published { local.published(track.name, sid: track.sid) }
         let connected = inner.withLock { s -> Bool in
             guard s.state == .connecting else { return false }
@@ -104,6 +107,13 @@ extension Room {
         for participant in model.participants { _ = makeParticipant(participant.sid, model: model) }
         finishWaiters(failure: nil)
         notify { $0.roomDidConnect(room: self) }
+        // Data tracks listed as subscribed in room.joined count once their channels open.
+        for participant in model.participants {
+            for track in participant.tracks where track.kind == .data {
+                guard let trackSid = track.sid, let mid = model.subscriptions[trackSid] else { continue }
+                dataSubscribed(participantSid: participant.sid, trackSid: trackSid, mid: mid)
+            }
+        }
         // After roomDidConnect, where the app sets the local participant's delegate.
         for track in published {
             tellLocal(local) { $0.localParticipant(local, didPublishTrackNamed: track.name, trackSid: track.sid) }
@@ -117,8 +127,9 @@ extension Room {
             if let trackSid = track.sid { participant.add(Self.publication(track, sid: trackSid)) }
         }
         for track in known.tracks {
-            guard let trackSid = track.sid, let mid = model.subscriptions[trackSid] else { continue }
-            participant.publication(trackSid)?.setSubscribed(mid: mid)
+            guard let trackSid = track.sid, let mid = model.subscriptions[trackSid],
+                  let publication = participant.publication(trackSid), publication.kind != .data else { continue }
+            publication.setSubscribed(mid: mid)
         }
         let added = inner.withLock { s -> Bool in
             guard !s.remote.contains(where: { $0.sid == sid }) else { return false }

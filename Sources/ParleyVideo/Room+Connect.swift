@@ -46,9 +46,6 @@ extension Room {
         do throws(ParleyError) {
             let (offer, mids) = try await media.offer()
             let tracks = describedTracks(mids)
-            inner.withLock { s in
-                for track in tracks { if let mid = track.mid { s.describedNames[mid] = track.name } }
-            }
             channel.send(.roomJoin(RoomJoin(room: options.roomName, offer: offer, tracks: tracks,
                                             automaticSubscription: options.isAutomaticSubscriptionEnabled,
                                             dominantSpeaker: options.isDominantSpeakerEnabled,
@@ -68,6 +65,7 @@ extension Room {
                     do throws(ParleyError) { try await media.apply(answer: answer) } catch { return failToConnect(error) }
                 }
                 apply(.roomJoined(joined))
+                startData(media)
             case .message(.roomAnswer(let answer)):
                 do throws(ParleyError) { try await media.apply(answer: answer.answer) } catch {
                     Log.warning(.platform, "room \(sid ?? "-"): the answer to our re-offer failed: \(error)")
@@ -95,6 +93,8 @@ extension Room {
         if let track = options.videoTracks.first, let mid = mids[.video] {
             tracks.append(RoomTrackInfo(mid: mid, name: track.name, kind: .video, enabled: track.isEnabled))
         }
+        // Data tracks name no section: each is a data channel labelled with its name.
+        for track in options.dataTracks { tracks.append(RoomTrackInfo(name: track.name, kind: .data)) }
         return tracks
     }
 

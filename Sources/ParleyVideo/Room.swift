@@ -25,9 +25,13 @@ public final class Room: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         var channel: SignalingChannel?
         var media: RoomMediaConnection?
-        /// Our described tracks' names by the mid they are sent in.
-        var describedNames: [String: String] = [:]
         var task: Task<Void, Never>?
+        /// Data track messages that came before their subscription, by track SID.
+        var earlyData: [String: [DataTrackMessage]] = [:]
+        /// Data tracks whose channel from the server is open, and subscriptions waiting for it
+        /// (a data track counts as subscribed once both are there), by track SID.
+        var openDataChannels: Set<String> = []
+        var waitingDataSubscriptions: [String: (participantSid: String, mid: String)] = [:]
         weak var delegate: (any RoomDelegate)?
     }
 

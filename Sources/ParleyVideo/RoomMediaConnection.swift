@@ -12,6 +12,8 @@ final class RoomMediaConnection: Sendable {
         var configuration = PeerConnection.Configuration()
         configuration.videoCodecs = video ? [.vp8] : []
         configuration.offerTelephoneEvent = false
+        // Data tracks, ours and the others': one data channel section (RFC 8841) always.
+        configuration.offerDataChannels = true
         peer = try PeerConnection(configuration: configuration)
     }
 
@@ -23,6 +25,16 @@ final class RoomMediaConnection: Sendable {
 
     func apply(answer: String) async throws(ParleyError) {
         try await peer.setRemoteAnswer(answer)
+    }
+
+    /// Waits until ICE and DTLS are up (data channels can be opened from then); false when the
+    /// connection failed or closed first. The connection's one reader of `states`.
+    func connected() async -> Bool {
+        for await state in peer.states {
+            if state == .connected { return true }
+            if state.isTerminal { return false }
+        }
+        return false
     }
 
     func close() async {

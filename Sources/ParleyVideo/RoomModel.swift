@@ -18,6 +18,8 @@ struct RoomModel: Equatable {
     private(set) var room: RoomInfo?
     private(set) var localSid: String?
     private(set) var localIdentity: String?
+    /// Our tracks as the server published them (names and SIDs; data tracks have no mid).
+    private(set) var localTracks: [RoomTrackInfo] = []
     /// Remote participants in the order they were learnt.
     private(set) var participants: [Participant] = []
     private(set) var dominantSpeaker: String?
@@ -46,6 +48,7 @@ struct RoomModel: Equatable {
             room = joined.room
             localSid = joined.participant.sid
             localIdentity = joined.participant.identity
+            localTracks = joined.participant.tracks
             isRecording = joined.room.isRecording
             participants = joined.participants.filter { $0.sid != joined.participant.sid }.map(Self.participant)
             for track in joined.published { published[track.mid] = track.trackSid }

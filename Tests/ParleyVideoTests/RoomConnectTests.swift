@@ -6,6 +6,7 @@ import ParleyTestSupport
 @testable import ParleyVideo
 import Synchronization
 import Testing
+import WebRTC
 
 /// The video SDK against a real in-process `parley-server` (its signaling WebSocket, its room
 /// service and media socket): two clients join one group room, each sees the other arrive with
@@ -88,6 +89,61 @@ import Testing
         #expect(aliceRoom.remoteParticipants.isEmpty && bobRoom.state == .disconnected)
         aliceRoom.disconnect()
         #expect(await alice.wait { $0 == "disconnected 0" })
+    }
+
+    /// Collects a data track's messages.
+    final class Inbox: RemoteDataTrackDelegate, RemoteParticipantDelegate {
+        let messages = Mutex<[String]>([])
+
+        func remoteParticipant(_ participant: RemoteParticipant, didSubscribeTo publication: RemoteTrackPublication) {
+            publication.remoteDataTrack?.delegate = self
+        }
+        func remoteDataTrack(_ track: RemoteDataTrack, didReceiveString message: String) {
+            messages.withLock { $0.append("\(track.name): \(message)") }
+        }
+        func remoteDataTrack(_ track: RemoteDataTrack, didReceiveData message: Data) {
+            messages.withLock { $0.append("\(track.name): \(message.count) bytes") }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func dataTrackMessagesArriveInOrder() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        Video.servers = ["roaming": platform.baseURL]
+        let chat = LocalDataTrack(name: "chat")
+        let cursor = LocalDataTrack(name: "cursor", isOrdered: false, maxRetransmits: 0)
+        let alice = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) { builder in
+            builder.roomName = "stand-up"
+            builder.dataTracks = [chat, cursor]
+        })
+        let inbox = Inbox()
+        let recorder = Recorder()
+        let bob = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) {
+            $0.roomName = "stand-up"
+        }, delegate: recorder)
+        for participant in bob.remoteParticipants { participant.delegate = inbox }
+        // bob is subscribed when room.joined lists alice's track, or just after.
+        for _ in 0..<500 where bob.remoteParticipants.first?.dataTracks.contains(where: { $0.remoteDataTrack == nil }) != false {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let publications = try #require(bob.remoteParticipants.first?.dataTracks)
+        #expect(publications.map(\.trackName) == ["chat", "cursor"] && publications.allSatisfy(\.isTrackSubscribed))
+        for publication in publications { publication.remoteDataTrack?.delegate = inbox }
+        for n in 1...20 {
+            chat.send("message \(n)")
+            cursor.send("x \(n)")
+        }
+        chat.send(Data(repeating: 7, count: 3_000))
+        let ordered = (1...20).map { "chat: message \($0)" } + ["chat: 3000 bytes"]
+        let unordered = Set((1...20).map { "cursor: x \($0)" })
+        for _ in 0..<1_000 where inbox.messages.withLock({ $0.count }) < ordered.count + unordered.count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let got = inbox.messages.withLock { $0 }
+        #expect(got.filter { $0.hasPrefix("chat") } == ordered, "the ordered track keeps its order")
+        #expect(Set(got.filter { $0.hasPrefix("cursor") }) == unordered, "the unordered one loses nothing on loopback")
+        alice.disconnect()
+        bob.disconnect()
     }
 
     @Test(.timeLimit(.minutes(1))) func aTokenWithoutAVideoGrantIsRefused() async throws {

@@ -1,5 +1,9 @@
 import AccessToken
 import Foundation
+import HTTPWire
+import ParleyClientCore
+import ParleyStore
+import ParleyNet
 import ParleyCore
 import ParleyServer
 import ParleyTestSupport
@@ -36,6 +40,8 @@ import WebRTC
         }
         func roomDidFailToConnect(room: Room, error: ParleyError) { record("failed \(error.code.rawValue)") }
         func roomDidDisconnect(room: Room, error: ParleyError?) { record("disconnected \(error?.code.rawValue ?? 0)") }
+        func roomIsReconnecting(room: Room, error: ParleyError) { record("reconnecting \(error.code.rawValue)") }
+        func roomDidReconnect(room: Room) { record("reconnected") }
         func participantDidConnect(room: Room, participant: RemoteParticipant) {
             participant.delegate = self
             record("participant \(participant.identity) \(participant.trackPublications.map(\.trackName))")
@@ -144,6 +150,62 @@ import WebRTC
         #expect(Set(got.filter { $0.hasPrefix("cursor") }) == unordered, "the unordered one loses nothing on loopback")
         alice.disconnect()
         bob.disconnect()
+    }
+
+    /// `POST /v1/Rooms[/{sid}]` with Basic auth (the server's default API key); the JSON body.
+    private static func rest(_ server: PlatformServer, _ path: String, form: [(String, String)]) async throws -> [String: Any] {
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let key = server.defaultCredentials.apiKey
+        var request = HTTPRequest(method: "POST", target: path)
+        request.headers.set("Authorization", "Basic " + Data("\(key.sid):\(key.secret)".utf8).base64EncodedString())
+        request.headers.set("Content-Type", "application/x-www-form-urlencoded")
+        request.body = Array(FormURLEncoding.encode(form).utf8)
+        let response = try await client.send(request, to: "http://127.0.0.1:\(server.port)\(path)", timeout: .seconds(10))
+        return ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]) ?? [:]
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aFullRoomAndACompletedRoomEndTheConnection() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        Video.servers = ["roaming": platform.baseURL]
+        let created = try await Self.rest(platform.server, "/v1/Rooms", form: [("UniqueName", "stand-up"), ("MaxParticipants", "1")])
+        let roomSid = try #require(created["sid"] as? String)
+        let alice = Recorder()
+        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
+            $0.roomName = "stand-up"
+        }, delegate: alice)
+        #expect(room.sid == roomSid)
+        let bob = Recorder()
+        let full = ConnectOptions(token: try Self.token(platform.server, "bob")) { $0.roomName = "stand-up" }
+        await #expect(throws: ParleyError.self) { _ = try await Video.connect(options: full, delegate: bob) }
+        #expect(await bob.wait { $0 == "failed 53105" }, "\(bob.lines)")
+
+        _ = try await Self.rest(platform.server, "/v1/Rooms/\(roomSid)", form: [("Status", "completed")])
+        #expect(await alice.wait { $0 == "disconnected 53118" }, "\(alice.lines)")
+        #expect(room.state == .disconnected)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aDroppedSignalingConnectionReconnects() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        Video.servers = ["roaming": platform.baseURL]
+        let alice = Recorder()
+        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
+            $0.roomName = "stand-up"
+        }, delegate: alice)
+        let channel = try #require(room.inner.withLock { $0.channel })
+        await channel.simulateDrop()
+        #expect(await alice.wait { $0 == "reconnecting 53001" }, "\(alice.lines)")
+        #expect(await alice.wait { $0 == "reconnected" }, "\(alice.lines)")
+        #expect(room.state == .connected)
+        // Still in the room: a newcomer sees alice.
+        let bob = Recorder()
+        _ = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) {
+            $0.roomName = "stand-up"
+        }, delegate: bob)
+        #expect(await bob.wait { $0 == "connected stand-up [\"alice\"]" }, "\(bob.lines)")
+        room.disconnect()
     }
 
     @Test(.timeLimit(.minutes(1))) func aTokenWithoutAVideoGrantIsRefused() async throws {

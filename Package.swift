@@ -315,7 +315,7 @@ let package = Package(
         .testTarget(name: "WebRTCTests",
                     dependencies: ["ParleyTestSupport", "WebRTC", "ICE", "STUN", "SDP", "RTP", "RTCP", "ParleyRTP", "ParleyCrypto", "ParleySRTP", "ParleyNet",
                                    "DataChannel", "SCTP",
-                                   "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore", "SFU"],
+                                   "ParleyOpus", "ParleyServer", "HTTPWire", "ParleyCore", "SFU", "VP8", "ParleyVPX", "VideoCore"],
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.
         .testTarget(name: "ParleyCLITests",

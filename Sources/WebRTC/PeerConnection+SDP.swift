@@ -30,6 +30,7 @@ enum ClientSDP {
     }
 
     static func offer(_ core: PeerConnectionCore) -> String {
+        if core.media.isActive { return transceiverOffer(core) }
         var codecs = core.configuration.audioCodecs.reduce(into: [AudioCodec]()) { if !$0.contains($1) { $0.append($1) } }
         if codecs.isEmpty { codecs = AudioCodec.allCases }
         var formats: [LocalMediaSection.Format] = []
@@ -111,7 +112,7 @@ enum ClientSDP {
     static func session(_ core: PeerConnectionCore, mids: [String], media: [MediaDescription]) -> SessionDescription {
         let address = defaultCandidate(core)?.address
         var session = SessionDescription(
-            origin: SDPOrigin(sessionID: UInt64.random(in: 1...(1 << 62)), sessionVersion: 2,
+            origin: SDPOrigin(sessionID: core.sdpSessionID, sessionVersion: core.nextSDPVersion(),
                               addressType: address.map { $0.isIPv4 ? "IP4" : "IP6" } ?? "IP4",
                               unicastAddress: address?.ipString ?? "127.0.0.1"))
         if !mids.isEmpty {

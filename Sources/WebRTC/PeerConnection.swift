@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyCrypto
 import ParleyNet
 import RTP
+import SDP
 import Synchronization
 
 /// The client side of a WebRTC session (what the Parley SDK uses): full ICE (`ICEAgent`,
@@ -171,6 +172,9 @@ public final class PeerConnection: Sendable {
     public let states: AsyncStream<State>
     /// Data channel events (`offerDataChannels`), in order; finishes on `close()`.
     public let dataEvents: AsyncStream<DataChannelEvent>
+    /// Feedback on what transceivers send (key frame requests, REMB) and sections an answer
+    /// stopped, in order; finishes when the connection ends.
+    public let transceiverEvents: AsyncStream<TransceiverEvent>
     /// Our DTLS certificate's fingerprint, as in our SDP.
     public var fingerprint: DTLSFingerprint { certificate.fingerprint }
     let certificate: CertificateIdentity
@@ -178,7 +182,7 @@ public final class PeerConnection: Sendable {
     private let sockets: [UDPSocket]
     private let ownsLoop: Bool
     /// Set once `close()` has finished: the last statistics (the loop may be stopped by then).
-    private let closedStatistics = Mutex<Statistics?>(nil)
+    let closedStatistics = Mutex<Statistics?>(nil)
 
     /// Binds one UDP socket per host address. Pass `loop` to share one; otherwise the connection
     /// runs its own (`parley-pc`) and stops it in `close()`.
@@ -198,6 +202,8 @@ public final class PeerConnection: Sendable {
         self.states = states
         let (dataEvents, dataSink) = AsyncStream<DataChannelEvent>.makeStream(bufferingPolicy: .bufferingNewest(8192))
         self.dataEvents = dataEvents
+        let (transceiverEvents, transceiverSink) = AsyncStream<TransceiverEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        self.transceiverEvents = transceiverEvents
         var sockets: [UDPSocket] = []
         do {
             certificate = try CertificateIdentity(commonName: "parley-client")
@@ -221,6 +227,7 @@ public final class PeerConnection: Sendable {
             theLoop.execute {
                 bound.value.attach(sockets: all, locals: addresses)
                 bound.value.dataChannels.sink = dataSink
+                bound.value.media.sink = transceiverSink
             }
         } catch {
             for socket in sockets { socket.close() }
@@ -243,10 +250,15 @@ public final class PeerConnection: Sendable {
     }
 
     /// Applies the peer's SDP answer: ICE credentials and candidates, DTLS role (`active` makes
-    /// us the DTLS server, `passive` the client), the codec. Connectivity checks start.
+    /// us the DTLS server, `passive` the client), the codec. Connectivity checks start. With
+    /// transceivers, each answer section goes to its transceiver (a rejected one stops it), and the
+    /// answer to a re-offer changes no transport (ICE and DTLS go on).
     public func setRemoteAnswer(_ sdp: String) async throws(ParleyError) {
         try checkOpen()
-        let answer = try Self.parseRemote(sdp, videoCodecs: configuration.videoCodecs)
+        let answer: SessionDescription
+        do { answer = try MediaOffer.parse(sdp) } catch {
+            throw ParleyError(.mediaClientRemoteDescFailed, reason: error.failureReason)
+        }
         let core = self.core
         let result: Result<Void, ParleyError> = await onLoop { core.value.setRemoteAnswer(answer) }
         try result.get()
@@ -341,19 +353,27 @@ public final class PeerConnection: Sendable {
         if ownsLoop { loop.stop() }
     }
 
-    private func checkOpen() throws(ParleyError) {
+    func checkOpen() throws(ParleyError) {
         if closedStatistics.withLock({ $0 != nil }) { throw ParleyError(.mediaClientLocalDescFailed, reason: "closed") }
     }
 
-    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
             loop.execute { continuation.resume(returning: body()) }
         }
     }
 
     static func parseRemote(_ sdp: String, videoCodecs: [VideoCodec]) throws(ParleyError) -> MediaOffer {
+        let description: SessionDescription
+        do { description = try MediaOffer.parse(sdp) } catch {
+            throw ParleyError(.mediaClientRemoteDescFailed, reason: error.failureReason)
+        }
+        return try parseRemote(description, videoCodecs: videoCodecs)
+    }
+
+    static func parseRemote(_ description: SessionDescription, videoCodecs: [VideoCodec]) throws(ParleyError) -> MediaOffer {
         do {
-            return try MediaOffer(offer: sdp, videoCodecs: videoCodecs)
+            return try MediaOffer(offer: description, videoCodecs: videoCodecs)
         } catch {
             let code: ParleyError.Code = error.code == .mediaNoSupportedCodec ? error.code : .mediaClientRemoteDescFailed
             throw ParleyError(code, reason: error.failureReason)

@@ -97,6 +97,7 @@ extension PeerConnectionCore {
     /// SRTP in, through the RTP session (statistics per remote SSRC), out on `audio` or `video`
     /// by the payload type's section.
     func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
+        if media.isActive { return receiveTransceiverRTP(bytes) }
         guard bytes.count <= scratch.count else { return }
         let arrival = now
         let received: (PeerConnection.ReceivedRTP, isVideo: Bool)? = scratch.withUnsafeMutableBytes { buffer -> (PeerConnection.ReceivedRTP, isVideo: Bool)? in
@@ -179,7 +180,11 @@ extension PeerConnectionCore {
         switch result {
         case .success(let summary):
             stats.rtcpReceived += 1
-            if !summary.nacks.isEmpty { answer(summary.nacks) }
+            if media.isActive {
+                handleTransceiverFeedback(summary)
+            } else if !summary.nacks.isEmpty {
+                answer(summary.nacks)
+            }
         case .failure(.srtp): stats.srtpErrors += 1
         case .failure: break
         }

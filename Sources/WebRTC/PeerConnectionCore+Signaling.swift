@@ -9,16 +9,18 @@ extension PeerConnectionCore {
     // MARK: - Signaling
 
     func createOffer(_ completion: @escaping (Result<String, ParleyError>) -> Void) {
+        if media.isActive, remote != nil { return completion(reoffer()) }
         guard state == .new, localSDP == nil, gatheringWaiter == nil else {
             return completion(.failure(ParleyError(.mediaClientLocalDescFailed, reason: "offer already created or closed")))
         }
         timings.signalingStarted = elapsed(now)
         isOfferer = true
+        media.offerPending = media.isActive
         startGathering(completion) { [unowned self] in ClientSDP.offer(self) }
     }
 
     func createAnswer(to offer: MediaOffer, _ completion: @escaping (Result<String, ParleyError>) -> Void) {
-        guard state == .new, localSDP == nil, gatheringWaiter == nil else {
+        guard state == .new, localSDP == nil, gatheringWaiter == nil, !media.isActive else {
             return completion(.failure(ParleyError(.mediaClientLocalDescFailed, reason: "description already set or closed")))
         }
         timings.signalingStarted = elapsed(now)
@@ -29,7 +31,13 @@ extension PeerConnectionCore {
         startGathering(completion) { [unowned self] in ClientSDP.answer(self, to: offer) }
     }
 
-    func setRemoteAnswer(_ answer: MediaOffer) -> Result<Void, ParleyError> {
+    /// The answer to our offer: a transceiver connection's (`applyTransceiverAnswer`), or a call's.
+    func setRemoteAnswer(_ description: SessionDescription) -> Result<Void, ParleyError> {
+        if media.isActive { return applyTransceiverAnswer(description) }
+        let answer: MediaOffer
+        do { answer = try PeerConnection.parseRemote(description, videoCodecs: configuration.videoCodecs) } catch {
+            return .failure(error)
+        }
         if iceRestartPending { return applyRestartAnswer(answer) }
         guard localSDP != nil, remote == nil, !state.isTerminal else {
             return .failure(ParleyError(.mediaClientRemoteDescFailed, reason: "no local offer, or answer already set"))
@@ -51,6 +59,21 @@ extension PeerConnectionCore {
         }
         dtlsRole = role
         remote = description
+        if media.isActive {
+            rtp.payloadFormats = RTPPayloadFormats(description.payloadFormats(telephoneEvent: false))
+            applyTransceiverSections(description)
+        } else {
+            applyCallMedia(description)
+        }
+        timings.remoteDescription = elapsed(now)
+        addRemoteCandidates(description)
+        startTicking()
+        return nil
+    }
+
+    /// A call's media (no transceivers): our send streams (audio, then video if accepted), the
+    /// codecs, telephone events, RED and audio NACK as negotiated.
+    func applyCallMedia(_ description: MediaOffer) {
         // Our answers take no telephone events; as the offerer we send them if the answer took some.
         rtp.payloadFormats = RTPPayloadFormats(description.payloadFormats(telephoneEvent: isOfferer))
         rtp.addSendStream(ssrc: localSSRC, clockRate: description.codec.clockRate, section: description.audioIndex)
@@ -71,10 +94,11 @@ extension PeerConnectionCore {
             nackRequester = RTPNACKRequester()
             nackDue.reserveCapacity(64)
         }
-        timings.remoteDescription = elapsed(now)
-        addRemoteCandidates(description)
-        startTicking()
-        return nil
+    }
+
+    func nextSDPVersion() -> UInt64 {
+        sdpVersion += 1
+        return sdpVersion
     }
 
     /// The peer's ICE credentials and candidates (RFC 8839 §5.1); the checks start.

@@ -78,6 +78,14 @@ final class PeerConnectionCore {
     var scratch = [UInt8](repeating: 0, count: 2048 + SRTPContext.maxRTCPTrailerLength)
     /// Data channels, when both descriptions have a data channel section (`PeerConnection+Data.swift`).
     let dataChannels = ClientDataChannels()
+    /// Transceivers (`PeerConnection+Transceivers.swift`): when there are any, the offer is theirs.
+    var media = ClientTransceivers()
+    /// Where transceivers' packets are written and protected (and NACKed ones rebuilt): an MTU-sized
+    /// packet, RTX's 2 bytes and the SRTP trailer.
+    var sendBuffer = [UInt8](repeating: 0, count: 1500 + 2 + SRTPContext.maxTrailerLength)
+    /// Our descriptions' `o=` session id and version (RFC 3264 §8: the version grows with each).
+    let sdpSessionID = UInt64.random(in: 1...(1 << 62))
+    var sdpVersion: UInt64 = 1
 
     init(configuration: PeerConnection.Configuration, certificate: CertificateIdentity, loop: EventLoop,
          audioSink: AsyncStream<PeerConnection.ReceivedRTP>.Continuation,
@@ -114,7 +122,8 @@ final class PeerConnectionCore {
         streamID = "parley-\(id.prefix(6))"
         trackID = "audio-\(id.suffix(6))"
         videoTrackID = "video-\(id.suffix(6))"
-        rtp = RTPSession(configuration: RTPSession.Configuration(cname: cname))
+        // A room participant receives many streams: an RR carries at most 31 blocks (RFC 3550 §6.4.2).
+        rtp = RTPSession(configuration: RTPSession.Configuration(cname: cname, maxReceiveStreams: 31))
         stats = PeerConnection.Statistics(state: .new, iceState: .new, timings: PeerConnection.Timings(),
                                           localSSRC: localSSRC)
     }
@@ -207,6 +216,7 @@ final class PeerConnectionCore {
             stateSink.finish()
             audioSink.finish()
             videoSink.finish()
+            finishTransceivers()
         }
     }
 

@@ -1,3 +1,4 @@
+import AudioCore
 import DataChannel
 import Foundation
 import Synchronization
@@ -9,15 +10,18 @@ public protocol LocalTrack: AnyObject, Sendable {
     var isEnabled: Bool { get }
 }
 
-/// Microphone audio (the seed's `LocalAudioTrack`). Media comes in the SDK's next step; today the
-/// track is published and announced to the room.
+/// Microphone audio (the seed's `LocalAudioTrack`): what `device` captures (a sound card through
+/// `PulseAudioDevice`, a WAV file, a tone), sent as Opus. Without a device the track is published
+/// and sends nothing. `isEnabled` false sends nothing either (the others see it disabled).
 public final class LocalAudioTrack: LocalTrack {
     public let name: String
+    public let device: (any AudioDevice)?
     public var isEnabled: Bool { enabled.value }
     let enabled: Flag
 
-    public init(name: String = "microphone", enabled: Bool = true) {
+    public init(name: String = "microphone", device: (any AudioDevice)? = nil, enabled: Bool = true) {
         self.name = name
+        self.device = device
         self.enabled = Flag(enabled)
     }
 }

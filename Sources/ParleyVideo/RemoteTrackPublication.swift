@@ -14,6 +14,7 @@ public final class RemoteTrackPublication: Sendable {
         var subscribedMid: String?
         var isSwitchedOff = false
         var dataTrack: RemoteDataTrack?
+        var audioTrack: RemoteAudioTrack?
     }
 
     private let state: Mutex<State>
@@ -38,6 +39,16 @@ public final class RemoteTrackPublication: Sendable {
 
     /// The track's messages, while subscribed to a data track.
     public var remoteDataTrack: RemoteDataTrack? { state.withLock { $0.dataTrack } }
+    /// The track's audio, while subscribed to an audio track.
+    public var remoteAudioTrack: RemoteAudioTrack? { state.withLock { $0.audioTrack } }
+
+    func setAudioTrack(_ track: RemoteAudioTrack?) {
+        let old = state.withLock { s -> RemoteAudioTrack? in
+            defer { s.audioTrack = track }
+            return s.audioTrack
+        }
+        if old !== track { old?.stop() }
+    }
 
     func setDataTrack(_ track: RemoteDataTrack?) { state.withLock { $0.dataTrack = track } }
 

@@ -52,11 +52,14 @@ extension Room {
                 return dataSubscribed(participantSid: participantSid, trackSid: trackSid, mid: mid)
             }
             publication.setSubscribed(mid: mid)
+            attachMedia(publication, mid: mid)
             tell(participant) { $0.remoteParticipant(participant, didSubscribeTo: publication) }
         case .unsubscribed(let participantSid, let trackSid):
             guard let (participant, publication) = find(participantSid, trackSid) else { return }
+            if let mid = publication.mid { inner.withLock { $0.media }?.slot(mid)?.attach(nil) }
             publication.setSubscribed(mid: nil)
             publication.setDataTrack(nil)
+            publication.setAudioTrack(nil)
             tell(participant) { $0.remoteParticipant(participant, didUnsubscribeFrom: publication) }
         case .subscriptionFailed(let participantSid, let trackSid, let code, let message):
             guard let (participant, publication) = find(participantSid, trackSid) else { return }
@@ -82,9 +85,7 @@ extension Room {
         case .recording(let on):
             notify { on ? $0.roomDidStartRecording(room: self) : $0.roomDidStopRecording(room: self) }
         case .renegotiate(let audio, let video):
-            // This step's peer connection has one section per kind and cannot add receive slots.
-            Log.info(.platform, "room \(sid ?? "-"): the server asks for \(audio) audio and \(video) video slots more; "
-                     + "this SDK step has none to add")
+            renegotiate(audio: audio, video: video)
         case .disconnected(let code, let message):
             lost(ParleyError(ParleyError.Code(rawValue: code), reason: message))
         }
@@ -130,6 +131,7 @@ extension Room {
             guard let trackSid = track.sid, let mid = model.subscriptions[trackSid],
                   let publication = participant.publication(trackSid), publication.kind != .data else { continue }
             publication.setSubscribed(mid: mid)
+            attachMedia(publication, mid: mid)
         }
         let added = inner.withLock { s -> Bool in
             guard !s.remote.contains(where: { $0.sid == sid }) else { return false }

@@ -28,7 +28,7 @@ extension Room {
             let server = try Video.settings.server(for: options.edge)
             channel = try await SignalingChannel.open(baseURL: server, token: options.token,
                                                       client: "parley-swift-video/\(Video.sdkVersion)", router: Self.route)
-            media = try RoomMediaConnection(video: !options.videoTracks.isEmpty)
+            media = try RoomMediaConnection()
         } catch {
             return failToConnect(error)
         }
@@ -44,8 +44,10 @@ extension Room {
             return await channel.close()
         }
         do throws(ParleyError) {
-            let (offer, mids) = try await media.offer()
-            let tracks = describedTracks(mids)
+            let described = try await media.prepare(options)
+            let tracks = described.map(Self.trackInfo)
+            inner.withLock { $0.described = tracks }
+            let offer = try await media.offer()
             channel.send(.roomJoin(RoomJoin(room: options.roomName, offer: offer, tracks: tracks,
                                             automaticSubscription: options.isAutomaticSubscriptionEnabled,
                                             dominantSpeaker: options.isDominantSpeakerEnabled,
@@ -65,7 +67,7 @@ extension Room {
                     do throws(ParleyError) { try await media.apply(answer: answer) } catch { return failToConnect(error) }
                 }
                 apply(.roomJoined(joined))
-                startData(media)
+                startMedia(media)
             case .message(.roomAnswer(let answer)):
                 do throws(ParleyError) { try await media.apply(answer: answer.answer) } catch {
                     Log.warning(.platform, "room \(sid ?? "-"): the answer to our re-offer failed: \(error)")
@@ -83,19 +85,24 @@ extension Room {
         lost(ParleyError(.signalingConnectionDisconnected, reason: "the signaling connection closed"))
     }
 
-    /// The tracks our offer publishes: each local track named on its kind's section (this step
-    /// has one section per kind, so one track each; the others wait for the next step).
-    private func describedTracks(_ mids: [TrackKind: String]) -> [RoomTrackInfo] {
-        var tracks: [RoomTrackInfo] = []
-        if let track = options.audioTracks.first, let mid = mids[.audio] {
-            tracks.append(RoomTrackInfo(mid: mid, name: track.name, kind: .audio, enabled: track.isEnabled))
+    static func trackInfo(_ track: RoomTrackDescription) -> RoomTrackInfo {
+        RoomTrackInfo(mid: track.mid, name: track.name, kind: RoomTrackKind(rawValue: track.kind.rawValue) ?? .data,
+                      enabled: track.enabled)
+    }
+
+    /// `room.renegotiate`: the server has tracks for us and no free slots; we add them and re-offer
+    /// (`room.offer`), and `room.answer` comes back through the same loop.
+    func renegotiate(audio: Int, video: Int) {
+        guard let (media, channel, tracks) = inner.withLock({ s in s.media.flatMap { m in s.channel.map { (m, $0, s.described) } } })
+        else { return }
+        Task {
+            do throws(ParleyError) {
+                try await media.addSlots(audio: audio, video: video)
+                channel.send(.roomOffer(RoomOffer(offer: try await media.offer(), tracks: tracks)), id: "room-offer")
+            } catch {
+                Log.warning(.platform, "room \(self.sid ?? "-"): cannot add receive slots: \(error)")
+            }
         }
-        if let track = options.videoTracks.first, let mid = mids[.video] {
-            tracks.append(RoomTrackInfo(mid: mid, name: track.name, kind: .video, enabled: track.isEnabled))
-        }
-        // Data tracks name no section: each is a data channel labelled with its name.
-        for track in options.dataTracks { tracks.append(RoomTrackInfo(name: track.name, kind: .data)) }
-        return tracks
     }
 
     private func failToConnect(_ error: ParleyError) {

@@ -25,6 +25,9 @@ public final class Room: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         var channel: SignalingChannel?
         var media: RoomMediaConnection?
+        /// Our tracks as `room.join` described them (re-offers describe them again).
+        var described: [RoomTrackInfo] = []
+        var audioSenders: [LocalAudioSender] = []
         var task: Task<Void, Never>?
         /// Data track messages that came before their subscription, by track SID.
         var earlyData: [String: [DataTrackMessage]] = [:]
@@ -77,6 +80,7 @@ public final class Room: Sendable {
             return
         }
         channel.send(.roomLeave)
+        stopMedia()
         Task {
             await media?.close()
             await channel.close()

@@ -1,57 +1,148 @@
 import ParleyCore
+import Synchronization
 import WebRTC
 
-/// The room's media session: one client peer connection (BUNDLE), offered by us and answered by
-/// the server (ICE-lite), as every room participant's is (docs/signaling.md §12). This first step
-/// of the SDK uses the voice SDK's `PeerConnection` as it is: one audio section and, when the app
-/// publishes video, one VP8 section, both sendrecv (a published track and a receive slot each).
+/// The room's media session: one client peer connection (BUNDLE, unified plan), offered by us
+/// and answered by the server (ICE-lite), as every room participant's is (docs/signaling.md §12):
+/// a sendonly transceiver per local audio or video track, recvonly transceivers as receive slots
+/// (more added when the server asks with `room.renegotiate`), and a data channel section.
 final class RoomMediaConnection: Sendable {
+    /// Receive slots of each kind offered at first with automatic subscription, so the first
+    /// participants' tracks need no renegotiation.
+    static let initialSlots = 2
+
     let peer: PeerConnection
 
-    init(video: Bool) throws(ParleyError) {
+    private struct State {
+        var audioSenders: [(track: LocalAudioTrack, transceiver: RTPTransceiver)] = []
+        var videoSenders: [(track: LocalVideoTrack, transceiver: RTPTransceiver)] = []
+        var slots: [String: SlotPump] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// Whether ICE and DTLS came up (nil: not yet), and who waits to know.
+    private let outcome = Mutex<(connected: Bool?, waiters: [CheckedContinuation<Bool, Never>])>((nil, []))
+
+    init() throws(ParleyError) {
         var configuration = PeerConnection.Configuration()
-        configuration.videoCodecs = video ? [.vp8] : []
         configuration.offerTelephoneEvent = false
         // Data tracks, ours and the others': one data channel section (RFC 8841) always.
         configuration.offerDataChannels = true
         peer = try PeerConnection(configuration: configuration)
+        // The connection's one reader of `states`.
+        Task { [weak self, peer] in
+            var connected = false
+            for await state in peer.states {
+                if state == .connected { connected = true; break }
+                if state.isTerminal { break }
+            }
+            self?.settle(connected)
+        }
     }
 
-    /// Our offer, and the mid of its section of each kind (`a=mid`, RFC 8843).
-    func offer() async throws(ParleyError) -> (sdp: String, mids: [TrackKind: String]) {
-        let sdp = try await peer.createOffer()
-        return (sdp, Self.mids(in: sdp))
+    private func settle(_ connected: Bool) {
+        let waiters = outcome.withLock { o -> [CheckedContinuation<Bool, Never>] in
+            o.connected = connected
+            defer { o.waiters = [] }
+            return o.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: connected) }
+    }
+
+    /// Adds a sending transceiver per local track and the first receive slots; returns the tracks
+    /// as `room.join` describes them (each naming its section's mid; data tracks none).
+    func prepare(_ options: ConnectOptions) async throws(ParleyError) -> [RoomTrackDescription] {
+        var described: [RoomTrackDescription] = []
+        for track in options.audioTracks {
+            let transceiver = try await peer.addTransceiver(kind: .audio, direction: .sendonly, trackID: track.name)
+            state.withLock { $0.audioSenders.append((track, transceiver)) }
+            described.append(RoomTrackDescription(name: track.name, kind: .audio, mid: transceiver.mid, enabled: track.isEnabled))
+        }
+        for track in options.videoTracks {
+            let transceiver = try await peer.addTransceiver(kind: .video, direction: .sendonly, trackID: track.name)
+            state.withLock { $0.videoSenders.append((track, transceiver)) }
+            described.append(RoomTrackDescription(name: track.name, kind: .video, mid: transceiver.mid, enabled: track.isEnabled))
+        }
+        for track in options.dataTracks { described.append(RoomTrackDescription(name: track.name, kind: .data, mid: nil, enabled: true)) }
+        let slots = options.isAutomaticSubscriptionEnabled ? Self.initialSlots : 0
+        try await addSlots(audio: slots, video: slots)
+        return described
+    }
+
+    /// Adds receive slots (recvonly transceivers) for the next offer.
+    func addSlots(audio: Int, video: Int) async throws(ParleyError) {
+        for kind in [RTPTransceiver.Kind.audio, .video] {
+            for _ in 0..<(kind == .audio ? audio : video) {
+                let transceiver = try await peer.addTransceiver(kind: kind, direction: .recvonly)
+                let pump = SlotPump(transceiver)
+                state.withLock { $0.slots[transceiver.mid] = pump }
+            }
+        }
+    }
+
+    /// The receive slot whose section is `mid`.
+    func slot(_ mid: String) -> SlotPump? { state.withLock { $0.slots[mid] } }
+
+    var audioSenders: [(track: LocalAudioTrack, transceiver: RTPTransceiver)] { state.withLock { $0.audioSenders } }
+    var videoSenders: [(track: LocalVideoTrack, transceiver: RTPTransceiver)] { state.withLock { $0.videoSenders } }
+
+    func offer() async throws(ParleyError) -> String {
+        try await peer.createOffer()
     }
 
     func apply(answer: String) async throws(ParleyError) {
         try await peer.setRemoteAnswer(answer)
     }
 
-    /// Waits until ICE and DTLS are up (data channels can be opened from then); false when the
-    /// connection failed or closed first. The connection's one reader of `states`.
+    /// Waits until ICE and DTLS are up (media and data channels can flow from then); false when
+    /// the connection failed or closed first.
     func connected() async -> Bool {
-        for await state in peer.states {
-            if state == .connected { return true }
-            if state.isTerminal { return false }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Bool, Never>) in
+            let known = outcome.withLock { o -> Bool? in
+                if o.connected == nil { o.waiters.append(waiter) }
+                return o.connected
+            }
+            if let known { waiter.resume(returning: known) }
         }
-        return false
     }
 
     func close() async {
+        let slots = state.withLock { $0.slots.values }
+        for slot in slots { slot.attach(nil) }
         await peer.close()
+        settle(false)
     }
+}
 
-    /// The first mid of each media kind in `sdp`, read line by line (`m=` then its `a=mid:`).
-    static func mids(in sdp: String) -> [TrackKind: String] {
-        var mids: [TrackKind: String] = [:]
-        var kind: TrackKind?
-        for line in sdp.split(whereSeparator: \.isNewline) {
-            if line.hasPrefix("m=") {
-                kind = TrackKind(rawValue: String(line.dropFirst(2).prefix { $0 != " " }))
-            } else if line.hasPrefix("a=mid:"), let current = kind, mids[current] == nil {
-                mids[current] = String(line.dropFirst(6))
+/// A local track as `room.join` / `room.offer` describe it.
+struct RoomTrackDescription: Sendable, Equatable {
+    var name: String
+    var kind: TrackKind
+    var mid: String?
+    var enabled: Bool
+}
+
+/// What a receive slot's packets go to: the remote track it carries now.
+protocol SlotReceiver: AnyObject, Sendable {
+    func receive(_ packet: PeerConnection.ReceivedRTP)
+}
+
+/// One receive slot: the only reader of its transceiver's packets, handing each to the remote
+/// track the slot carries now (the server moves tracks between slots as subscriptions change).
+final class SlotPump: Sendable {
+    let transceiver: RTPTransceiver
+    private let receiver = Mutex<(any SlotReceiver)?>(nil)
+
+    init(_ transceiver: RTPTransceiver) {
+        self.transceiver = transceiver
+        Task { [weak self] in
+            for await packet in transceiver.received {
+                guard let self else { return }
+                self.receiver.withLock { $0 }?.receive(packet)
             }
         }
-        return mids
     }
+
+    /// From now on the slot's packets go to `receiver` (nil: dropped).
+    func attach(_ receiver: (any SlotReceiver)?) { self.receiver.withLock { $0 = receiver } }
 }

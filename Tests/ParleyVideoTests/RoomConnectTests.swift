@@ -66,10 +66,11 @@ import WebRTC
     @Test(.timeLimit(.minutes(1))) func twoClientsSeeEachOtherComeAndGo() async throws {
         let platform = try InProcessPlatform.start(identity: "unused")
         defer { Task { await platform.server.shutdown() } }
-        Video.servers = ["roaming": platform.baseURL]
+        let edge = platform.videoEdge
         let (alice, bob) = (Recorder(), Recorder())
         let aliceRoom = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) { builder in
             builder.roomName = "stand-up"
+            builder.edge = edge
             builder.audioTracks = [LocalAudioTrack(name: "alice-mic")]
         }, delegate: alice)
         #expect(aliceRoom.state == .connected && aliceRoom.name == "stand-up" && aliceRoom.sid?.hasPrefix("RM") == true)
@@ -78,6 +79,7 @@ import WebRTC
 
         let bobRoom = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) { builder in
             builder.roomName = "stand-up"
+            builder.edge = edge
             builder.audioTracks = [LocalAudioTrack(name: "bob-mic")]
         }, delegate: bob)
         #expect(await bob.wait { $0 == "connected stand-up [\"alice\"]" }, "\(bob.lines)")
@@ -115,17 +117,18 @@ import WebRTC
     @Test(.timeLimit(.minutes(1))) func dataTrackMessagesArriveInOrder() async throws {
         let platform = try InProcessPlatform.start(identity: "unused")
         defer { Task { await platform.server.shutdown() } }
-        Video.servers = ["roaming": platform.baseURL]
+        let edge = platform.videoEdge
         let chat = LocalDataTrack(name: "chat")
         let cursor = LocalDataTrack(name: "cursor", isOrdered: false, maxRetransmits: 0)
         let alice = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) { builder in
             builder.roomName = "stand-up"
+            builder.edge = edge
             builder.dataTracks = [chat, cursor]
         })
         let inbox = Inbox()
         let recorder = Recorder()
         let bob = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) {
-            $0.roomName = "stand-up"
+            $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: recorder)
         for participant in bob.remoteParticipants { participant.delegate = inbox }
         // bob is subscribed when room.joined lists alice's track, or just after.
@@ -168,16 +171,16 @@ import WebRTC
     @Test(.timeLimit(.minutes(1))) func aFullRoomAndACompletedRoomEndTheConnection() async throws {
         let platform = try InProcessPlatform.start(identity: "unused")
         defer { Task { await platform.server.shutdown() } }
-        Video.servers = ["roaming": platform.baseURL]
+        let edge = platform.videoEdge
         let created = try await Self.rest(platform.server, "/v1/Rooms", form: [("UniqueName", "stand-up"), ("MaxParticipants", "1")])
         let roomSid = try #require(created["sid"] as? String)
         let alice = Recorder()
         let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
-            $0.roomName = "stand-up"
+            $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: alice)
         #expect(room.sid == roomSid)
         let bob = Recorder()
-        let full = ConnectOptions(token: try Self.token(platform.server, "bob")) { $0.roomName = "stand-up" }
+        let full = ConnectOptions(token: try Self.token(platform.server, "bob")) { $0.roomName = "stand-up"; $0.edge = edge }
         await #expect(throws: ParleyError.self) { _ = try await Video.connect(options: full, delegate: bob) }
         #expect(await bob.wait { $0 == "failed 53105" }, "\(bob.lines)")
 
@@ -189,10 +192,10 @@ import WebRTC
     @Test(.timeLimit(.minutes(1))) func aDroppedSignalingConnectionReconnects() async throws {
         let platform = try InProcessPlatform.start(identity: "unused")
         defer { Task { await platform.server.shutdown() } }
-        Video.servers = ["roaming": platform.baseURL]
+        let edge = platform.videoEdge
         let alice = Recorder()
         let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
-            $0.roomName = "stand-up"
+            $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: alice)
         let channel = try #require(room.inner.withLock { $0.channel })
         await channel.simulateDrop()
@@ -202,7 +205,7 @@ import WebRTC
         // Still in the room: a newcomer sees alice.
         let bob = Recorder()
         _ = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) {
-            $0.roomName = "stand-up"
+            $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: bob)
         #expect(await bob.wait { $0 == "connected stand-up [\"alice\"]" }, "\(bob.lines)")
         room.disconnect()
@@ -211,9 +214,9 @@ import WebRTC
     @Test(.timeLimit(.minutes(1))) func aTokenWithoutAVideoGrantIsRefused() async throws {
         let platform = try InProcessPlatform.start(identity: "unused")
         defer { Task { await platform.server.shutdown() } }
-        Video.servers = ["roaming": platform.baseURL]
+        let edge = platform.videoEdge
         let recorder = Recorder()
-        let options = ConnectOptions(token: try Self.token(platform.server, "mallory", video: false)) { $0.roomName = "stand-up" }
+        let options = ConnectOptions(token: try Self.token(platform.server, "mallory", video: false)) { $0.roomName = "stand-up"; $0.edge = edge }
         await #expect(throws: ParleyError.self) { _ = try await Video.connect(options: options, delegate: recorder) }
         #expect(await recorder.wait { $0 == "failed 20106" }, "\(recorder.lines)")
     }

@@ -1,0 +1,72 @@
+import AudioCore
+import ParleyAudio
+import ParleyCore
+import Synchronization
+import WebRTC
+
+/// A local audio track on the wire: its device's captured samples, encoded as Opus in 20 ms
+/// frames (`AudioSendStream`), each sent on the track's transceiver with its RFC 6464 level.
+/// A disabled track sends nothing.
+final class LocalAudioSender: AudioCapturingContext {
+    private let device: any AudioDevice
+    private let peer: PeerConnection
+    private let transceiver: RTPTransceiver
+    private let track: LocalAudioTrack
+    private let stream: Mutex<OpusFrames>
+
+    init(track: LocalAudioTrack, device: any AudioDevice, peer: PeerConnection, transceiver: RTPTransceiver) throws(ParleyError) {
+        guard let format = device.captureFormat() else {
+            throw ParleyError(.mediaClientLocalDescFailed, reason: "the audio device of track \(track.name) does not capture")
+        }
+        self.device = device
+        self.peer = peer
+        self.transceiver = transceiver
+        self.track = track
+        stream = Mutex(OpusFrames(stream: try AudioSendStream(configuration: AudioSendStreamConfiguration(codec: .opus),
+                                                             inputFormat: format)))
+    }
+
+    func start() throws(ParleyError) {
+        do {
+            try device.initializeCapturer()
+            try device.startCapturing(context: self)
+        } catch {
+            throw ParleyError(.mediaClientLocalDescFailed, reason: "the audio device of track \(track.name): \(error)")
+        }
+    }
+
+    func stop() { device.stopCapturing() }
+
+    func deliverCapturedSamples(_ samples: UnsafeBufferPointer<Int16>) {
+        guard track.isEnabled else { return }
+        let level = AudioLevel.rfc6464(samples)
+        let lent = LentSamples(pointer: samples)
+        let packets = stream.withLock { $0.encode(lent.pointer) }
+        for packet in packets {
+            peer.send(payload: packet.payload, on: transceiver, timestamp: packet.timestamp, marker: packet.marker, audioLevel: level)
+        }
+    }
+
+    func captureFormatChanged() {
+        guard let format = device.captureFormat() else { return }
+        stream.withLock { $0.update(format) }
+    }
+}
+
+/// The device's buffer, lent for the duration of one capture callback.
+struct LentSamples: @unchecked Sendable {
+    let pointer: UnsafeBufferPointer<Int16>
+}
+
+/// The track's encoder, behind the sender's lock: 20 ms Opus frames out of captured samples.
+struct OpusFrames {
+    let stream: AudioSendStream
+
+    mutating func encode(_ samples: UnsafeBufferPointer<Int16>) -> [(payload: [UInt8], timestamp: UInt32, marker: Bool)] {
+        var packets: [(payload: [UInt8], timestamp: UInt32, marker: Bool)] = []
+        try? stream.process(samples) { packets.append((Array($0.payload), $0.timestamp, $0.marker)) }
+        return packets
+    }
+
+    mutating func update(_ format: AudioFormat) { try? stream.updateInputFormat(format) }
+}

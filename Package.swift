@@ -79,10 +79,11 @@ let package = Package(
         .target(name: "SDP", swiftSettings: strict),
         // VP8 over RTP: payload descriptor and frame header (RFC 7741, RFC 6386 §9.1).
         .target(name: "VP8", swiftSettings: strict),
-        // Pure video: I420 frames, the test pattern.
-        .target(name: "VideoCore", swiftSettings: strict),
+        // Video building blocks: I420 frames, scaling, the test pattern, Y4M and IVF parsing, PNG
+        // snapshots, sources (paced on ParleyCore's clock) and sinks, V4L2 device listing.
+        .target(name: "VideoCore", dependencies: ["ParleyCore"], swiftSettings: strict),
         // libvpx's VP8 encoder and decoder (the only importer of libvpx).
-        .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore"], swiftSettings: strict),
+        .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore", "VP8"], swiftSettings: strict),
         // SCTP over a datagram path the owner provides (DTLS for data channels), on usrsctp without threads.
         .target(name: "SCTP", dependencies: ["CUsrSCTP", "ParleyCore"], swiftSettings: strict),
         // Recording containers: Ogg Opus (RFC 7845), IVF for VP8.
@@ -243,7 +244,7 @@ let package = Package(
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
                                          "JSONWire", "ParleyStore", "WebRTC", "ICE", "ParleyCrypto", "VideoREST", "ServerMedia", "SFU",
-                                         "PlatformCore"],
+                                         "PlatformCore", "VideoCore", "ParleyVPX"],
                           swiftSettings: strict),
 
         // Tests.
@@ -251,6 +252,7 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "VP8Tests", dependencies: ["VP8"], swiftSettings: strict),
+        .testTarget(name: "VideoCoreTests", dependencies: ["VideoCore"], swiftSettings: strict),
         .testTarget(name: "ParleyVPXTests", dependencies: ["ParleyVPX", "VideoCore", "VP8"], swiftSettings: strict),
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),

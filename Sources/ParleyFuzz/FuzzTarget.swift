@@ -10,7 +10,7 @@ enum FuzzTarget: String, CaseIterable {
     case audioReceive = "audio-receive"
     case mediaOffer = "media-offer"
     case videoREST = "video-rest"
-    case recording
+    case recording, y4m, ivf
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -35,6 +35,8 @@ enum FuzzTarget: String, CaseIterable {
         case .mediaOffer: MediaOfferFuzz.run(data)
         case .videoREST: VideoRESTFuzz.run(data)
         case .recording: RecordingFuzz.run(data)
+        case .y4m: Y4MFuzz.run(data)
+        case .ivf: IVFFuzz.run(data)
         }
     }
 }

@@ -1,5 +1,6 @@
 import CVPX
 import VideoCore
+import VP8
 
 /// A libvpx failure, with libvpx's own message.
 public struct VPXError: Error, Sendable, CustomStringConvertible {
@@ -9,6 +10,9 @@ public struct VPXError: Error, Sendable, CustomStringConvertible {
         let detail = ctx.flatMap { vpx_codec_error_detail($0) }.map { String(cString: $0) }
         description = "vp8: \(what): \(String(cString: vpx_codec_err_to_string(code)))" + (detail.map { " (\($0))" } ?? "")
     }
+
+    /// A failure found before libvpx was called (a frame of the wrong size, a picture too large).
+    init(_ description: String) { self.description = "vp8: " + description }
 }
 
 /// One VP8 frame out of the encoder.
@@ -74,18 +78,20 @@ public final class VP8Encoder {
         guard result == VPX_CODEC_OK else { throw VPXError("bitrate", result, &context) }
     }
 
-    /// Encodes one frame (of this encoder's size); usually one output frame, none when the rate
-    /// controller drops it.
+    /// Encodes one frame (of this encoder's size; another size throws); usually one output
+    /// frame, none when the rate controller drops it. libvpx reads the planes in place (no copy).
     public func encode(_ frame: I420Frame, keyFrame: Bool = false) throws(VPXError) -> [EncodedVP8Frame] {
-        precondition(frame.width == width && frame.height == height, "frames of the encoder's size")
-        var y = frame.y, u = frame.u, v = frame.v
-        let result: vpx_codec_err_t = y.withUnsafeMutableBufferPointer { yp in
-            u.withUnsafeMutableBufferPointer { up in
-                v.withUnsafeMutableBufferPointer { vp in
-                    vpx_img_wrap(&image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 1, yp.baseAddress)
-                    image.planes.0 = yp.baseAddress
-                    image.planes.1 = up.baseAddress
-                    image.planes.2 = vp.baseAddress
+        guard frame.width == width && frame.height == height else {
+            throw VPXError("frame of \(frame.width)x\(frame.height) for a \(width)x\(height) encoder")
+        }
+        let result: vpx_codec_err_t = frame.y.withUnsafeBufferPointer { yp in
+            frame.u.withUnsafeBufferPointer { up in
+                frame.v.withUnsafeBufferPointer { vp in
+                    // libvpx takes mutable plane pointers but only reads the source image.
+                    vpx_img_wrap(&image, VPX_IMG_FMT_I420, UInt32(width), UInt32(height), 1, UnsafeMutablePointer(mutating: yp.baseAddress))
+                    image.planes.0 = UnsafeMutablePointer(mutating: yp.baseAddress)
+                    image.planes.1 = UnsafeMutablePointer(mutating: up.baseAddress)
+                    image.planes.2 = UnsafeMutablePointer(mutating: vp.baseAddress)
                     image.stride.0 = Int32(width)
                     image.stride.1 = Int32(frame.chromaWidth)
                     image.stride.2 = Int32(frame.chromaWidth)
@@ -124,25 +130,38 @@ public final class VP8Decoder {
     /// Decodes one whole frame; the picture, or nil when the frame shows nothing. A corrupt or
     /// truncated frame throws (decode the next key frame to recover).
     public func decode(_ data: [UInt8], timestamp: UInt32 = 0) throws(VPXError) -> I420Frame? {
+        var frame = I420Frame(width: 1, height: 1)
+        return try decode(data, into: &frame, timestamp: timestamp) ? frame : nil
+    }
+
+    /// Decodes one whole frame into `frame`, reusing its planes while the size stays (a size
+    /// change resizes it); false when the frame shows nothing. A key frame larger than
+    /// `VideoLimits` throws before libvpx allocates for it.
+    public func decode(_ data: [UInt8], into frame: inout I420Frame, timestamp: UInt32 = 0) throws(VPXError) -> Bool {
+        if let size = data.withUnsafeBytes({ VP8FrameHeader.keyFrameSize(in: $0) }),
+           !VideoLimits.accepts(width: Int(size.width), height: Int(size.height)) {
+            throw VPXError("key frame of \(size.width)x\(size.height) over the size limit")
+        }
         let result = data.withUnsafeBufferPointer { vpx_codec_decode(&context, $0.baseAddress, UInt32($0.count), nil, 0) }
         guard result == VPX_CODEC_OK else { throw VPXError("decode", result, &context) }
         var iterator: vpx_codec_iter_t?
-        guard let image = vpx_codec_get_frame(&context, &iterator) else { return nil }
+        guard let image = vpx_codec_get_frame(&context, &iterator) else { return false }
         let w = Int(image.pointee.d_w), h = Int(image.pointee.d_h)
-        let cw = (w + 1) / 2, ch = (h + 1) / 2
-        func plane(_ index: Int, _ pw: Int, _ ph: Int) -> [UInt8] {
-            let (base, stride): (UnsafeMutablePointer<UInt8>?, Int32) = switch index {
-            case 0: (image.pointee.planes.0, image.pointee.stride.0)
-            case 1: (image.pointee.planes.1, image.pointee.stride.1)
-            default: (image.pointee.planes.2, image.pointee.stride.2)
-            }
-            guard let base else { return [UInt8](repeating: 0, count: pw * ph) }
-            var out = [UInt8](repeating: 0, count: pw * ph)
-            for row in 0..<ph {
-                for col in 0..<pw { out[row * pw + col] = base[row * Int(stride) + col] }
-            }
-            return out
+        guard w > 0, h > 0 else { return false }
+        frame.resize(width: w, height: h)
+        frame.timestamp = timestamp
+        let planes = image.pointee.planes, strides = image.pointee.stride
+        Self.copy(planes.0, Int(strides.0), w, h, into: &frame.y)
+        Self.copy(planes.1, Int(strides.1), frame.chromaWidth, frame.chromaHeight, into: &frame.u)
+        Self.copy(planes.2, Int(strides.2), frame.chromaWidth, frame.chromaHeight, into: &frame.v)
+        return true
+    }
+
+    /// Copies one plane row by row out of libvpx's padded buffer.
+    private static func copy(_ base: UnsafeMutablePointer<UInt8>?, _ stride: Int, _ width: Int, _ height: Int, into plane: inout [UInt8]) {
+        plane.withUnsafeMutableBufferPointer { out in
+            guard let base, let destination = out.baseAddress else { return }
+            for row in 0..<height { (destination + row * width).update(from: base + row * stride, count: width) }
         }
-        return I420Frame(width: w, height: h, y: plane(0, w, h), u: plane(1, cw, ch), v: plane(2, cw, ch), timestamp: timestamp)
     }
 }

@@ -1,0 +1,80 @@
+import ParleyVPX
+import VideoCore
+
+/// `parley-bench vp8-encode`: what sending one camera's video costs. Encodes 640×360 test-pattern
+/// frames with camera-like grain (60 distinct pictures, cycled) at 30 fps, one layer at 1.5 Mbit/s
+/// and three simulcast layers (q/h/f at 2.15 Mbit/s in all), and prints µs per frame and the share of
+/// one core that 30 fps needs (µs per frame × 30 / 10⁶). Also the halving and decoding costs.
+enum VP8EncodeBench {
+    static func run(frames: Int = 300) throws {
+        let pictures = grainyPictures(count: 60)
+        print("vp8-encode: 640x360, \(frames) frames per run (best of 3), cpu-used 8, 1 thread")
+        print("| what | µs per frame | share of one core at 30 fps | kbit/s |")
+        print("| --- | ---: | ---: | ---: |")
+        for (name, simulcast) in [("VP8 one layer, 1.5 Mbit/s", false), ("VP8 simulcast q/h/f, 2.15 Mbit/s", true)] {
+            var best = Double.infinity, bits = 0
+            for _ in 0..<3 {
+                let single = try VP8Encoder(width: 640, height: 360, bitrate: 1_500_000)
+                let layers = try VP8SimulcastEncoder(width: 640, height: 360)
+                var bytes = 0
+                let micros = try measure {
+                    for index in 0..<frames {
+                        var picture = pictures[index % pictures.count]
+                        picture.timestamp = UInt32(index * 3000)
+                        if simulcast {
+                            for out in try layers.encode(picture) { bytes += out.frame.data.count }
+                        } else {
+                            for out in try single.encode(picture) { bytes += out.data.count }
+                        }
+                    }
+                }
+                best = min(best, micros / Double(frames))
+                bits = bytes * 8 * 30 / frames / 1000
+            }
+            print(row(name, best, kbps: bits))
+        }
+        var half = I420Frame(width: 320, height: 180), quarter = I420Frame(width: 160, height: 90)
+        let halving = measure {
+            for index in 0..<frames {
+                pictures[index % pictures.count].halved(into: &half)
+                half.halved(into: &quarter)
+            }
+        }
+        print(row("halving 640x360 to 320x180 and 160x90", halving / Double(frames), kbps: nil))
+        let encoder = try VP8Encoder(width: 640, height: 360, bitrate: 1_500_000)
+        var encoded: [[UInt8]] = []
+        for index in 0..<frames { encoded += try encoder.encode(pictures[index % pictures.count]).map(\.data) }
+        let decoder = try VP8Decoder()
+        var picture = I420Frame(width: 640, height: 360)
+        let decoding = try measure { for data in encoded { _ = try decoder.decode(data, into: &picture) } }
+        print(row("VP8 decode 640x360", decoding / Double(max(1, encoded.count)), kbps: nil))
+    }
+
+    static func row(_ name: String, _ micros: Double, kbps: Int?) -> String {
+        let share = micros * 30 / 1_000_000 * 100
+        return "| \(name) | \(Int(micros.rounded())) | \((share * 10).rounded() / 10) % | \(kbps.map(String.init) ?? "") |"
+    }
+
+    /// The test pattern with grain added (a deterministic generator), so the encoder spends its
+    /// bitrate as it would on a camera.
+    static func grainyPictures(count: Int) -> [I420Frame] {
+        var pattern = TestPattern(width: 640, height: 360)
+        var state: UInt32 = 0x1234_5678
+        return (0..<count).map { _ in
+            var picture = pattern.next()
+            for i in stride(from: 0, to: picture.y.count, by: 3) {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                picture.y[i] &+= UInt8(truncatingIfNeeded: state >> 27)
+            }
+            return picture
+        }
+    }
+
+    /// Microseconds `body` took.
+    static func measure(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
+    }
+}

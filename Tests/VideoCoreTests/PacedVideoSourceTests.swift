@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+import Testing
+import VideoCore
+
+/// Sources on their own thread: real-time pacing, end of input, looping, stop and restart.
+@Suite struct PacedVideoSourceTests {
+    final class Collector: Sendable {
+        let frames = Mutex<[(UInt32, UInt32?)]>([])
+        let ended = Mutex<[VideoSourceError?]>([])
+        func take(_ frame: I420Frame) { frames.withLock { $0.append((frame.timestamp, TestPattern.frameNumber(in: frame))) } }
+        var count: Int { frames.withLock { $0.count } }
+    }
+
+    @Test func pacesTheTestPatternAtItsFrameRate() throws {
+        let collector = Collector()
+        let source = PacedVideoSource(TestPattern(width: 320, height: 240, framesPerSecond: 50))
+        #expect(source.format == VideoFormat(width: 320, height: 240, frameRate: FrameRate(framesPerSecond: 50)))
+        let started = ContinuousClock.now
+        try source.start { collector.take($0) }
+        #expect(throws: VideoSourceError.alreadyStarted) { try source.start { _ in } }
+        Thread.sleep(forTimeInterval: 0.5)
+        source.stop()
+        let elapsed = ContinuousClock.now - started
+        let frames = collector.frames.withLock { $0 }
+        let expected = Int(elapsed / .milliseconds(20))
+        #expect(frames.count >= expected - 5 && frames.count <= expected + 2, "\(frames.count) frames in \(elapsed)")
+        #expect(frames.map(\.0) == (0..<frames.count).map { UInt32($0 * 1800) }, "90 kHz timestamps, 1800 a frame")
+        #expect(frames.map(\.1) == (0..<frames.count).map { UInt32($0) })
+        let after = collector.count
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(collector.count == after, "nothing after stop")
+        #expect(!source.isRunning)
+    }
+
+    @Test func aFileEndsOrLoops() throws {
+        let (bytes, _) = try Y4MReaderTests.stream(frames: 4, width: 256, height: 64)
+        let collector = Collector()
+        let once = PacedVideoSource(try Y4MReader(source: MemoryByteSource(bytes)), pacing: .asFastAsPossible) { error in
+            collector.ended.withLock { $0.append(error) }
+        }
+        try once.start { collector.take($0) }
+        for _ in 0..<200 where collector.ended.withLock({ $0.isEmpty }) { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(collector.frames.withLock { $0.map(\.1) } == [0, 1, 2, 3])
+        #expect(collector.ended.withLock { $0 } == [nil], "the end reported once, without an error")
+        once.stop()
+
+        let looped = Collector()
+        let loop = PacedVideoSource(try Y4MReader(source: MemoryByteSource(bytes)), pacing: .asFastAsPossible, loops: true)
+        try loop.start { looped.take($0) }
+        for _ in 0..<200 where looped.count < 10 { Thread.sleep(forTimeInterval: 0.01) }
+        loop.stop()
+        let numbers = looped.frames.withLock { $0 }
+        #expect(numbers.count >= 10)
+        #expect(numbers.prefix(10).map(\.1) == [0, 1, 2, 3, 0, 1, 2, 3, 0, 1])
+        #expect(numbers.prefix(10).map(\.0) == (0..<10).map { UInt32($0 * 3000) }, "timestamps keep rising across the loop")
+        // Restarted after a stop, it continues from where the input was.
+        try loop.start { looped.take($0) }
+        loop.stop()
+    }
+
+    @Test func aBrokenFileReportsItsError() throws {
+        let (bytes, _) = try Y4MReaderTests.stream(frames: 2, width: 256, height: 64)
+        let collector = Collector()
+        let source = PacedVideoSource(try Y4MReader(source: MemoryByteSource(Array(bytes.dropLast(10)))), pacing: .asFastAsPossible) {
+            error in collector.ended.withLock { $0.append(error) }
+        }
+        try source.start { collector.take($0) }
+        for _ in 0..<200 where collector.ended.withLock({ $0.isEmpty }) { Thread.sleep(forTimeInterval: 0.01) }
+        source.stop()
+        #expect(collector.count == 1)
+        #expect(collector.ended.withLock { $0 } == [.malformed(.truncated)])
+    }
+}

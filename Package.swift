@@ -37,6 +37,8 @@ let package = Package(
         // names them: ParleyCore (ParleyError, LogLevel, Logger), AudioCore and AudioDevices (audio
         // devices), CallQuality (quality warnings, media metrics), ICE (ICETransportPolicy).
         .library(name: "ParleyVoice", targets: ["ParleyVoice", "ParleyCore", "AudioCore", "AudioDevices", "CallQuality", "ICE"]),
+        // The video SDK (issue 17, first step: rooms, participants and publications over room signaling).
+        .library(name: "ParleyVideo", targets: ["ParleyVideo", "ParleyCore"]),
     ],
     targets: [
         // Layer 0: C libraries from the system (pkg-config), each wrapped by exactly one Swift target.
@@ -201,6 +203,12 @@ let package = Package(
                                "AudioDevices", "CallQuality", "JSONWire", "HTTPWire"],
                 swiftSettings: strict),
 
+        // The video SDK (the seed's Twilio Video API): rooms over room signaling and client
+        // peer connections.
+        .target(name: "ParleyVideo",
+                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "Signaling", "DataChannel"],
+                swiftSettings: strict),
+
         // Test support as a library, shared by the test targets and parley-bench: an in-process
         // platform with a token, built-product lookup, tone generation and analysis.
         // A virtual MonotonicClock for tests (no server dependency).
@@ -281,6 +289,9 @@ let package = Package(
                     dependencies: ["ParleyVoice", "ParleyClientCore", "ParleyTestSupport", "ParleyServer", "ParleyStore",
                                    "AccessToken", "Signaling", "AudioCore", "AudioDevices", "ParleyNet",
                                    "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE", "ParleyAudio", "PlatformCore", "WebRTC"],
+                    swiftSettings: strict),
+        .testTarget(name: "ParleyVideoTests",
+                    dependencies: ["ParleyVideo", "ParleyTestSupport", "ParleyServer", "Signaling", "ParleyCore", "AccessToken", "WebRTC", "ParleyNet", "HTTPWire", "ParleyClientCore", "ParleyStore"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleySRTP", "RTP", "RTCP"], swiftSettings: strict),

@@ -1,0 +1,46 @@
+import Foundation
+
+/// How to connect to a room (the seed's `ConnectOptions`), made with a builder:
+///
+/// ```swift
+/// let options = ConnectOptions(token: token) { builder in
+///     builder.roomName = "my-room"
+///     builder.audioTracks = [LocalAudioTrack(name: "mic")]
+/// }
+/// ```
+public struct ConnectOptions: Sendable {
+    /// The access token (its video grant names the room, or any room).
+    public var token: String
+    /// The room to join; created (as a `group` room) when none by that name is in progress.
+    public var roomName: String?
+    public var audioTracks: [LocalAudioTrack]
+    public var videoTracks: [LocalVideoTrack]
+    public var dataTracks: [LocalDataTrack]
+    /// Subscribe to every track the others publish (default true); off, nothing is received.
+    public var isAutomaticSubscriptionEnabled: Bool
+    /// Hear `dominantSpeakerDidChange` (default false, as in Twilio's SDK).
+    public var isDominantSpeakerEnabled: Bool
+    /// Hear network quality levels (default false).
+    public var isNetworkQualityEnabled: Bool
+    /// The edge (a name in `Video.servers`); nil: `Video.edge`.
+    public var edge: String?
+    /// Where delegate methods run; nil: the SDK's default queue.
+    public var delegateQueue: DispatchQueue?
+    public var uuid: UUID
+
+    /// Options with `token`, then changed by `block` (the builder).
+    public init(token: String, block: (inout ConnectOptions) -> Void = { _ in }) {
+        self.token = token
+        roomName = nil
+        audioTracks = []
+        videoTracks = []
+        dataTracks = []
+        isAutomaticSubscriptionEnabled = true
+        isDominantSpeakerEnabled = false
+        isNetworkQualityEnabled = false
+        edge = nil
+        delegateQueue = nil
+        uuid = UUID()
+        block(&self)
+    }
+}

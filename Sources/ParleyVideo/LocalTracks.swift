@@ -1,0 +1,92 @@
+import DataChannel
+import Foundation
+import Synchronization
+
+/// A track this client publishes: a name (unique among its tracks, at most 128 bytes) and
+/// whether it is enabled (a disabled track's publication says so to everyone).
+public protocol LocalTrack: AnyObject, Sendable {
+    var name: String { get }
+    var isEnabled: Bool { get }
+}
+
+/// Microphone audio (the seed's `LocalAudioTrack`). Media comes in the SDK's next step; today the
+/// track is published and announced to the room.
+public final class LocalAudioTrack: LocalTrack {
+    public let name: String
+    public var isEnabled: Bool { enabled.value }
+    let enabled: Flag
+
+    public init(name: String = "microphone", enabled: Bool = true) {
+        self.name = name
+        self.enabled = Flag(enabled)
+    }
+}
+
+/// Camera or other video (the seed's `LocalVideoTrack`).
+public final class LocalVideoTrack: LocalTrack {
+    public let name: String
+    public var isEnabled: Bool { enabled.value }
+    let enabled: Flag
+
+    public init(name: String = "camera", enabled: Bool = true) {
+        self.name = name
+        self.enabled = Flag(enabled)
+    }
+}
+
+/// Messages to the room's other participants (the seed's `LocalDataTrack`): ordered and reliable
+/// by default, or with a lifetime (milliseconds) or retransmission limit (RFC 8831 §6.1).
+public final class LocalDataTrack: LocalTrack {
+    public let name: String
+    public var isEnabled: Bool { true }
+    public let isOrdered: Bool
+    public let maxPacketLifeTime: Int?
+    public let maxRetransmits: Int?
+
+    private struct State {
+        var outbox: DataTrackOutbox?
+        var pending: [DataTrackMessage] = []
+    }
+
+    private let state = Mutex(State())
+    /// Messages sent before the track's channel opened wait, up to this many.
+    static let maximumPending = 1_024
+
+    public init(name: String = "data", isOrdered: Bool = true, maxPacketLifeTime: Int? = nil, maxRetransmits: Int? = nil) {
+        self.name = name
+        self.isOrdered = isOrdered
+        self.maxPacketLifeTime = maxPacketLifeTime
+        self.maxRetransmits = maxRetransmits
+    }
+
+    /// Sends a text message to every subscriber (in order, for an ordered track). Before the
+    /// track's channel is open messages wait (up to 1,024; later ones are dropped).
+    public func send(_ message: String) { enqueue(DataTrackMessage(bytes: Array(message.utf8), isBinary: false)) }
+
+    /// Sends a binary message.
+    public func send(_ message: Data) { enqueue(DataTrackMessage(bytes: Array(message), isBinary: true)) }
+
+    var reliability: DataChannelOpen.Reliability {
+        if let maxRetransmits { return .maxRetransmits(UInt32(clamping: max(0, maxRetransmits))) }
+        if let maxPacketLifeTime { return .maxPacketLifeTime(UInt32(clamping: max(0, maxPacketLifeTime))) }
+        return .reliable
+    }
+
+    private func enqueue(_ message: DataTrackMessage) {
+        let outbox = state.withLock { s -> DataTrackOutbox? in
+            if s.outbox == nil, s.pending.count < Self.maximumPending { s.pending.append(message) }
+            return s.outbox
+        }
+        outbox?.send(message)
+    }
+
+    /// The track's channel is open: what waited goes first.
+    func bind(_ outbox: DataTrackOutbox) {
+        let pending = state.withLock { s -> [DataTrackMessage] in
+            s.outbox = outbox
+            defer { s.pending = [] }
+            return s.pending
+        }
+        for message in pending { outbox.send(message) }
+    }
+}

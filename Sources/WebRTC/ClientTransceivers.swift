@@ -33,6 +33,8 @@ struct ClientTransceivers {
     var midExtensionID: UInt8?
 
     static let maxBoundSSRCs = 512
+    /// More sections than a room ever asks for (64 tracks, 64 slots of each kind, docs/signaling.md §12).
+    static let maxTransceivers = 256
 
     var isActive: Bool { !list.isEmpty }
 

@@ -43,9 +43,9 @@ extension PeerConnection {
 
 extension PeerConnectionCore {
     func restartICE() -> Result<String, ParleyError> {
-        guard isOfferer, remote != nil, !state.isTerminal, gatheringWaiter == nil else {
+        guard isOfferer, remote != nil, !state.isTerminal, gatheringWaiter == nil, !media.offerPending else {
             return .failure(ParleyError(.mediaClientLocalDescFailed,
-                                        reason: "ICE restart needs an answered offer of ours and an open connection"))
+                                        reason: "ICE restart needs an answered offer of ours, an open connection and no offer waiting"))
         }
         apply(ice.restart(remoteCredentials: nil, now: instant))
         iceRestartPending = true

@@ -27,7 +27,7 @@ extension PeerConnection {
     ///   - streamID, trackID: the section's `a=msid` (RFC 8830); by default the connection's stream
     ///     and a generated track id. Rooms name tracks in signaling by `mid`, not by msid.
     /// - Throws: 53400 when closed, on a connection that already offered without transceivers or
-    ///   answered an offer, or for invalid `sendEncodings`.
+    ///   answered an offer, past 256 transceivers, or for invalid `sendEncodings`.
     public func addTransceiver(kind: RTPTransceiver.Kind, direction: RTPTransceiver.Direction = .sendrecv,
                                sendEncodings: [String] = [], streamID: String? = nil,
                                trackID: String? = nil) async throws(ParleyError) -> RTPTransceiver {

@@ -14,6 +14,9 @@ extension PeerConnectionCore {
             return .failure(ParleyError(.mediaClientLocalDescFailed,
                                         reason: "transceivers need a connection that offered with transceivers"))
         }
+        guard media.list.count < ClientTransceivers.maxTransceivers else {
+            return .failure(ParleyError(.mediaClientLocalDescFailed, reason: "at most \(ClientTransceivers.maxTransceivers) transceivers"))
+        }
         if !sendEncodings.isEmpty {
             let valid = sendEncodings.allSatisfy { rid in
                 (1...16).contains(rid.utf8.count) && rid.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == 0x2D || $0 == 0x5F }

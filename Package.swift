@@ -38,7 +38,7 @@ let package = Package(
         // devices), CallQuality (quality warnings, media metrics), ICE (ICETransportPolicy).
         .library(name: "ParleyVoice", targets: ["ParleyVoice", "ParleyCore", "AudioCore", "AudioDevices", "CallQuality", "ICE"]),
         // The video SDK (issue 17, first step: rooms, participants and publications over room signaling).
-        .library(name: "ParleyVideo", targets: ["ParleyVideo", "ParleyCore", "AudioCore", "AudioDevices"]),
+        .library(name: "ParleyVideo", targets: ["ParleyVideo", "ParleyCore", "AudioCore", "AudioDevices", "VideoCore"]),
     ],
     targets: [
         // Layer 0: C libraries from the system (pkg-config), each wrapped by exactly one Swift target.
@@ -207,7 +207,8 @@ let package = Package(
         // The video SDK (the seed's Twilio Video API): rooms over room signaling and client
         // peer connections.
         .target(name: "ParleyVideo",
-                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "Signaling", "DataChannel", "ParleyAudio", "AudioCore"],
+                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "Signaling", "DataChannel", "ParleyAudio", "AudioCore",
+                               "VideoCore", "ParleyVPX", "VP8"],
                 swiftSettings: strict),
 
         // Test support as a library, shared by the test targets and parley-bench: an in-process
@@ -293,7 +294,7 @@ let package = Package(
                                    "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE", "ParleyAudio", "PlatformCore", "WebRTC"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyVideoTests",
-                    dependencies: ["ParleyVideo", "ParleyTestSupport", "ParleyServer", "Signaling", "ParleyCore", "AccessToken", "WebRTC", "ParleyNet", "HTTPWire", "ParleyClientCore", "ParleyStore", "AudioCore", "AudioDevices"],
+                    dependencies: ["ParleyVideo", "ParleyTestSupport", "ParleyServer", "Signaling", "ParleyCore", "AccessToken", "WebRTC", "ParleyNet", "HTTPWire", "ParleyClientCore", "ParleyStore", "AudioCore", "AudioDevices", "VideoCore"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleySRTP", "RTP", "RTCP"], swiftSettings: strict),

@@ -22,6 +22,9 @@ public struct ConnectOptions: Sendable {
     public var isDominantSpeakerEnabled: Bool
     /// Hear network quality levels (default false).
     public var isNetworkQualityEnabled: Bool
+    /// The video codecs to send, most preferred first (the seed's `preferredVideoCodecs`): VP8,
+    /// with three simulcast layers (`q`, `h`, `f`) when asked.
+    public var preferredVideoCodecs: [VideoCodec]
     /// The edge (a name in `Video.servers`); nil: `Video.edge`.
     public var edge: String?
     /// Where delegate methods run; nil: the SDK's default queue.
@@ -38,9 +41,21 @@ public struct ConnectOptions: Sendable {
         isAutomaticSubscriptionEnabled = true
         isDominantSpeakerEnabled = false
         isNetworkQualityEnabled = false
+        preferredVideoCodecs = [.vp8(simulcast: false)]
         edge = nil
         delegateQueue = nil
         uuid = UUID()
         block(&self)
+    }
+}
+
+/// A video codec the SDK sends (the seed's `Vp8Codec`).
+public enum VideoCodec: Sendable, Hashable {
+    case vp8(simulcast: Bool)
+
+    var isSimulcast: Bool {
+        switch self {
+        case .vp8(let simulcast): simulcast
+        }
     }
 }

@@ -2,6 +2,7 @@ import AudioCore
 import DataChannel
 import Foundation
 import Synchronization
+import VideoCore
 
 /// A track this client publishes: a name (unique among its tracks, at most 128 bytes) and
 /// whether it is enabled (a disabled track's publication says so to everyone).
@@ -26,14 +27,18 @@ public final class LocalAudioTrack: LocalTrack {
     }
 }
 
-/// Camera or other video (the seed's `LocalVideoTrack`).
+/// Camera or other video (the seed's `LocalVideoTrack(source:)`): what `source` pushes (a
+/// `TestPattern`, a Y4M or IVF file through `PacedVideoSource`, a capture device), encoded as VP8.
+/// Without a source the track is published and sends nothing.
 public final class LocalVideoTrack: LocalTrack {
     public let name: String
+    public let source: (any VideoSource)?
     public var isEnabled: Bool { enabled.value }
     let enabled: Flag
 
-    public init(name: String = "camera", enabled: Bool = true) {
+    public init(name: String = "camera", source: (any VideoSource)? = nil, enabled: Bool = true) {
         self.name = name
+        self.source = source
         self.enabled = Flag(enabled)
     }
 }

@@ -15,6 +15,7 @@ public final class RemoteTrackPublication: Sendable {
         var isSwitchedOff = false
         var dataTrack: RemoteDataTrack?
         var audioTrack: RemoteAudioTrack?
+        var videoTrack: RemoteVideoTrack?
     }
 
     private let state: Mutex<State>
@@ -39,6 +40,11 @@ public final class RemoteTrackPublication: Sendable {
 
     /// The track's messages, while subscribed to a data track.
     public var remoteDataTrack: RemoteDataTrack? { state.withLock { $0.dataTrack } }
+    /// The track's pictures, while subscribed to a video track.
+    public var remoteVideoTrack: RemoteVideoTrack? { state.withLock { $0.videoTrack } }
+
+    func setVideoTrack(_ track: RemoteVideoTrack?) { state.withLock { $0.videoTrack = track } }
+
     /// The track's audio, while subscribed to an audio track.
     public var remoteAudioTrack: RemoteAudioTrack? { state.withLock { $0.audioTrack } }
 

@@ -60,6 +60,7 @@ extension Room {
             publication.setSubscribed(mid: nil)
             publication.setDataTrack(nil)
             publication.setAudioTrack(nil)
+            publication.setVideoTrack(nil)
             tell(participant) { $0.remoteParticipant(participant, didUnsubscribeFrom: publication) }
         case .subscriptionFailed(let participantSid, let trackSid, let code, let message):
             guard let (participant, publication) = find(participantSid, trackSid) else { return }

@@ -1,5 +1,6 @@
 import ParleyCore
 import Synchronization
+import WebRTC
 
 /// The media of the room's tracks: our audio senders once the connection is up, and each
 /// subscribed remote track on the receive slot the server put it in.
@@ -20,33 +21,65 @@ extension Room {
                     Log.warning(.platform, "room \(self.sid ?? "-"): audio track \(track.name): \(error)")
                 }
             }
-            let stale = self.inner.withLock { s -> [LocalAudioSender] in
-                guard s.state != .disconnected else { return senders }
-                s.audioSenders += senders
-                return []
+            var cameras: [LocalVideoSender] = []
+            for (track, transceiver) in media.videoSenders {
+                guard let source = track.source else { continue }
+                let sender = LocalVideoSender(track: track, source: source, peer: media.peer, transceiver: transceiver)
+                do throws(ParleyError) {
+                    try sender.start()
+                    cameras.append(sender)
+                } catch {
+                    Log.warning(.platform, "room \(self.sid ?? "-"): video track \(track.name): \(error)")
+                }
             }
-            for sender in stale { sender.stop() }
+            let stale = self.inner.withLock { s -> ([LocalAudioSender], [LocalVideoSender]) in
+                guard s.state != .disconnected else { return (senders, cameras) }
+                s.audioSenders += senders
+                s.videoSenders += cameras
+                return ([], [])
+            }
+            for sender in stale.0 { sender.stop() }
+            for sender in stale.1 { sender.stop() }
+        }
+        // Key frames the server asks for (PLI/FIR on our simulcast layers).
+        Task { [weak self] in
+            for await event in media.peer.transceiverEvents {
+                guard let self else { return }
+                guard case let TransceiverEvent.keyFrameRequested(mid: mid, rid: rid) = event else { continue }
+                let sender = self.inner.withLock { s in s.videoSenders.first { $0.transceiver.mid == mid } }
+                sender?.requestKeyFrame(rid: rid)
+            }
         }
     }
 
     /// Stops capturing (on leaving).
     func stopMedia() {
-        let senders = inner.withLock { s -> [LocalAudioSender] in
-            defer { s.audioSenders = [] }
-            return s.audioSenders
+        let (senders, cameras) = inner.withLock { s -> ([LocalAudioSender], [LocalVideoSender]) in
+            defer {
+                s.audioSenders = []
+                s.videoSenders = []
+            }
+            return (s.audioSenders, s.videoSenders)
         }
         for sender in senders { sender.stop() }
+        for sender in cameras { sender.stop() }
     }
 
     /// A remote audio or video track is in our slot `mid`: its packets go to its track object.
     func attachMedia(_ publication: RemoteTrackPublication, mid: String) {
-        guard let slot = inner.withLock({ $0.media })?.slot(mid) else { return }
+        guard let media = inner.withLock({ $0.media }), let slot = media.slot(mid) else { return }
         switch publication.kind {
         case .audio:
             let track = publication.remoteAudioTrack ?? RemoteAudioTrack(sid: publication.trackSid, name: publication.trackName)
             publication.setAudioTrack(track)
             slot.attach(track)
-        case .video, .data:
+        case .video:
+            let track = publication.remoteVideoTrack
+                ?? RemoteVideoTrack(sid: publication.trackSid, name: publication.trackName, peer: media.peer,
+                                    transceiver: slot.transceiver)
+            publication.setVideoTrack(track)
+            slot.attach(track)
+        case .data:
             break
         }
     }

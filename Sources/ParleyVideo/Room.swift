@@ -28,6 +28,7 @@ public final class Room: Sendable {
         /// Our tracks as `room.join` described them (re-offers describe them again).
         var described: [RoomTrackInfo] = []
         var audioSenders: [LocalAudioSender] = []
+        var videoSenders: [LocalVideoSender] = []
         var task: Task<Void, Never>?
         /// Data track messages that came before their subscription, by track SID.
         var earlyData: [String: [DataTrackMessage]] = [:]

@@ -59,7 +59,9 @@ final class RoomMediaConnection: Sendable {
             described.append(RoomTrackDescription(name: track.name, kind: .audio, mid: transceiver.mid, enabled: track.isEnabled))
         }
         for track in options.videoTracks {
-            let transceiver = try await peer.addTransceiver(kind: .video, direction: .sendonly, trackID: track.name)
+            let simulcast = options.preferredVideoCodecs.first?.isSimulcast == true
+            let transceiver = try await peer.addTransceiver(kind: .video, direction: .sendonly,
+                                                            sendEncodings: simulcast ? ["q", "h", "f"] : [], trackID: track.name)
             state.withLock { $0.videoSenders.append((track, transceiver)) }
             described.append(RoomTrackDescription(name: track.name, kind: .video, mid: transceiver.mid, enabled: track.isEnabled))
         }

@@ -8,6 +8,7 @@ extension Room {
     /// Once joined: audio senders and data channels start when ICE and DTLS are up.
     func startMedia(_ media: RoomMediaConnection) {
         startData(media)
+        media.observe { [weak self] state in self?.mediaStateChanged(state) }
         Task { [weak self] in
             guard await media.connected(), let self, self.state != .disconnected else { return }
             var senders: [LocalAudioSender] = []

@@ -22,6 +22,9 @@ final class RoomMediaConnection: Sendable {
     private let state = Mutex(State())
     /// Whether ICE and DTLS came up (nil: not yet), and who waits to know.
     private let outcome = Mutex<(connected: Bool?, waiters: [CheckedContinuation<Bool, Never>])>((nil, []))
+    /// Who hears the connection's state changes after it first connected (the room, for media
+    /// reconnection).
+    private let observer = Mutex<(@Sendable (PeerConnection.State) -> Void)?>(nil)
 
     init() throws(ParleyError) {
         var configuration = PeerConnection.Configuration()
@@ -29,20 +32,28 @@ final class RoomMediaConnection: Sendable {
         // Data tracks, ours and the others': one data channel section (RFC 8841) always.
         configuration.offerDataChannels = true
         peer = try PeerConnection(configuration: configuration)
-        // The connection's one reader of `states`.
+        // The connection's one reader of `states`: the first outcome, then every change.
         Task { [weak self, peer] in
-            var connected = false
+            var settled = false
             for await state in peer.states {
-                if state == .connected { connected = true; break }
-                if state.isTerminal { break }
+                guard let self else { return }
+                if !settled, state == .connected || state.isTerminal {
+                    settled = true
+                    self.settle(state == .connected)
+                    continue
+                }
+                if settled { self.observer.withLock { $0 }?(state) }
             }
-            self?.settle(connected)
+            self?.settle(false)
         }
     }
 
+    /// From now on `handler` hears every state change after the first connection.
+    func observe(_ handler: @escaping @Sendable (PeerConnection.State) -> Void) { observer.withLock { $0 = handler } }
+
     private func settle(_ connected: Bool) {
         let waiters = outcome.withLock { o -> [CheckedContinuation<Bool, Never>] in
-            o.connected = connected
+            if o.connected == nil { o.connected = connected }
             defer { o.waiters = [] }
             return o.waiters
         }

@@ -1,4 +1,5 @@
 import AccessToken
+import AudioDevices
 import Foundation
 import HTTPWire
 import ParleyClientCore
@@ -24,9 +25,9 @@ import WebRTC
         func record(_ line: String) { log.withLock { $0.append(line) } }
         var lines: [String] { log.withLock { $0 } }
 
-        /// Waits (up to 10 s) until a line satisfies `match`.
-        func wait(for match: @escaping (String) -> Bool) async -> Bool {
-            for _ in 0..<1_000 {
+        /// Waits (up to `seconds`) until a line satisfies `match`.
+        func wait(seconds: Int = 10, for match: @escaping (String) -> Bool) async -> Bool {
+            for _ in 0..<(seconds * 100) {
                 if lines.contains(where: match) { return true }
                 try? await Task.sleep(for: .milliseconds(10))
             }
@@ -209,6 +210,36 @@ import WebRTC
         }, delegate: bob)
         #expect(await bob.wait { $0 == "connected stand-up [\"alice\"]" }, "\(bob.lines)")
         room.disconnect()
+    }
+
+    /// Media cut off (every datagram dropped): after ICE's disconnected timeout (8 s) the room is
+    /// reconnecting (53405) and restarts ICE; once the path is back, it reconnects and the
+    /// others' audio flows again.
+    @Test(.timeLimit(.minutes(1))) func aLostMediaPathComesBackWithAnICERestart() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        let edge = platform.videoEdge
+        let alice = Recorder()
+        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
+            $0.roomName = "stand-up"; $0.edge = edge
+        }, delegate: alice)
+        let tone = try ToneAudioDevice(frequency: 500)
+        let bob = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) { builder in
+            builder.roomName = "stand-up"
+            builder.edge = edge
+            builder.audioTracks = [LocalAudioTrack(name: "mic", device: tone)]
+        })
+        #expect(await alice.wait { $0 == "subscribed bob mic audio" }, "\(alice.lines)")
+        let peer = try #require(room.inner.withLock { $0.media?.peer })
+        await peer.simulateNetworkOutage(true)
+        #expect(await alice.wait(seconds: 20) { $0 == "reconnecting 53405" }, "\(alice.lines)")
+        await peer.simulateNetworkOutage(false)
+        #expect(await alice.wait(seconds: 20) { $0 == "reconnected" }, "\(alice.lines)")
+        let track = try #require(room.remoteParticipants.first?.audioTracks.first?.remoteAudioTrack)
+        let before = track.packetsReceived
+        #expect(await alice.wait { _ in track.packetsReceived > before + 25 }, "bob's audio flows again")
+        room.disconnect()
+        bob.disconnect()
     }
 
     @Test(.timeLimit(.minutes(1))) func aTokenWithoutAVideoGrantIsRefused() async throws {

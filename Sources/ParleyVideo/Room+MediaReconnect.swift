@@ -32,7 +32,13 @@ extension Room {
             }
             if back { notify { $0.roomDidReconnect(room: self) } }
         case .failed, .closed:
-            if self.state != .disconnected { lost(ParleyError(.mediaConnection, reason: "the media connection failed")) }
+            // The server ending us closes the media first: its room.disconnected says why, so it
+            // gets a moment to arrive before the media's failure is the reason.
+            Task { [weak self] in
+                try? await Task.sleep(for: .seconds(2))
+                guard let self, self.state != .disconnected else { return }
+                self.lost(ParleyError(.mediaConnection, reason: "the media connection failed"))
+            }
         default:
             break
         }

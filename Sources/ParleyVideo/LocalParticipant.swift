@@ -11,6 +11,7 @@ public final class LocalParticipant: Sendable {
         var published: [String: String] = [:]
         var networkQualityLevel: NetworkQualityLevel = .unknown
         weak var delegate: (any LocalParticipantDelegate)?
+        weak var room: Room?
     }
 
     private let inner = Mutex(Inner())
@@ -32,6 +33,41 @@ public final class LocalParticipant: Sendable {
     }
 
     public var sid: String? { inner.withLock { $0.sid } }
+
+    /// Publishes an audio track now (a re-offer with its section); returns its SID.
+    /// - Throws: 53204 when the room is not connected, the server's refusal (53300, 53304, 20106, …).
+    public func publishAudioTrack(_ track: LocalAudioTrack) async throws(ParleyError) -> String {
+        let sid = try await room().publish(audio: track)
+        bind(track)
+        return sid
+    }
+
+    /// Publishes a video track now; returns its SID.
+    public func publishVideoTrack(_ track: LocalVideoTrack) async throws(ParleyError) -> String {
+        let sid = try await room().publish(video: track)
+        bind(track)
+        return sid
+    }
+
+    /// Publishes a data track now; its messages flow once its channel is open.
+    public func publishDataTrack(_ track: LocalDataTrack) async throws(ParleyError) {
+        try await room().publish(data: track)
+    }
+
+    private func room() throws(ParleyError) -> Room {
+        guard let room = inner.withLock({ $0.room }) else { throw ParleyError(.participantNotFound, reason: "the room is gone") }
+        return room
+    }
+
+    /// The track's enabling and disabling reach the room (`room.trackEnabled`).
+    func bind(_ track: some LocalMediaTrack) {
+        let name = track.name
+        track.enabled.onChange { [weak self] enabled in
+            self?.inner.withLock { $0.room }?.trackEnabledChanged(name: name, enabled: enabled)
+        }
+    }
+
+    func attach(_ room: Room) { inner.withLock { $0.room = room } }
     public var networkQualityLevel: NetworkQualityLevel { inner.withLock { $0.networkQualityLevel } }
 
     /// The SID the server gave the track named `name`, once published.

@@ -11,13 +11,23 @@ public protocol LocalTrack: AnyObject, Sendable {
     var isEnabled: Bool { get }
 }
 
+/// An audio or video track: disabling it stops what it sends and tells the others
+/// (`didDisable`); enabling it starts again.
+protocol LocalMediaTrack: LocalTrack {
+    var enabled: Flag { get }
+}
+
 /// Microphone audio (the seed's `LocalAudioTrack`): what `device` captures (a sound card through
 /// `PulseAudioDevice`, a WAV file, a tone), sent as Opus. Without a device the track is published
 /// and sends nothing. `isEnabled` false sends nothing either (the others see it disabled).
-public final class LocalAudioTrack: LocalTrack {
+public final class LocalAudioTrack: LocalMediaTrack {
     public let name: String
     public let device: (any AudioDevice)?
-    public var isEnabled: Bool { enabled.value }
+    /// Sending (true), or paused with the others told it is disabled.
+    public var isEnabled: Bool {
+        get { enabled.value }
+        set { enabled.value = newValue }
+    }
     let enabled: Flag
 
     public init(name: String = "microphone", device: (any AudioDevice)? = nil, enabled: Bool = true) {
@@ -30,10 +40,14 @@ public final class LocalAudioTrack: LocalTrack {
 /// Camera or other video (the seed's `LocalVideoTrack(source:)`): what `source` pushes (a
 /// `TestPattern`, a Y4M or IVF file through `PacedVideoSource`, a capture device), encoded as VP8.
 /// Without a source the track is published and sends nothing.
-public final class LocalVideoTrack: LocalTrack {
+public final class LocalVideoTrack: LocalMediaTrack {
     public let name: String
     public let source: (any VideoSource)?
-    public var isEnabled: Bool { enabled.value }
+    /// Sending (true), or paused with the others told it is disabled.
+    public var isEnabled: Bool {
+        get { enabled.value }
+        set { enabled.value = newValue }
+    }
     let enabled: Flag
 
     public init(name: String = "camera", source: (any VideoSource)? = nil, enabled: Bool = true) {

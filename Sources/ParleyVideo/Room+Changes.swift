@@ -97,6 +97,9 @@ extension Room {
         guard let localSid = model.localSid else { return }
         let local = LocalParticipant(identity: model.localIdentity ?? "", options: options)
         local.setSid(localSid)
+        local.attach(self)
+        for track in options.audioTracks { local.bind(track) }
+        for track in options.videoTracks { local.bind(track) }
         let published = model.localTracks.compactMap { track in track.sid.map { (name: track.name, sid: $0) } }
         for track in published { local.published(track.name, sid: track.sid) }
         let connected = inner.withLock { s -> Bool in
@@ -169,7 +172,7 @@ extension Room {
         }
     }
 
-    private func tellLocal(_ participant: LocalParticipant, _ body: @escaping @Sendable (any LocalParticipantDelegate) -> Void) {
+    func tellLocal(_ participant: LocalParticipant, _ body: @escaping @Sendable (any LocalParticipantDelegate) -> Void) {
         delegateQueue.async {
             guard let delegate = participant.delegate else { return }
             body(delegate)

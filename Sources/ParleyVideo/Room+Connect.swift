@@ -61,6 +61,7 @@ extension Room {
             case .message(.error(let body)):
                 let error = ParleyError(ParleyError.Code(rawValue: body.code), reason: body.message)
                 if state == .connecting { return failToConnect(error) }
+                inner.withLock { $0.publishFailure = error }
                 Log.warning(.platform, "room \(sid ?? "-"): \(body.code) \(body.message)")
             case .message(.roomJoined(let joined)):
                 if let answer = joined.answer {
@@ -73,6 +74,9 @@ extension Room {
                     Log.warning(.platform, "room \(sid ?? "-"): the answer to our re-offer failed: \(error)")
                 }
                 apply(.roomAnswer(answer))
+                let names = inner.withLock { s in Dictionary(s.described.compactMap { t in t.mid.map { ($0, t.name) } },
+                                                             uniquingKeysWith: { first, _ in first }) }
+                notePublished(answer.published.compactMap { track in names[track.mid].map { ($0, track.trackSid) } })
             case .message(let message):
                 apply(message)
             case .interrupted:

@@ -10,8 +10,13 @@ import WebRTC
 extension Room {
     /// Once joined: opens our data tracks' channels and reads what arrives on the server's.
     func startData(_ media: RoomMediaConnection) {
+        openDataChannels(for: options.dataTracks, media: media)
+        readDataChannels(media)
+    }
+
+    /// Opens each local data track's channel (labelled with its name) once the connection is up.
+    func openDataChannels(for tracks: [LocalDataTrack], media: RoomMediaConnection) {
         let peer = media.peer
-        let tracks = options.dataTracks
         Task { [weak self] in
             guard await media.connected() else { return }
             for track in tracks {
@@ -23,6 +28,11 @@ extension Room {
                 track.bind(DataTrackOutbox(peer: peer, stream: stream))
             }
         }
+    }
+
+    /// Reads what arrives on the server's data channels (one per subscribed data track).
+    private func readDataChannels(_ media: RoomMediaConnection) {
+        let peer = media.peer
         Task { [weak self] in
             var labels: [UInt16: String] = [:]
             for await event in peer.dataEvents {

@@ -11,36 +11,7 @@ extension Room {
         media.observe { [weak self] state in self?.mediaStateChanged(state) }
         Task { [weak self] in
             guard await media.connected(), let self, self.state != .disconnected else { return }
-            var senders: [LocalAudioSender] = []
-            for (track, transceiver) in media.audioSenders {
-                guard let device = track.device else { continue }
-                do throws(ParleyError) {
-                    let sender = try LocalAudioSender(track: track, device: device, peer: media.peer, transceiver: transceiver)
-                    try sender.start()
-                    senders.append(sender)
-                } catch {
-                    Log.warning(.platform, "room \(self.sid ?? "-"): audio track \(track.name): \(error)")
-                }
-            }
-            var cameras: [LocalVideoSender] = []
-            for (track, transceiver) in media.videoSenders {
-                guard let source = track.source else { continue }
-                let sender = LocalVideoSender(track: track, source: source, peer: media.peer, transceiver: transceiver)
-                do throws(ParleyError) {
-                    try sender.start()
-                    cameras.append(sender)
-                } catch {
-                    Log.warning(.platform, "room \(self.sid ?? "-"): video track \(track.name): \(error)")
-                }
-            }
-            let stale = self.inner.withLock { s -> ([LocalAudioSender], [LocalVideoSender]) in
-                guard s.state != .disconnected else { return (senders, cameras) }
-                s.audioSenders += senders
-                s.videoSenders += cameras
-                return ([], [])
-            }
-            for sender in stale.0 { sender.stop() }
-            for sender in stale.1 { sender.stop() }
+            self.startSenders(media, audio: media.audioSenders, video: media.videoSenders)
         }
         // Key frames the server asks for (PLI/FIR on our simulcast layers).
         Task { [weak self] in
@@ -51,6 +22,41 @@ extension Room {
                 sender?.requestKeyFrame(rid: rid)
             }
         }
+    }
+
+    /// Starts capturing and sending the given tracks (those with a device or a source).
+    func startSenders(_ media: RoomMediaConnection, audio: [(track: LocalAudioTrack, transceiver: RTPTransceiver)],
+                      video: [(track: LocalVideoTrack, transceiver: RTPTransceiver)]) {
+        var senders: [LocalAudioSender] = []
+        for (track, transceiver) in audio {
+            guard let device = track.device else { continue }
+            do throws(ParleyError) {
+                let sender = try LocalAudioSender(track: track, device: device, peer: media.peer, transceiver: transceiver)
+                try sender.start()
+                senders.append(sender)
+            } catch {
+                Log.warning(.platform, "room \(sid ?? "-"): audio track \(track.name): \(error)")
+            }
+        }
+        var cameras: [LocalVideoSender] = []
+        for (track, transceiver) in video {
+            guard let source = track.source else { continue }
+            let sender = LocalVideoSender(track: track, source: source, peer: media.peer, transceiver: transceiver)
+            do throws(ParleyError) {
+                try sender.start()
+                cameras.append(sender)
+            } catch {
+                Log.warning(.platform, "room \(sid ?? "-"): video track \(track.name): \(error)")
+            }
+        }
+        let stale = inner.withLock { s -> ([LocalAudioSender], [LocalVideoSender]) in
+            guard s.state != .disconnected else { return (senders, cameras) }
+            s.audioSenders += senders
+            s.videoSenders += cameras
+            return ([], [])
+        }
+        for sender in stale.0 { sender.stop() }
+        for sender in stale.1 { sender.stop() }
     }
 
     /// Stops capturing (on leaving).

@@ -29,6 +29,8 @@ public final class Room: Sendable {
         var described: [RoomTrackInfo] = []
         var audioSenders: [LocalAudioSender] = []
         var videoSenders: [LocalVideoSender] = []
+        /// Why the server refused our last `room.offer` publication.
+        var publishFailure: ParleyError?
         var task: Task<Void, Never>?
         /// Data track messages that came before their subscription, by track SID.
         var earlyData: [String: [DataTrackMessage]] = [:]

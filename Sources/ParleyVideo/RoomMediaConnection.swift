@@ -64,22 +64,28 @@ final class RoomMediaConnection: Sendable {
     /// as `room.join` describes them (each naming its section's mid; data tracks none).
     func prepare(_ options: ConnectOptions) async throws(ParleyError) -> [RoomTrackDescription] {
         var described: [RoomTrackDescription] = []
-        for track in options.audioTracks {
-            let transceiver = try await peer.addTransceiver(kind: .audio, direction: .sendonly, trackID: track.name)
-            state.withLock { $0.audioSenders.append((track, transceiver)) }
-            described.append(RoomTrackDescription(name: track.name, kind: .audio, mid: transceiver.mid, enabled: track.isEnabled))
-        }
-        for track in options.videoTracks {
-            let simulcast = options.preferredVideoCodecs.first?.isSimulcast == true
-            let transceiver = try await peer.addTransceiver(kind: .video, direction: .sendonly,
-                                                            sendEncodings: simulcast ? ["q", "h", "f"] : [], trackID: track.name)
-            state.withLock { $0.videoSenders.append((track, transceiver)) }
-            described.append(RoomTrackDescription(name: track.name, kind: .video, mid: transceiver.mid, enabled: track.isEnabled))
-        }
+        for track in options.audioTracks { described.append(try await addSender(track)) }
+        let simulcast = options.preferredVideoCodecs.first?.isSimulcast == true
+        for track in options.videoTracks { described.append(try await addSender(track, simulcast: simulcast)) }
         for track in options.dataTracks { described.append(RoomTrackDescription(name: track.name, kind: .data, mid: nil, enabled: true)) }
         let slots = options.isAutomaticSubscriptionEnabled ? Self.initialSlots : 0
         try await addSlots(audio: slots, video: slots)
         return described
+    }
+
+    /// A sendonly transceiver for a local audio track, in the next offer.
+    func addSender(_ track: LocalAudioTrack) async throws(ParleyError) -> RoomTrackDescription {
+        let transceiver = try await peer.addTransceiver(kind: .audio, direction: .sendonly, trackID: track.name)
+        state.withLock { $0.audioSenders.append((track, transceiver)) }
+        return RoomTrackDescription(name: track.name, kind: .audio, mid: transceiver.mid, enabled: track.isEnabled)
+    }
+
+    /// A sendonly transceiver for a local video track (three rids with simulcast), in the next offer.
+    func addSender(_ track: LocalVideoTrack, simulcast: Bool) async throws(ParleyError) -> RoomTrackDescription {
+        let transceiver = try await peer.addTransceiver(kind: .video, direction: .sendonly,
+                                                        sendEncodings: simulcast ? ["q", "h", "f"] : [], trackID: track.name)
+        state.withLock { $0.videoSenders.append((track, transceiver)) }
+        return RoomTrackDescription(name: track.name, kind: .video, mid: transceiver.mid, enabled: track.isEnabled)
     }
 
     /// Adds receive slots (recvonly transceivers) for the next offer.

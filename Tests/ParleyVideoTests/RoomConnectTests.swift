@@ -48,6 +48,12 @@ import WebRTC
             record("participant \(participant.identity) \(participant.trackPublications.map(\.trackName))")
         }
         func participantDidDisconnect(room: Room, participant: RemoteParticipant) { record("left \(participant.identity)") }
+        func remoteParticipant(_ participant: RemoteParticipant, didEnable publication: RemoteTrackPublication) {
+            record("\(participant.identity) enabled \(publication.trackName)")
+        }
+        func remoteParticipant(_ participant: RemoteParticipant, didDisable publication: RemoteTrackPublication) {
+            record("\(participant.identity) disabled \(publication.trackName)")
+        }
         func remoteParticipant(_ participant: RemoteParticipant, didPublish publication: RemoteTrackPublication) {
             record("\(participant.identity) published \(publication.trackName)")
         }
@@ -240,6 +246,47 @@ import WebRTC
         #expect(await alice.wait { _ in track.packetsReceived > before + 25 }, "bob's audio flows again")
         room.disconnect()
         bob.disconnect()
+    }
+
+    /// Publishing after connecting: an audio track (its tone then reaches the other), enabling
+    /// and disabling it, and a data track whose message arrives.
+    @Test(.timeLimit(.minutes(1))) func tracksPublishedAfterConnectingReachTheOthers() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        let edge = platform.videoEdge
+        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
+            $0.roomName = "stand-up"; $0.edge = edge
+        })
+        let bob = Recorder()
+        let inbox = Inbox()
+        let bobRoom = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) {
+            $0.roomName = "stand-up"; $0.edge = edge
+        }, delegate: bob)
+        #expect(await bob.wait { $0.hasPrefix("connected stand-up") }, "\(bob.lines)")
+        let mic = LocalAudioTrack(name: "late-mic", device: try ToneAudioDevice(frequency: 700))
+        let sid = try await room.localParticipant!.publishAudioTrack(mic)
+        #expect(sid.hasPrefix("MT") && room.localParticipant?.publishedTrackSid(named: "late-mic") == sid)
+        #expect(await bob.wait { $0 == "alice published late-mic" }, "\(bob.lines)")
+        #expect(await bob.wait { $0 == "subscribed alice late-mic audio" }, "\(bob.lines)")
+        let heard = try #require(bobRoom.remoteParticipants.first?.publication(sid)?.remoteAudioTrack)
+        #expect(await bob.wait { _ in heard.packetsReceived > 25 }, "the tone arrives")
+        mic.isEnabled = false
+        #expect(await bob.wait { $0 == "alice disabled late-mic" }, "\(bob.lines)")
+        mic.isEnabled = true
+        #expect(await bob.wait { $0 == "alice enabled late-mic" }, "\(bob.lines)")
+
+        bobRoom.remoteParticipants.first?.delegate = inbox
+        let notes = LocalDataTrack(name: "notes")
+        try await room.localParticipant!.publishDataTrack(notes)
+        // Messages reach the subscribers of the moment: wait until bob is one.
+        for _ in 0..<500 where bobRoom.remoteParticipants.first?.dataTracks.first?.isTrackSubscribed != true {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        notes.send("written after joining")
+        for _ in 0..<500 where inbox.messages.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(inbox.messages.withLock { $0 } == ["notes: written after joining"])
+        room.disconnect()
+        bobRoom.disconnect()
     }
 
     @Test(.timeLimit(.minutes(1))) func aTokenWithoutAVideoGrantIsRefused() async throws {

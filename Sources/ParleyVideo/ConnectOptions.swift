@@ -25,6 +25,8 @@ public struct ConnectOptions: Sendable {
     /// The video codecs to send, most preferred first (the seed's `preferredVideoCodecs`): VP8,
     /// with three simulcast layers (`q`, `h`, `f`) when asked.
     public var preferredVideoCodecs: [VideoCodec]
+    /// How the server shares our downlink among the video we receive; nil: its defaults.
+    public var bandwidthProfileOptions: BandwidthProfileOptions?
     /// The edge (a name in `Video.servers`); nil: `Video.edge`.
     public var edge: String?
     /// Where delegate methods run; nil: the SDK's default queue.
@@ -42,6 +44,7 @@ public struct ConnectOptions: Sendable {
         isDominantSpeakerEnabled = false
         isNetworkQualityEnabled = false
         preferredVideoCodecs = [.vp8(simulcast: false)]
+        bandwidthProfileOptions = nil
         edge = nil
         delegateQueue = nil
         uuid = UUID()

@@ -51,7 +51,8 @@ extension Room {
             channel.send(.roomJoin(RoomJoin(room: options.roomName, offer: offer, tracks: tracks,
                                             automaticSubscription: options.isAutomaticSubscriptionEnabled,
                                             dominantSpeaker: options.isDominantSpeakerEnabled,
-                                            networkQuality: options.isNetworkQualityEnabled)),
+                                            networkQuality: options.isNetworkQualityEnabled,
+                                            bandwidthProfile: options.bandwidthProfileOptions?.wire)),
                          id: Self.joinID)
         } catch {
             return failToConnect(error)

@@ -78,3 +78,16 @@ import Testing
         #expect(model.apply(.roomParticipantDisconnected(RoomParticipantReference(participantSid: "PAa"))) == [], "nothing after the end")
     }
 }
+
+/// The seed's `BandwidthProfileOptions` as `room.join` carries them.
+@Suite struct BandwidthProfileOptionsTests {
+    @Test func theOptionsBecomeTheJoinsBandwidthProfile() {
+        var options = BandwidthProfileOptions(mode: .collaboration, maxSubscriptionBitrate: 1_200_000, dominantSpeakerPriority: .high,
+                                              trackSwitchOffMode: .predicted)
+        options.renderDimensions = [.low: (160, 90), .high: (1280, 720)]
+        #expect(options.wire == RoomBandwidthProfile(mode: .collaboration, maxSubscriptionBitrate: 1_200_000, dominantSpeakerPriority: .high,
+                                                     trackSwitchOffMode: .predicted,
+                                                     renderDimensions: [.low: .init(width: 160, height: 90), .high: .init(width: 1280, height: 720)]))
+        #expect(BandwidthProfileOptions().wire == RoomBandwidthProfile())
+    }
+}

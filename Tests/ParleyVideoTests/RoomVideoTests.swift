@@ -79,6 +79,12 @@ import VideoCore
                 #expect(Set(numbers).count == numbers.count && numbers == numbers.sorted(), "\(other)'s frames advance: \(numbers)")
             }
         }
+        // getStats: alice sends one video track and receives two.
+        let stats = await rooms[0].getStats()
+        #expect(stats.localVideoTrackStats.count == 1 && stats.localVideoTrackStats[0].layers.first?.packetsSent ?? 0 > 0)
+        #expect(stats.localVideoTrackStats.first?.codec == "VP8" && stats.localVideoTrackStats.first?.trackSid?.hasPrefix("MT") == true)
+        #expect(stats.remoteVideoTrackStats.count == 2 && stats.remoteVideoTrackStats.allSatisfy { $0.packetsReceived > 0 && ($0.framesDecoded ?? 0) >= 20 },
+                "\(stats.remoteVideoTrackStats)")
         for room in rooms { room.disconnect() }
     }
 }

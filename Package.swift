@@ -239,7 +239,7 @@ let package = Package(
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire",
                                          "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring", "DataChannel", "ServerMedia",
-                                         "ParleyVPX", "VP8", "VideoCore"],
+                                         "ParleyVPX", "VP8", "VideoCore", "ParleyVideo"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",

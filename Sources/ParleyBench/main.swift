@@ -19,6 +19,7 @@ import ParleyCrypto
 //                                             the real call path (SDK → server → SDK, a relay on each hop), PESQ-WB
 //   parley-bench opus-encode                  Opus encode cost per 20 ms frame and share of one core
 //   parley-bench vp8-encode                   VP8 encode cost per 640×360 frame (one layer, three simulcast layers)
+//   parley-bench video-join [--joins N]       ParleyVideo: Video.connect → roomDidConnect and → first decoded frame
 //   parley-bench recordings [--tracks N] [--seconds S] [--video-kbps K]
 //                                             room track recorders' CPU per track, the tap's cost, file sizes,
 //                                             ffmpeg remux and composition times
@@ -71,6 +72,9 @@ func runBench(_ arguments: [String]) async throws {
         try OpusEncodeBench.run()
     case "vp8-encode":
         try VP8EncodeBench.run()
+    case "video-join":
+        let options = BenchOptions(arguments.dropFirst())
+        try await VideoJoinBench.run(joins: options.int("--joins", 20))
     case "recordings":
         let options = BenchOptions(arguments.dropFirst())
         try await RecordingsBench.run(tracks: options.int("--tracks", 10), seconds: options.int("--seconds", 60),
@@ -118,6 +122,7 @@ func usage() -> Never {
                    NAME: clean, loss10, loss10-jitter30, loss20, bursty5 (end to end; half on each hop)
                parley-bench opus-encode
                parley-bench vp8-encode
+               parley-bench video-join [--joins N (20)]
                parley-bench recordings [--tracks N (10)] [--seconds S (60)] [--video-kbps K (800)]
                parley-bench calls [--calls N (500)] [--seconds S (60)] [--pin 1|0] [--via-signaling K (20)]
                    [--client-processes P (one per 50 calls)] [--server-rcvbuf BYTES (experiment)]

@@ -153,6 +153,7 @@ extension Room {
             return (s.media, s.channel, previous)
         }
         guard previous != .disconnected else { return }
+        stopMedia()
         Task {
             await media?.close()
             await channel?.close()

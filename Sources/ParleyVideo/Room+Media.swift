@@ -59,7 +59,7 @@ extension Room {
         for sender in stale.1 { sender.stop() }
     }
 
-    /// Stops capturing (on leaving).
+    /// Stops capturing and playing (the room ended for us).
     func stopMedia() {
         let (senders, cameras) = inner.withLock { s -> ([LocalAudioSender], [LocalVideoSender]) in
             defer {
@@ -70,6 +70,10 @@ extension Room {
         }
         for sender in senders { sender.stop() }
         for sender in cameras { sender.stop() }
+        // Remote audio tracks play on a 20 ms task of their own: it ends with the room.
+        for participant in remoteParticipants {
+            for publication in participant.audioTracks { publication.remoteAudioTrack?.stop() }
+        }
     }
 
     /// A remote audio or video track is in our slot `mid`: its packets go to its track object.

@@ -8,19 +8,28 @@ import WebRTC
 /// frames (`AudioSendStream`), each sent on the track's transceiver with its RFC 6464 level.
 /// A disabled track sends nothing.
 final class LocalAudioSender: AudioCapturingContext {
+    /// Where each 20 ms Opus frame goes: its payload, RTP timestamp, marker and RFC 6464 level.
+    typealias Outlet = @Sendable (_ payload: [UInt8], _ timestamp: UInt32, _ marker: Bool, _ level: UInt8) -> Void
+
     private let device: any AudioDevice
-    private let peer: PeerConnection
-    private let transceiver: RTPTransceiver
+    private let outlet: Outlet
     private let track: LocalAudioTrack
     private let stream: Mutex<OpusFrames>
 
-    init(track: LocalAudioTrack, device: any AudioDevice, peer: PeerConnection, transceiver: RTPTransceiver) throws(ParleyError) {
+    /// Sending on a room transceiver (group rooms).
+    convenience init(track: LocalAudioTrack, device: any AudioDevice, peer: PeerConnection,
+                     transceiver: RTPTransceiver) throws(ParleyError) {
+        try self.init(track: track, device: device) { payload, timestamp, marker, level in
+            peer.send(payload: payload, on: transceiver, timestamp: timestamp, marker: marker, audioLevel: level)
+        }
+    }
+
+    init(track: LocalAudioTrack, device: any AudioDevice, outlet: @escaping Outlet) throws(ParleyError) {
         guard let format = device.captureFormat() else {
             throw ParleyError(.mediaClientLocalDescFailed, reason: "the audio device of track \(track.name) does not capture")
         }
         self.device = device
-        self.peer = peer
-        self.transceiver = transceiver
+        self.outlet = outlet
         self.track = track
         stream = Mutex(OpusFrames(stream: try AudioSendStream(configuration: AudioSendStreamConfiguration(codec: .opus),
                                                              inputFormat: format)))
@@ -42,9 +51,7 @@ final class LocalAudioSender: AudioCapturingContext {
         let level = AudioLevel.rfc6464(samples)
         let lent = LentSamples(pointer: samples)
         let packets = stream.withLock { $0.encode(lent.pointer) }
-        for packet in packets {
-            peer.send(payload: packet.payload, on: transceiver, timestamp: packet.timestamp, marker: packet.marker, audioLevel: level)
-        }
+        for packet in packets { outlet(packet.payload, packet.timestamp, packet.marker, level) }
     }
 
     func captureFormatChanged() {

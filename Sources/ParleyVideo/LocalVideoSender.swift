@@ -15,23 +15,40 @@ final class LocalVideoSender: Sendable {
         var encoder: VP8SimulcastEncoder?
         var packetizers: [String: VP8Packetizer] = [:]
         var framesEncoded = 0
+        var lastKeyFrame = ContinuousClock.now
     }
 
+    /// Where each encoded frame's packets go: the layer's rid (simulcast) and the 90 kHz timestamp.
+    typealias Outlet = @Sendable (_ packets: [[UInt8]], _ rid: String?, _ timestamp: UInt32) -> Void
+
     let track: LocalVideoTrack
-    let transceiver: RTPTransceiver
+    /// The room transceiver it sends on (group rooms); nil in a peer-to-peer room.
+    let transceiver: RTPTransceiver?
     private let source: any VideoSource
-    private let peer: PeerConnection
+    private let outlet: Outlet
     private let simulcast: Bool
     private let encoding = Mutex(Encoding())
     private let started = ContinuousClock.now
 
-    init(track: LocalVideoTrack, source: any VideoSource, peer: PeerConnection, transceiver: RTPTransceiver) {
+    /// Sending on a room transceiver (group rooms).
+    convenience init(track: LocalVideoTrack, source: any VideoSource, peer: PeerConnection, transceiver: RTPTransceiver) {
+        self.init(track: track, source: source, transceiver: transceiver, simulcast: !transceiver.sendEncodings.isEmpty) {
+            packets, rid, timestamp in peer.sendFrame(packets, on: transceiver, rid: rid, timestamp: timestamp)
+        }
+    }
+
+    /// - Parameter keyFrameInterval: a key frame at least this often (a path with no PLI).
+    init(track: LocalVideoTrack, source: any VideoSource, transceiver: RTPTransceiver? = nil, simulcast: Bool = false,
+         keyFrameInterval: Duration? = nil, outlet: @escaping Outlet) {
         self.track = track
         self.source = source
-        self.peer = peer
         self.transceiver = transceiver
-        simulcast = !transceiver.sendEncodings.isEmpty
+        self.simulcast = simulcast
+        self.keyFrameInterval = keyFrameInterval
+        self.outlet = outlet
     }
+
+    private let keyFrameInterval: Duration?
 
     func start() throws(ParleyError) {
         do {
@@ -57,6 +74,10 @@ final class LocalVideoSender: Sendable {
             if e.encoder?.width != frame.width || e.encoder?.height != frame.height {
                 e.encoder = try? VP8SimulcastEncoder(width: frame.width, height: frame.height, layerCount: simulcast ? 3 : 1)
             }
+            if let interval = keyFrameInterval, ContinuousClock.now - e.lastKeyFrame >= interval {
+                e.encoder?.requestKeyFrame()
+                e.lastKeyFrame = .now
+            }
             guard let encoder = e.encoder, let encoded = try? encoder.encode(frame) else { return [] }
             e.framesEncoded += 1
             return encoded.map { layer in
@@ -66,6 +87,6 @@ final class LocalVideoSender: Sendable {
                 return (simulcast ? layer.rid : nil, packets)
             }
         }
-        for layer in layers { peer.sendFrame(layer.packets, on: transceiver, rid: layer.rid, timestamp: timestamp) }
+        for layer in layers { outlet(layer.packets, layer.rid, timestamp) }
     }
 }

@@ -37,14 +37,17 @@ public final class RemoteVideoTrack: SlotReceiver {
     }
 
     private let state = Mutex(State())
-    private let peer: PeerConnection
-    private let transceiver: RTPTransceiver
+    /// Asks the sender for a key frame (a PLI on the room transceiver).
+    private let askKeyFrame: @Sendable () -> Void
 
-    init(sid: String, name: String, peer: PeerConnection, transceiver: RTPTransceiver) {
+    convenience init(sid: String, name: String, peer: PeerConnection, transceiver: RTPTransceiver) {
+        self.init(sid: sid, name: name) { peer.requestKeyFrame(transceiver) }
+    }
+
+    init(sid: String, name: String, askKeyFrame: @escaping @Sendable () -> Void) {
         self.sid = sid
         self.name = name
-        self.peer = peer
-        self.transceiver = transceiver
+        self.askKeyFrame = askKeyFrame
     }
 
     public func addRenderer(_ renderer: any VideoRenderer) { state.withLock { $0.renderers.append(renderer) } }
@@ -89,7 +92,7 @@ public final class RemoteVideoTrack: SlotReceiver {
         case .nothing:
             break
         case .askKeyFrame:
-            peer.requestKeyFrame(transceiver)
+            askKeyFrame()
         case .render(let picture, let renderers, let resized):
             for renderer in renderers {
                 if resized { renderer.updateVideoSize(width: picture.width, height: picture.height) }

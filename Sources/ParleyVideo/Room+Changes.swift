@@ -21,6 +21,7 @@ extension Room {
             guard let participant = makeParticipant(sid, model: model) else { return }
             notify { $0.participantDidConnect(room: self, participant: participant) }
         case .participantDisconnected(let sid):
+            peerLeft(sid)
             guard let participant = removeParticipant(sid) else { return }
             participant.setState(.disconnected)
             notify { $0.participantDidDisconnect(room: self, participant: participant) }

@@ -69,7 +69,15 @@ extension Room {
                     do throws(ParleyError) { try await media.apply(answer: answer) } catch { return failToConnect(error) }
                 }
                 apply(.roomJoined(joined))
-                startMedia(media)
+                if joined.room.type == .peerToPeer || joined.room.type == .go {
+                    startPeerToPeer(joined, groupMedia: media)
+                } else {
+                    startMedia(media)
+                }
+            case .message(.roomPeerOffer(let description)):
+                await peerDescription(description, isOffer: true)
+            case .message(.roomPeerAnswer(let description)):
+                await peerDescription(description, isOffer: false)
             case .message(.roomAnswer(let answer)):
                 do throws(ParleyError) { try await media.apply(answer: answer.answer) } catch {
                     Log.warning(.platform, "room \(sid ?? "-"): the answer to our re-offer failed: \(error)")

@@ -18,7 +18,7 @@ extension Room {
             for await event in media.peer.transceiverEvents {
                 guard let self else { return }
                 guard case let TransceiverEvent.keyFrameRequested(mid: mid, rid: rid) = event else { continue }
-                let sender = self.inner.withLock { s in s.videoSenders.first { $0.transceiver.mid == mid } }
+                let sender = self.inner.withLock { s in s.videoSenders.first { $0.transceiver?.mid == mid } }
                 sender?.requestKeyFrame(rid: rid)
             }
         }
@@ -70,6 +70,7 @@ extension Room {
         }
         for sender in senders { sender.stop() }
         for sender in cameras { sender.stop() }
+        closePeers()
         // Remote audio tracks play on a 20 ms task of their own: it ends with the room.
         for participant in remoteParticipants {
             for publication in participant.audioTracks { publication.remoteAudioTrack?.stop() }

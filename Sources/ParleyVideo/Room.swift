@@ -31,6 +31,11 @@ public final class Room: Sendable {
         var videoSenders: [LocalVideoSender] = []
         /// Why the server refused our last `room.offer` publication.
         var publishFailure: ParleyError?
+        /// Peer-to-peer and go rooms: a connection per other participant, and our tracks as the
+        /// peers see them (call-style mids → SIDs).
+        var isPeerToPeer = false
+        var links: [String: PeerLink] = [:]
+        var peerPublished: [RoomPublishedTrack] = []
         var task: Task<Void, Never>?
         /// Data track messages that came before their subscription, by track SID.
         var earlyData: [String: [DataTrackMessage]] = [:]

@@ -162,24 +162,11 @@ import WebRTC
         bob.disconnect()
     }
 
-    /// `POST /v1/Rooms[/{sid}]` with Basic auth (the server's default API key); the JSON body.
-    private static func rest(_ server: PlatformServer, _ path: String, form: [(String, String)]) async throws -> [String: Any] {
-        let client = try HTTPClient()
-        defer { client.shutdown() }
-        let key = server.defaultCredentials.apiKey
-        var request = HTTPRequest(method: "POST", target: path)
-        request.headers.set("Authorization", "Basic " + Data("\(key.sid):\(key.secret)".utf8).base64EncodedString())
-        request.headers.set("Content-Type", "application/x-www-form-urlencoded")
-        request.body = Array(FormURLEncoding.encode(form).utf8)
-        let response = try await client.send(request, to: "http://127.0.0.1:\(server.port)\(path)", timeout: .seconds(10))
-        return ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]) ?? [:]
-    }
-
     @Test(.timeLimit(.minutes(1))) func aFullRoomAndACompletedRoomEndTheConnection() async throws {
         let platform = try InProcessPlatform.start(identity: "unused")
         defer { Task { await platform.server.shutdown() } }
         let edge = platform.videoEdge
-        let created = try await Self.rest(platform.server, "/v1/Rooms", form: [("UniqueName", "stand-up"), ("MaxParticipants", "1")])
+        let created = try await platform.restPost("/v1/Rooms", form: [("UniqueName", "stand-up"), ("MaxParticipants", "1")])
         let roomSid = try #require(created["sid"] as? String)
         let alice = Recorder()
         let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
@@ -191,7 +178,7 @@ import WebRTC
         await #expect(throws: ParleyError.self) { _ = try await Video.connect(options: full, delegate: bob) }
         #expect(await bob.wait { $0 == "failed 53105" }, "\(bob.lines)")
 
-        _ = try await Self.rest(platform.server, "/v1/Rooms/\(roomSid)", form: [("Status", "completed")])
+        _ = try await platform.restPost("/v1/Rooms/\(roomSid)", form: [("Status", "completed")])
         #expect(await alice.wait { $0 == "disconnected 53118" }, "\(alice.lines)")
         #expect(room.state == .disconnected)
     }

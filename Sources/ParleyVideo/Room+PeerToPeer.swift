@@ -16,9 +16,14 @@ extension Room {
     func startPeerToPeer(_ joined: RoomJoined, groupMedia: RoomMediaConnection) {
         let tracks = joined.participant.tracks
         let published = Self.peerPublished(tracks)
+        // The STUN and TURN servers the server handed out (TURN credentials minted for this join).
+        let servers = joined.iceServers.flatMap { server in
+            server.urls.compactMap { url in try? PeerConnection.ICEServer(url: url, username: server.username, password: server.credential) }
+        }
         inner.withLock { s in
             s.isPeerToPeer = true
             s.peerPublished = published
+            s.peerICEServers = servers
         }
         Task { await groupMedia.close() }
         startPeerSenders()
@@ -64,7 +69,7 @@ extension Room {
 
     private func link(to participantSid: String) throws(ParleyError) -> PeerLink {
         if let link = inner.withLock({ $0.links[participantSid] }) { return link }
-        let link = try PeerLink(participantSid: participantSid, iceServers: [])
+        let link = try PeerLink(participantSid: participantSid, iceServers: inner.withLock { $0.peerICEServers })
         inner.withLock { $0.links[participantSid] = link }
         link.watch { [weak self] in self?.peerConnected(link) }
         return link

@@ -36,6 +36,7 @@ public final class Room: Sendable {
         var isPeerToPeer = false
         var links: [String: PeerLink] = [:]
         var peerPublished: [RoomPublishedTrack] = []
+        var peerICEServers: [PeerConnection.ICEServer] = []
         var task: Task<Void, Never>?
         /// Data track messages that came before their subscription, by track SID.
         var earlyData: [String: [DataTrackMessage]] = [:]

@@ -40,23 +40,7 @@ final class CallMedia: Sendable {
 
     /// `stun:IP:PORT` or `turn:IP:PORT[?transport=udp]` (IP literals: no DNS lookups here).
     static func iceServer(_ server: ICEServer) throws(ParleyError) -> PeerConnection.ICEServer {
-        let url = server.urlString
-        guard let colon = url.firstIndex(of: ":") else { throw invalid(url) }
-        let scheme = url[..<colon].lowercased()
-        let rest = url[url.index(after: colon)...].split(separator: "?")[0]
-        guard let portColon = rest.lastIndex(of: ":"), let port = UInt16(rest[rest.index(after: portColon)...]),
-              let address = ICETransportAddress(rest[..<portColon].trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
-                                                port: port) else { throw invalid(url) }
-        switch scheme {
-        case "stun": return .stun(address)
-        case "turn":
-            return .turn(TURNServer(address: address, username: server.username ?? "", password: server.password ?? ""))
-        default: throw invalid(url)
-        }
-    }
-
-    private static func invalid(_ url: String) -> ParleyError {
-        ParleyError(.mediaClientLocalDescFailed, reason: "ICE server \(url) is not stun:IP:PORT or turn:IP:PORT")
+        try PeerConnection.ICEServer(url: server.urlString, username: server.username, password: server.password)
     }
 
     /// Starts the audio engine on the negotiated codec; called once media is connected. Keys the

@@ -12,11 +12,13 @@ public struct InProcessPlatform: Sendable {
 
     public var baseURL: String { "http://127.0.0.1:\(server.port)" }
 
-    public static func start(identity: String, ttl: Int64 = 3600) throws -> InProcessPlatform {
+    public static func start(identity: String, ttl: Int64 = 3600,
+                             configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> InProcessPlatform {
         var config = ServerConfiguration()
         config.port = 0
         config.mediaPort = 0
         config.recordingsDirectory = NSTemporaryDirectory() + "parley-recordings-\(getpid())"
+        configure(&config)
         let server = try PlatformServer(configuration: config, store: InMemoryAccountStore())
         try server.start()
         let token = try Self.token(server, identity: identity, grants: [.voice(VoiceGrant(incomingAllow: true))], ttl: ttl)

@@ -16,7 +16,12 @@ final class LocalVideoSender: Sendable {
         var packetizers: [String: VP8Packetizer] = [:]
         var framesEncoded = 0
         var lastKeyFrame = ContinuousClock.now
+        /// The receiver's estimate for what we send (REMB), bits per second.
+        var ceiling: Int?
     }
+
+    /// The encoders' total when nothing limits them (libvpx's simulcast default: 150 + 500 + 1,500 kbit/s).
+    static let defaultMaxBitrate = 2_150_000
 
     /// Where each encoded frame's packets go: the layer's rid (simulcast) and the 90 kHz timestamp.
     typealias Outlet = @Sendable (_ packets: [[UInt8]], _ rid: String?, _ timestamp: UInt32) -> Void
@@ -65,6 +70,20 @@ final class LocalVideoSender: Sendable {
 
     var framesEncoded: Int { encoding.withLock { $0.framesEncoded } }
 
+    /// The server's estimate for our uplink (REMB, its publish cap included): the encoders aim at
+    /// 95 % of it, never above their default total. Changes under 5 % are ignored.
+    func receiverEstimated(_ bitrate: UInt64) {
+        let target = min(Self.defaultMaxBitrate, Int(clamping: bitrate * 95 / 100))
+        encoding.withLock { e in
+            if let old = e.ceiling, abs(old - target) * 20 < old { return }
+            e.ceiling = target
+            try? e.encoder?.setMaxBitrate(target)
+        }
+    }
+
+    /// The bitrate the encoders aim at now (nil: their default).
+    var bitrateCeiling: Int? { encoding.withLock { $0.ceiling } }
+
     private func send(_ frame: I420Frame) {
         guard track.isEnabled else { return }
         let elapsed = ContinuousClock.now - started
@@ -73,6 +92,7 @@ final class LocalVideoSender: Sendable {
         let layers = encoding.withLock { e -> [(rid: String?, packets: [[UInt8]])] in
             if e.encoder?.width != frame.width || e.encoder?.height != frame.height {
                 e.encoder = try? VP8SimulcastEncoder(width: frame.width, height: frame.height, layerCount: simulcast ? 3 : 1)
+                if let ceiling = e.ceiling { try? e.encoder?.setMaxBitrate(ceiling) }
             }
             if let interval = keyFrameInterval, ContinuousClock.now - e.lastKeyFrame >= interval {
                 e.encoder?.requestKeyFrame()

@@ -13,13 +13,22 @@ extension Room {
             guard await media.connected(), let self, self.state != .disconnected else { return }
             self.startSenders(media, audio: media.audioSenders, video: media.videoSenders)
         }
-        // Key frames the server asks for (PLI/FIR on our simulcast layers).
+        // Key frames the server asks for (PLI/FIR on our simulcast layers), and its estimate of
+        // our uplink (REMB), which the encoders follow.
         Task { [weak self] in
             for await event in media.peer.transceiverEvents {
                 guard let self else { return }
-                guard case let TransceiverEvent.keyFrameRequested(mid: mid, rid: rid) = event else { continue }
-                let sender = self.inner.withLock { s in s.videoSenders.first { $0.transceiver?.mid == mid } }
-                sender?.requestKeyFrame(rid: rid)
+                switch event {
+                case .keyFrameRequested(mid: let mid, rid: let rid):
+                    let sender = self.inner.withLock { s in s.videoSenders.first { $0.transceiver?.mid == mid } }
+                    sender?.requestKeyFrame(rid: rid)
+                case .receiverEstimatedBitrate(let bitrate):
+                    let senders = self.inner.withLock { $0.videoSenders }
+                    // Shared by our video tracks in proportion to their number.
+                    for sender in senders { sender.receiverEstimated(bitrate / UInt64(max(senders.count, 1))) }
+                case .stopped:
+                    break
+                }
             }
         }
     }

@@ -87,4 +87,26 @@ import VideoCore
                 "\(stats.remoteVideoTrackStats)")
         for room in rooms { room.disconnect() }
     }
+
+    /// The server caps what a publisher sends (`--room-publish-kbps`, announced in REMB): the
+    /// SDK's encoder aims under it.
+    @Test(.timeLimit(.minutes(1))) func theEncoderFollowsTheServersPublishCap() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused") { $0.roomPublishKbps = 400 }
+        defer { Task { await platform.server.shutdown() } }
+        let edge = platform.videoEdge
+        let token = try InProcessPlatform.token(platform.server, identity: "cam", grants: [.video(VideoGrant(room: "studio"))])
+        let room = try await Video.connect(options: ConnectOptions(token: token) { builder in
+            builder.roomName = "studio"
+            builder.edge = edge
+            builder.videoTracks = [LocalVideoTrack(name: "camera", source: PacedVideoSource(TestPattern(width: 320, height: 180)))]
+        })
+        var ceiling: Int?
+        for _ in 0..<500 {
+            ceiling = room.inner.withLock { $0.videoSenders.first?.bitrateCeiling }
+            if ceiling != nil { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(ceiling == 380_000, "the encoder aims at \(ceiling.map(String.init) ?? "its default")")
+        room.disconnect()
+    }
 }

@@ -71,4 +71,17 @@ import VideoCore
         #expect(collector.count == 1)
         #expect(collector.ended.withLock { $0 } == [.malformed(.truncated)])
     }
+
+    @Test func factoriesCheckTheirInput() throws {
+        #expect(PacedVideoSource.testPattern()?.format == VideoFormat(width: 640, height: 360, frameRate: FrameRate(framesPerSecond: 30)))
+        #expect(PacedVideoSource.testPattern(width: 100, height: 100) == nil, "smaller than the frame code")
+        #expect(PacedVideoSource.testPattern(framesPerSecond: 0) == nil)
+        #expect(throws: VideoSourceError.self) { try PacedVideoSource.y4mFile(path: "/nonexistent/in.y4m") }
+        let (bytes, _) = try Y4MReaderTests.stream(frames: 2, width: 256, height: 64)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vc-\(UUID().uuidString).y4m").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let source = try PacedVideoSource.y4mFile(path: path)
+        #expect(source.format == VideoFormat(width: 256, height: 64, frameRate: FrameRate(framesPerSecond: 30)))
+    }
 }

@@ -32,4 +32,22 @@ extension Tag {
         #expect(collector.count == after, "nothing after stop")
         #expect(!source.isRunning)
     }
+
+    @Test func stopDoesNotWaitOutALongFrameInterval() throws {
+        var slow = Y4MHeader(width: 256, height: 64, frameRate: FrameRate(numerator: 1, denominator: 10)!)
+        slow.comments = ["one frame every 10 s"]
+        var bytes: [UInt8] = []
+        let writer = Y4MWriter(header: slow)
+        writer.writeHeader(into: &bytes)
+        var pattern = TestPattern(width: 256, height: 64)
+        for _ in 0..<2 { try writer.write(pattern.next(), into: &bytes) }
+        let collector = Collector()
+        let source = PacedVideoSource(try Y4MReader(source: MemoryByteSource(bytes)))
+        try source.start { collector.take($0) }
+        Thread.sleep(forTimeInterval: 0.2)
+        let stopping = ContinuousClock.now
+        source.stop()
+        #expect(ContinuousClock.now - stopping < .milliseconds(500), "stopped within a slice, not after 10 s")
+        #expect(collector.count == 1, "the first frame at once, the second not yet due")
+    }
 }

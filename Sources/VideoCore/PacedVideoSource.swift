@@ -88,7 +88,10 @@ public final class PacedVideoSource: VideoSource {
                     start = now
                     scheduled = 0
                 } else {
-                    SystemClock.blockThread(until: MonotonicInstant(nanoseconds: due))
+                    // In slices, so a stop during a long frame interval returns within 50 ms.
+                    while !stopRequested.load(ordering: .acquiring), SystemClock.now.nanoseconds < due {
+                        SystemClock.blockThread(until: MonotonicInstant(nanoseconds: min(due, SystemClock.now.nanoseconds + 50_000_000)))
+                    }
                 }
                 if stopRequested.load(ordering: .acquiring) { break }
             }

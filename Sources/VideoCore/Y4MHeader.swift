@@ -14,7 +14,8 @@ public struct Y4MHeader: Sendable, Equatable {
     public var interlacing: UInt8
     /// `A`: pixel aspect ratio, 0:0 when unknown.
     public var pixelAspect: (numerator: Int, denominator: Int)
-    /// `X` parameters, without the `X`.
+    /// `X` parameters, without the `X`; a space or newline in one is written as `_` (the format
+    /// separates parameters with spaces).
     public var comments: [String]
 
     public init(width: Int, height: Int, frameRate: FrameRate, colorspace: Y4MColorspace = .c420jpeg) {
@@ -84,7 +85,7 @@ public struct Y4MHeader: Sendable, Equatable {
         var text = "YUV4MPEG2 W\(width) H\(height) F\(frameRate.numerator):\(frameRate.denominator)"
         text += " I" + String(UnicodeScalar(interlacing)) + " A\(pixelAspect.numerator):\(pixelAspect.denominator)"
         text += " C" + colorspace.rawValue
-        for comment in comments { text += " X" + comment }
+        for comment in comments { text += " X" + String(comment.map { $0 == " " || $0 == "\n" ? "_" : $0 }) }
         out += Array(text.utf8)
         out.append(0x0A)
     }

@@ -67,10 +67,12 @@ import VideoCore
             let ended = Mutex(false)
         }
         let seen = Seen()
-        let source = PacedVideoSource(try IVFVideoReader(source: FileByteSource(path: path)), pacing: .asFastAsPossible) { error in
+        let source = try PacedVideoSource.ivfFile(path: path, loops: false) { error in
             #expect(error == nil)
             seen.ended.withLock { $0 = true }
         }
+        #expect(source.format == VideoFormat(width: 256, height: 64, frameRate: FrameRate(framesPerSecond: 30)))
+        #expect(throws: VideoSourceError.self) { try PacedVideoSource.ivfFile(path: path + ".missing") }
         try source.start { frame in seen.numbers.withLock { $0.append(TestPattern.frameNumber(in: frame)) } }
         for _ in 0..<300 where !seen.ended.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }
         source.stop()

@@ -3,34 +3,14 @@ import Synchronization
 import Testing
 import VideoCore
 
-/// Sources on their own thread: real-time pacing, end of input, looping, stop and restart.
+/// Sources on their own thread: end of input, looping, errors, stop and restart (real-time
+/// pacing: `PacedVideoSourceRealTimeTests`).
 @Suite struct PacedVideoSourceTests {
     final class Collector: Sendable {
         let frames = Mutex<[(UInt32, UInt32?)]>([])
         let ended = Mutex<[VideoSourceError?]>([])
         func take(_ frame: I420Frame) { frames.withLock { $0.append((frame.timestamp, TestPattern.frameNumber(in: frame))) } }
         var count: Int { frames.withLock { $0.count } }
-    }
-
-    @Test func pacesTheTestPatternAtItsFrameRate() throws {
-        let collector = Collector()
-        let source = PacedVideoSource(TestPattern(width: 320, height: 240, framesPerSecond: 50))
-        #expect(source.format == VideoFormat(width: 320, height: 240, frameRate: FrameRate(framesPerSecond: 50)))
-        let started = ContinuousClock.now
-        try source.start { collector.take($0) }
-        #expect(throws: VideoSourceError.alreadyStarted) { try source.start { _ in } }
-        Thread.sleep(forTimeInterval: 0.5)
-        source.stop()
-        let elapsed = ContinuousClock.now - started
-        let frames = collector.frames.withLock { $0 }
-        let expected = Int(elapsed / .milliseconds(20))
-        #expect(frames.count >= expected - 5 && frames.count <= expected + 2, "\(frames.count) frames in \(elapsed)")
-        #expect(frames.map(\.0) == (0..<frames.count).map { UInt32($0 * 1800) }, "90 kHz timestamps, 1800 a frame")
-        #expect(frames.map(\.1) == (0..<frames.count).map { UInt32($0) })
-        let after = collector.count
-        Thread.sleep(forTimeInterval: 0.1)
-        #expect(collector.count == after, "nothing after stop")
-        #expect(!source.isRunning)
     }
 
     @Test func aFileEndsOrLoops() throws {
@@ -70,5 +50,18 @@ import VideoCore
         source.stop()
         #expect(collector.count == 1)
         #expect(collector.ended.withLock { $0 } == [.malformed(.truncated)])
+    }
+
+    @Test func factoriesCheckTheirInput() throws {
+        #expect(PacedVideoSource.testPattern()?.format == VideoFormat(width: 640, height: 360, frameRate: FrameRate(framesPerSecond: 30)))
+        #expect(PacedVideoSource.testPattern(width: 100, height: 100) == nil, "smaller than the frame code")
+        #expect(PacedVideoSource.testPattern(framesPerSecond: 0) == nil)
+        #expect(throws: VideoSourceError.self) { try PacedVideoSource.y4mFile(path: "/nonexistent/in.y4m") }
+        let (bytes, _) = try Y4MReaderTests.stream(frames: 2, width: 256, height: 64)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vc-\(UUID().uuidString).y4m").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let source = try PacedVideoSource.y4mFile(path: path)
+        #expect(source.format == VideoFormat(width: 256, height: 64, frameRate: FrameRate(framesPerSecond: 30)))
     }
 }

@@ -55,6 +55,14 @@ import VideoCore
         #expect(throws: expected) { try Y4MHeader(parsing: Array(text.utf8)[...]) }
     }
 
+    @Test func commentsWithSpacesAreWrittenParseably() throws {
+        var header = Y4MHeader(width: 4, height: 4, frameRate: FrameRate(framesPerSecond: 30))
+        header.comments = ["made by parley", "two\nlines"]
+        var out: [UInt8] = []
+        header.serialize(into: &out)
+        #expect(try Y4MHeader(parsing: out[...]).comments == ["made_by_parley", "two_lines"])
+    }
+
     @Test func aHeaderLineOverTheLimitThrows() {
         let line = Array(("YUV4MPEG2 W4 H4 X" + String(repeating: "a", count: VideoLimits.maximumHeaderLine)).utf8)
         #expect(throws: VideoContainerError.headerTooLong(limit: VideoLimits.maximumHeaderLine)) { try Y4MHeader(parsing: line[...]) }

@@ -79,6 +79,7 @@ import VideoCore
 
         var reader = try Y4MReader(source: try FileByteSource(path: directory + "/sdk-camera.y4m"))
         #expect(reader.header.width == 320 && reader.header.height == 180)
+        #expect(reader.header.frameRate == FrameRate(framesPerSecond: 15), "the Y4M says \(reader.header.frameRate)")
         var frame = I420Frame(width: 320, height: 180), frames = 0
         while try reader.produce(into: &frame) { frames += 1 }
         #expect(frames >= 25, "the Y4M holds \(frames) frames")

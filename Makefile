@@ -1,7 +1,7 @@
 # Parley: the two commands a fresh Debian machine needs are `make demo` and `make test`.
 SWIFT ?= swift
 FUZZ_TARGETS = http websocket jwt stun sdp rtp rtcp srtp red telephone-event wav audio-receive twiml form signaling insights vp8 dcep media-offer video-rest recording y4m ivf
-.PHONY: deps build test demo bench fuzz clean
+.PHONY: deps build test demo demo-rooms bench fuzz clean
 
 deps:
 	@./scripts/install-deps
@@ -26,6 +26,13 @@ test: deps
 # hold, the call's figures, bob's recording and its PESQ-WB score.
 demo: deps
 	./scripts/demo
+
+# Three video SDK participants in one room through parley-server on loopback (`parley demo rooms`):
+# the room's events, join and first-frame times, frames decoded, CPU, and a mosaic PNG of what
+# carol saw (.demo-rooms/carol-mosaic.png).
+demo-rooms: deps
+	$(SWIFT) build -c release --product parley >&2
+	"$$($(SWIFT) build -c release --show-bin-path)/parley" demo rooms --out .demo-rooms
 
 bench: deps
 	$(SWIFT) run -c release parley-bench all

@@ -232,7 +232,7 @@ let package = Package(
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "PlatformCore", "ParleyNet",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
-                                         "CallQuality", "ICE", "CallHarness", "SpeechScoring"],
+                                         "CallQuality", "ICE", "CallHarness", "SpeechScoring", "ParleyVideo", "VideoCore", "ParleyVPX"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
@@ -322,7 +322,8 @@ let package = Package(
                     swiftSettings: strict),
         // The `parley` command line as users run it: child processes against a parley-server process.
         .testTarget(name: "ParleyCLITests",
-                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore", "SpeechScoring", "ParleyCore"],
+                    dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore", "SpeechScoring", "ParleyCore",
+                                   "ParleyVideo", "VideoCore", "AudioDevices", "ParleyServer", "AccessToken"],
                     swiftSettings: strict),
         .testTarget(name: "VideoRESTTests",
                     dependencies: ["VideoREST", "ParleyStore", "ParleyCore", "SFU", "HTTPWire", "JSONWire"],

@@ -331,7 +331,7 @@ let package = Package(
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling",
-                                   "AudioCore", "JSONWire", "ParleyCore", "WebSocketWire"],
+                                   "AudioCore", "JSONWire", "ParleyCore", "WebSocketWire", "ParleyVideo", "VideoCore", "AudioDevices"],
                     swiftSettings: strict),
     ]
 )

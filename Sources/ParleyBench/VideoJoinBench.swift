@@ -35,7 +35,7 @@ enum VideoJoinBench {
             try InProcessPlatform.token(platform.server, identity: identity, grants: [.video(VideoGrant(room: "bench"))])
         }
         let camera = PacedVideoSource(TestPattern(width: 640, height: 360, framesPerSecond: 30))
-        let publisher = try await Video.connect(options: ConnectOptions(token: try token("camera")) { builder in
+        let publisher = try await Video.connect(ConnectOptions(token: try token("camera")) { builder in
             builder.roomName = "bench"
             builder.edge = edge
             builder.videoTracks = [LocalVideoTrack(name: "camera", source: camera)]
@@ -44,7 +44,7 @@ enum VideoJoinBench {
         for index in 0..<joins {
             let watcher = FirstFrame()
             let started = ContinuousClock.now
-            let room = try await Video.connect(options: ConnectOptions(token: try token("viewer_\(index)")) { builder in
+            let room = try await Video.connect(ConnectOptions(token: try token("viewer_\(index)")) { builder in
                 builder.roomName = "bench"
                 builder.edge = edge
             }, delegate: watcher)

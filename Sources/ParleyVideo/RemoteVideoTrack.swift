@@ -18,8 +18,9 @@ extension VideoRenderer {
 }
 
 /// Another participant's video we receive (the seed's `RemoteVideoTrack`): its VP8 packets are
-/// reassembled (RFC 7741), decoded with libvpx and handed to each renderer. A lost packet drops
-/// its frame and asks the sender for a key frame (PLI, at most every 500 ms) until one decodes.
+/// reassembled (RFC 7741), decoded with libvpx and handed to each renderer, each frame once and in
+/// order. A lost packet drops its frame and the ones after it, and asks the sender for a key frame
+/// (PLI, at most every 500 ms), until one decodes.
 public final class RemoteVideoTrack: SlotReceiver {
     public let sid: String
     public let name: String
@@ -34,6 +35,10 @@ public final class RemoteVideoTrack: SlotReceiver {
         var lastKeyFrameRequest = ContinuousClock.now - .seconds(1)
         var framesDecoded = 0
         var framesDropped = 0
+        /// The RTP timestamp of the last frame decoded: frames not newer are not shown again.
+        var lastTimestamp: UInt32?
+        /// The newest sequence number seen.
+        var lastSequence: UInt16?
     }
 
     private let state = Mutex(State())
@@ -63,7 +68,15 @@ public final class RemoteVideoTrack: SlotReceiver {
     func receive(_ packet: PeerConnection.ReceivedRTP) {
         enum Outcome { case nothing, askKeyFrame, render(I420Frame, [any VideoRenderer], resized: Bool) }
         let outcome = state.withLock { s -> Outcome in
+            // A gap in the sequence numbers between frames (a whole frame lost) breaks the chain too.
+            if let last = s.lastSequence {
+                let step = Int16(bitPattern: packet.sequenceNumber &- last)
+                if step <= 0 { return .nothing }  // late or repeated: its frame is done with
+                if step > 1 { s.awaitingKeyFrame = true }
+            }
+            s.lastSequence = packet.sequenceNumber
             let assembled: VP8AssembledFrame?
+            let droppedBefore = s.depacketizer.droppedFrames
             do {
                 assembled = try s.depacketizer.push(sequenceNumber: packet.sequenceNumber, timestamp: packet.timestamp,
                                                     marker: packet.marker, payload: packet.payload[...])
@@ -71,7 +84,17 @@ public final class RemoteVideoTrack: SlotReceiver {
                 s.framesDropped += 1
                 return .nothing
             }
-            guard let frame = assembled else { return .nothing }
+            // A frame lost to a gap breaks the chain of references (RFC 7741 §4.3): what follows
+            // would decode onto the wrong picture, so nothing is shown until a key frame.
+            if s.depacketizer.droppedFrames > droppedBefore {
+                s.framesDropped += s.depacketizer.droppedFrames - droppedBefore
+                s.awaitingKeyFrame = true
+            }
+            guard let frame = assembled else {
+                return s.awaitingKeyFrame && Self.keyFrameDue(&s) ? .askKeyFrame : .nothing
+            }
+            // A frame completed again by a retransmission, or older than one already shown.
+            if let last = s.lastTimestamp, Int32(bitPattern: frame.timestamp &- last) <= 0 { return .nothing }
             if s.awaitingKeyFrame && !frame.isKeyFrame {
                 s.framesDropped += 1
                 return Self.keyFrameDue(&s) ? .askKeyFrame : .nothing
@@ -83,6 +106,7 @@ public final class RemoteVideoTrack: SlotReceiver {
                 return Self.keyFrameDue(&s) ? .askKeyFrame : .nothing
             }
             s.awaitingKeyFrame = false
+            s.lastTimestamp = frame.timestamp
             s.framesDecoded += 1
             let resized = s.size?.width != s.picture.width || s.size?.height != s.picture.height
             s.size = (s.picture.width, s.picture.height)

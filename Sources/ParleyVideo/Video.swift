@@ -50,10 +50,11 @@ public enum Video {
         return room
     }
 
-    /// Connects and returns once connected.
+    /// Connects and returns once connected: `try await Video.connect(options)`. (Unlabelled, so
+    /// async code can still call the delegate form above, which returns at once.)
     /// - Throws: the error `roomDidFailToConnect` would carry (20101 a bad token, 53105 a full
     ///   room, 53118 a completed room, 53000/53001 signaling, 534xx media).
-    public static func connect(options: ConnectOptions, delegate: (any RoomDelegate)? = nil) async throws(ParleyError) -> Room {
+    public static func connect(_ options: ConnectOptions, delegate: (any RoomDelegate)? = nil) async throws(ParleyError) -> Room {
         let room = Room(options: options, delegate: delegate)
         room.start()
         try await room.connected()

@@ -28,7 +28,7 @@ import WebRTC
 ///
 /// Known issue (recorded with `withKnownIssue`, so the test fails once it is fixed and the marks
 /// must go): the SFU never forwards the SDK publisher's q or h layer, it switches bob's slot off
-/// instead; and the SDK's renderer sometimes gets a repeated or older frame after loss.
+/// instead.
 @Suite(.serialized, .tags(.interop)) struct SDKSimulcastInteropTests {
     static let (limitAt, liftAt, endAt, kbps) = (10.0, 22.0, 44.0, 50)
 
@@ -162,9 +162,8 @@ import WebRTC
             if subscriber == .sdk {
                 let backwards = zip(seen.numbers.indices, zip(seen.numbers, seen.numbers.dropFirst())).filter { $0.1.0 >= $0.1.1 }
                 #expect(seen.numbers.count > 100, "\(seen.numbers.count) frames with a readable number")
-                withKnownIssue("the SDK renders a repeated or older frame after loss", isIntermittent: true) {
-                    #expect(backwards.isEmpty, "frame numbers do not advance: at \(backwards.prefix(5).map { "\($0.0): \($0.1.0) → \($0.1.1)" })")
-                }
+                // Each frame is shown once and in order, retransmissions and late frames included.
+                #expect(backwards.isEmpty, "frame numbers do not advance: at \(backwards.prefix(5).map { "\($0.0): \($0.1.0) → \($0.1.1)" })")
             }
         }
     }

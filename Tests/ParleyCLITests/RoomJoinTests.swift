@@ -50,7 +50,7 @@ import VideoCore
         let peer = Peer()
         let camera = PacedVideoSource(TestPattern(width: 320, height: 180, framesPerSecond: 15))
         let microphone = try ToneAudioDevice(frequency: 660, levelDBFS: -12)
-        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform, "sdk", room: "cli-room")) {
+        let room = try await Video.connect(ConnectOptions(token: try Self.token(platform, "sdk", room: "cli-room")) {
             $0.roomName = "cli-room"
             $0.edge = edge
             $0.audioTracks = [LocalAudioTrack(name: "mic", device: microphone)]

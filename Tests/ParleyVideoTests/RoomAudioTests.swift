@@ -55,7 +55,7 @@ import Testing
             listeners[identity] = listener
             let token = try InProcessPlatform.token(platform.server, identity: identity, grants: [.video(VideoGrant(room: "band"))])
             let device = try ToneAudioDevice(frequency: frequency, levelDBFS: level)
-            rooms.append(try await Video.connect(options: ConnectOptions(token: token) { builder in
+            rooms.append(try await Video.connect(ConnectOptions(token: token) { builder in
                 builder.roomName = "band"
             builder.edge = edge
                 builder.audioTracks = [LocalAudioTrack(name: "mic", device: device)]
@@ -74,8 +74,7 @@ import Testing
             for (other, frequency, _) in tones where other != me {
                 let samples = try #require(listeners[me]?.capture(other)?.samples.withLock { $0 }, "\(me) hears nothing of \(other)")
                 #expect(samples.count >= 96_000, "\(me) got \(samples.count) samples of \(other)")
-                let tail = samples.suffix(24_000).map { Double($0) / 32_768 }
-                let heard = ToneAudio.dominantFrequency(Array(tail))
+                let heard = heardFrequency(samples)
                 #expect(abs(heard - frequency) < 15, "\(me) hears \(other) at \(heard) Hz, not \(frequency)")
             }
         }

@@ -75,7 +75,7 @@ import WebRTC
         defer { Task { await platform.server.shutdown() } }
         let edge = platform.videoEdge
         let (alice, bob) = (Recorder(), Recorder())
-        let aliceRoom = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) { builder in
+        let aliceRoom = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "alice")) { builder in
             builder.roomName = "stand-up"
             builder.edge = edge
             builder.audioTracks = [LocalAudioTrack(name: "alice-mic")]
@@ -84,7 +84,7 @@ import WebRTC
         #expect(aliceRoom.localParticipant?.identity == "alice")
         #expect(await alice.wait { $0 == "published alice-mic MT" }, "\(alice.lines)")
 
-        let bobRoom = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) { builder in
+        let bobRoom = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "bob")) { builder in
             builder.roomName = "stand-up"
             builder.edge = edge
             builder.audioTracks = [LocalAudioTrack(name: "bob-mic")]
@@ -127,14 +127,14 @@ import WebRTC
         let edge = platform.videoEdge
         let chat = LocalDataTrack(name: "chat")
         let cursor = LocalDataTrack(name: "cursor", isOrdered: false, maxRetransmits: 0)
-        let alice = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) { builder in
+        let alice = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "alice")) { builder in
             builder.roomName = "stand-up"
             builder.edge = edge
             builder.dataTracks = [chat, cursor]
         })
         let inbox = Inbox()
         let recorder = Recorder()
-        let bob = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) {
+        let bob = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "bob")) {
             $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: recorder)
         for participant in bob.remoteParticipants { participant.delegate = inbox }
@@ -169,13 +169,13 @@ import WebRTC
         let created = try await platform.restPost("/v1/Rooms", form: [("UniqueName", "stand-up"), ("MaxParticipants", "1")])
         let roomSid = try #require(created["sid"] as? String)
         let alice = Recorder()
-        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
+        let room = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "alice")) {
             $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: alice)
         #expect(room.sid == roomSid)
         let bob = Recorder()
         let full = ConnectOptions(token: try Self.token(platform.server, "bob")) { $0.roomName = "stand-up"; $0.edge = edge }
-        await #expect(throws: ParleyError.self) { _ = try await Video.connect(options: full, delegate: bob) }
+        await #expect(throws: ParleyError.self) { _ = try await Video.connect(full, delegate: bob) }
         #expect(await bob.wait { $0 == "failed 53105" }, "\(bob.lines)")
 
         _ = try await platform.restPost("/v1/Rooms/\(roomSid)", form: [("Status", "completed")])
@@ -188,7 +188,7 @@ import WebRTC
         defer { Task { await platform.server.shutdown() } }
         let edge = platform.videoEdge
         let alice = Recorder()
-        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
+        let room = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "alice")) {
             $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: alice)
         let channel = try #require(room.inner.withLock { $0.channel })
@@ -198,7 +198,7 @@ import WebRTC
         #expect(room.state == .connected)
         // Still in the room: a newcomer sees alice.
         let bob = Recorder()
-        _ = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) {
+        _ = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "bob")) {
             $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: bob)
         #expect(await bob.wait { $0 == "connected stand-up [\"alice\"]" }, "\(bob.lines)")
@@ -213,11 +213,11 @@ import WebRTC
         defer { Task { await platform.server.shutdown() } }
         let edge = platform.videoEdge
         let alice = Recorder()
-        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
+        let room = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "alice")) {
             $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: alice)
         let tone = try ToneAudioDevice(frequency: 500)
-        let bob = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) { builder in
+        let bob = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "bob")) { builder in
             builder.roomName = "stand-up"
             builder.edge = edge
             builder.audioTracks = [LocalAudioTrack(name: "mic", device: tone)]
@@ -241,12 +241,12 @@ import WebRTC
         let platform = try InProcessPlatform.start(identity: "unused")
         defer { Task { await platform.server.shutdown() } }
         let edge = platform.videoEdge
-        let room = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "alice")) {
+        let room = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "alice")) {
             $0.roomName = "stand-up"; $0.edge = edge
         })
         let bob = Recorder()
         let inbox = Inbox()
-        let bobRoom = try await Video.connect(options: ConnectOptions(token: try Self.token(platform.server, "bob")) {
+        let bobRoom = try await Video.connect(ConnectOptions(token: try Self.token(platform.server, "bob")) {
             $0.roomName = "stand-up"; $0.edge = edge
         }, delegate: bob)
         #expect(await bob.wait { $0.hasPrefix("connected stand-up") }, "\(bob.lines)")
@@ -282,7 +282,7 @@ import WebRTC
         let edge = platform.videoEdge
         let recorder = Recorder()
         let options = ConnectOptions(token: try Self.token(platform.server, "mallory", video: false)) { $0.roomName = "stand-up"; $0.edge = edge }
-        await #expect(throws: ParleyError.self) { _ = try await Video.connect(options: options, delegate: recorder) }
+        await #expect(throws: ParleyError.self) { _ = try await Video.connect(options, delegate: recorder) }
         #expect(await recorder.wait { $0 == "failed 20106" }, "\(recorder.lines)")
     }
 }

@@ -46,7 +46,7 @@ import VideoCore
             let token = try InProcessPlatform.token(platform.server, identity: identity, grants: [.video(VideoGrant(room: "huddle"))])
             let tone = try ToneAudioDevice(frequency: frequency)
             let camera = PacedVideoSource(TestPattern(width: 320, height: 180, framesPerSecond: 15))
-            rooms.append(try await Video.connect(options: ConnectOptions(token: token) { builder in
+            rooms.append(try await Video.connect(ConnectOptions(token: token) { builder in
                 builder.roomName = "huddle"
                 builder.edge = edge
                 builder.audioTracks = [LocalAudioTrack(name: "mic", device: tone)]
@@ -54,14 +54,14 @@ import VideoCore
             }, delegate: peer))
         }
         for _ in 0..<1_000 {
-            if peers.values.allSatisfy({ $0.samples.withLock { $0.count } >= 48_000 && $0.frames.withLock { $0.count } >= 15 }) { break }
+            if peers.values.allSatisfy({ $0.samples.withLock { $0.count } >= 96_000 && $0.frames.withLock { $0.count } >= 15 }) { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         for (me, other) in [("alice", 880.0), ("bob", 440.0)] {
             let peer = try #require(peers[me])
             let samples = peer.samples.withLock { $0 }, frames = peer.frames.withLock { $0 }
-            #expect(samples.count >= 48_000 && frames.count >= 15, "\(me): \(samples.count) samples, \(frames.count) frames")
-            let heard = ToneAudio.dominantFrequency(samples.suffix(24_000).map { Double($0) / 32_768 })
+            #expect(samples.count >= 96_000 && frames.count >= 15, "\(me): \(samples.count) samples, \(frames.count) frames")
+            let heard = heardFrequency(samples)
             #expect(abs(heard - other) < 15, "\(me) hears \(heard) Hz")
             #expect(frames == frames.sorted() && Set(frames).count == frames.count, "\(me)'s frames advance")
         }

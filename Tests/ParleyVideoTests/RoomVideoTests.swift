@@ -57,7 +57,7 @@ import VideoCore
             viewers[identity] = viewer
             let token = try InProcessPlatform.token(platform.server, identity: identity, grants: [.video(VideoGrant(room: "studio"))])
             let camera = PacedVideoSource(TestPattern(width: width, height: height, framesPerSecond: 15))
-            rooms.append(try await Video.connect(options: ConnectOptions(token: token) { builder in
+            rooms.append(try await Video.connect(ConnectOptions(token: token) { builder in
                 builder.roomName = "studio"
                 builder.edge = edge
                 builder.videoTracks = [LocalVideoTrack(name: "camera", source: camera)]
@@ -95,7 +95,7 @@ import VideoCore
         defer { Task { await platform.server.shutdown() } }
         let edge = platform.videoEdge
         let token = try InProcessPlatform.token(platform.server, identity: "cam", grants: [.video(VideoGrant(room: "studio"))])
-        let room = try await Video.connect(options: ConnectOptions(token: token) { builder in
+        let room = try await Video.connect(ConnectOptions(token: token) { builder in
             builder.roomName = "studio"
             builder.edge = edge
             builder.videoTracks = [LocalVideoTrack(name: "camera", source: PacedVideoSource(TestPattern(width: 320, height: 180)))]

@@ -47,3 +47,17 @@ extension InProcessPlatform {
         return nil
     }
 }
+
+/// The tone in received audio: the median of the dominant frequency of eight 0.25 s windows over
+/// its last 2 s, so one concealed or late frame on a loaded machine does not decide.
+func heardFrequency(_ samples: [Int16]) -> Double {
+    let window = 12_000
+    let tail = Array(samples.suffix(8 * window))
+    var frequencies: [Double] = []
+    var start = 0
+    while start + window <= tail.count {
+        frequencies.append(ToneAudio.dominantFrequency(tail[start..<(start + window)].map { Double($0) / 32_768 }))
+        start += window
+    }
+    return frequencies.sorted()[frequencies.count / 2]
+}

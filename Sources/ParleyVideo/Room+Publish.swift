@@ -54,6 +54,7 @@ extension Room {
         }
         let tracks = inner.withLock { s -> [RoomTrackInfo] in
             s.described.append(Self.trackInfo(track))
+            s.publishFailure = nil  // an earlier request's refusal is not this one's
             return s.described
         }
         channel.send(.roomOffer(RoomOffer(offer: try await media.offer(), tracks: tracks)), id: "room-publish")

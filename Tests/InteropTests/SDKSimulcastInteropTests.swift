@@ -27,8 +27,12 @@ import WebRTC
 /// upstream is not limited.
 ///
 /// Known issue (recorded with `withKnownIssue`, so the test fails once it is fixed and the marks
-/// must go): the SFU never forwards the SDK publisher's q or h layer, it switches bob's slot off
-/// instead.
+/// must go): bob's slot is switched off under the limit instead of moved to q or h. The SFU does
+/// move an SDK publisher's slot between layers when the cap sits between their rates
+/// (`TransceiverSimulcastCapTests`), so the likely cause is this test's calibration: the test
+/// pattern compresses to ~100 kbit/s at full size, and under a 50 kbit/s limit with loss not even
+/// q (with the key frames the PLIs ask for) fits the budget. A grainier source with the limit
+/// between the layers' rates is the next step.
 @Suite(.serialized, .tags(.interop)) struct SDKSimulcastInteropTests {
     static let (limitAt, liftAt, endAt, kbps) = (10.0, 22.0, 44.0, 50)
 
@@ -148,7 +152,7 @@ import WebRTC
             // (layers 0 and 1 stay at 0 packets, no layer switch); under the limit it switches bob's
             // slot off and on instead, whether bob is the SDK or aiortc. With Chromium publishing,
             // the same SFU and aiortc subscriber move down and back (ChromiumSimulcastInteropTests).
-            withKnownIssue("the SFU never forwards an SDK publisher's lower simulcast layers") {
+            withKnownIssue("under this limit no layer of the SDK publisher fits: the slot is switched off, not moved down") {
                 #expect(under >= 0 && under < 0.7, "under the limit, \(Int(under * 100)) % from the full layer")
                 #expect(after > 0.8 && after > under + 0.2, "after the limit lifted, \(Int(after * 100)) % from the full layer")
                 #expect(down != nil, "bob was not moved down under the limit: \(changes)")

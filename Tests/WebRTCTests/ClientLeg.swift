@@ -96,6 +96,7 @@ final class Recorder<Value: Sendable>: Sendable {
     private let list = Mutex<[Value]>([])
     func append(_ value: Value) { list.withLock { $0.append(value) } }
     var values: [Value] { list.withLock { $0 } }
+    func removeAll() { list.withLock { $0.removeAll() } }
 }
 
 /// Polls `condition` every 5 ms until it holds (true) or `timeout` passes (false). Timeouts are

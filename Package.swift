@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "VP8", swiftSettings: strict),
         // Video building blocks: I420 frames, scaling, the test pattern, Y4M and IVF parsing, PNG
         // snapshots, sources (paced on ParleyCore's clock) and sinks, V4L2 device listing.
-        .target(name: "VideoCore", dependencies: ["ParleyCore"], swiftSettings: strict),
+        .target(name: "VideoCore", dependencies: ["ParleyCore", "WireKit"], swiftSettings: strict),
         // libvpx's VP8 encoder and decoder (the only importer of libvpx).
         .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore", "VP8"], swiftSettings: strict),
         // SCTP over a datagram path the owner provides (DTLS for data channels), on usrsctp without threads.

@@ -50,8 +50,9 @@ final class LocalAudioSender: AudioCapturingContext {
         guard track.isEnabled else { return }
         let level = AudioLevel.rfc6464(samples)
         let lent = LentSamples(pointer: samples)
-        let packets = stream.withLock { $0.encode(lent.pointer) }
-        for packet in packets { outlet(packet.payload, packet.timestamp, packet.marker, level) }
+        let outlet = self.outlet
+        // The outlet only queues onto the connection's loop, so it runs inside the lock.
+        stream.withLock { $0.encode(lent.pointer) { outlet($0, $1, $2, level) } }
     }
 
     func captureFormatChanged() {
@@ -69,10 +70,8 @@ struct LentSamples: @unchecked Sendable {
 struct OpusFrames {
     let stream: AudioSendStream
 
-    mutating func encode(_ samples: UnsafeBufferPointer<Int16>) -> [(payload: [UInt8], timestamp: UInt32, marker: Bool)] {
-        var packets: [(payload: [UInt8], timestamp: UInt32, marker: Bool)] = []
-        try? stream.process(samples) { packets.append((Array($0.payload), $0.timestamp, $0.marker)) }
-        return packets
+    mutating func encode(_ samples: UnsafeBufferPointer<Int16>, emit: (_ payload: [UInt8], _ timestamp: UInt32, _ marker: Bool) -> Void) {
+        try? stream.process(samples) { emit(Array($0.payload), $0.timestamp, $0.marker) }
     }
 
     mutating func update(_ format: AudioFormat) { try? stream.updateInputFormat(format) }

@@ -1,3 +1,5 @@
+import WireKit
+
 /// Writes I420 frames as PNG images (W3C PNG, 3rd ed.): 8-bit RGB (colour type 2), no filter, in
 /// one IDAT whose zlib stream (RFC 1950) holds stored deflate blocks (RFC 1951 §3.2.4) of at most
 /// 65535 bytes. Larger than a compressed PNG, but simple, exact and dependency-free; every
@@ -54,7 +56,7 @@ public struct PNGEncoder {
         let start = out.count
         out += Array(type.utf8)
         out += data
-        appendBigEndian(PNGChecksums.crc32(0xFFFF_FFFF, out[start...]) ^ 0xFFFF_FFFF, to: &out)
+        appendBigEndian(CRC32.checksum(out[start...]), to: &out)
     }
 
     static func appendBigEndian(_ value: UInt32, to out: inout [UInt8]) {

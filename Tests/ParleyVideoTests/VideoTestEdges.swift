@@ -20,31 +20,31 @@ extension InProcessPlatform {
     /// `POST path` (the Video REST API, e.g. `/v1/Rooms`) with Basic auth (the server's default
     /// API key); the JSON body.
     func restPost(_ path: String, form: [(String, String)]) async throws -> [String: Any] {
-        let client = try HTTPClient()
-        defer { client.shutdown() }
-        let key = server.defaultCredentials.apiKey
-        var request = HTTPRequest(method: "POST", target: path)
-        request.headers.set("Authorization", "Basic " + Data("\(key.sid):\(key.secret)".utf8).base64EncodedString())
-        request.headers.set("Content-Type", "application/x-www-form-urlencoded")
-        request.body = Array(FormURLEncoding.encode(form).utf8)
-        let response = try await client.send(request, to: baseURL + path, timeout: .seconds(10))
-        return ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]) ?? [:]
+        let body = try await request("POST", path, form: form)
+        return ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]) ?? [:]
     }
-}
 
-extension InProcessPlatform {
     /// A counter of the server's `/metrics` (Prometheus text), nil when absent.
     func metric(_ name: String) async throws -> Double? {
-        let client = try HTTPClient()
-        defer { client.shutdown() }
-        let key = server.defaultCredentials.apiKey
-        var request = HTTPRequest(method: "GET", target: "/metrics")
-        request.headers.set("Authorization", "Basic " + Data("\(key.sid):\(key.secret)".utf8).base64EncodedString())
-        let response = try await client.send(request, to: baseURL + "/metrics", timeout: .seconds(10))
-        for line in String(decoding: response.body, as: UTF8.self).split(separator: "\n") where line.hasPrefix(name + " ") {
+        let body = try await request("GET", "/metrics")
+        for line in String(decoding: body, as: UTF8.self).split(separator: "\n") where line.hasPrefix(name + " ") {
             return Double(line.dropFirst(name.count + 1))
         }
         return nil
+    }
+
+    /// `method path` with Basic auth and an optional form body; the response body.
+    private func request(_ method: String, _ path: String, form: [(String, String)] = []) async throws -> [UInt8] {
+        let client = try HTTPClient()
+        defer { client.shutdown() }
+        let key = server.defaultCredentials.apiKey
+        var request = HTTPRequest(method: method, target: path)
+        request.headers.set("Authorization", "Basic " + Data("\(key.sid):\(key.secret)".utf8).base64EncodedString())
+        if !form.isEmpty {
+            request.headers.set("Content-Type", "application/x-www-form-urlencoded")
+            request.body = Array(FormURLEncoding.encode(form).utf8)
+        }
+        return try await client.send(request, to: baseURL + path, timeout: .seconds(10)).body
     }
 }
 

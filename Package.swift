@@ -87,7 +87,7 @@ let package = Package(
         // SCTP over a datagram path the owner provides (DTLS for data channels), on usrsctp without threads.
         .target(name: "SCTP", dependencies: ["CUsrSCTP", "ParleyCore"], swiftSettings: strict),
         // Recording containers: Ogg Opus (RFC 7845), IVF for VP8.
-        .target(name: "MediaContainers", swiftSettings: strict),
+        .target(name: "MediaContainers", dependencies: ["VideoCore"], swiftSettings: strict),
         // The SFU's pure decisions (dominant speaker, network quality, forwarding); no I/O.
         .target(name: "SFU", dependencies: ["CallQuality", "RTP"], swiftSettings: strict),
         // WebRTC data channels: the DCEP messages (RFC 8832) and payload protocol identifiers.

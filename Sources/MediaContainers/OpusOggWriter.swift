@@ -1,3 +1,5 @@
+import VideoCore
+
 /// An Ogg Opus file (RFC 7845) from Opus packets as they arrive over RTP: the identification
 /// header (OpusHead), the comment header (OpusTags), then one packet per page with its granule
 /// position in 48 kHz samples. Readable by `ffprobe`, `opusinfo` and browsers.
@@ -50,21 +52,18 @@ public struct IVFWriter: Sendable {
         self.timebase = timebase
     }
 
-    /// The file header; `frameCount` may be 0 (players read to the end).
+    /// The file header (VideoCore's `IVFFileHeader`); `frameCount` may be 0 (players read to the end).
     public func header(frameCount: UInt32 = 0) -> [UInt8] {
-        var out: [UInt8] = Array("DKIF".utf8) + [0, 0, 32, 0] + Array("VP80".utf8)
-        out += [UInt8(width & 0xFF), UInt8(width >> 8), UInt8(height & 0xFF), UInt8(height >> 8)]
-        for value in [timebase, 1, frameCount, 0] {
-            for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt32(i)))) }
-        }
+        var out: [UInt8] = []
+        IVFFileHeader(width: Int(width), height: Int(height), timebaseRate: timebase, frameCount: frameCount).serialize(into: &out)
         return out
     }
 
-    /// One frame with its timestamp (in `timebase` units).
+    /// One frame with its timestamp (in `timebase` units), behind its `IVFFrameHeader`.
     public func frame(_ data: [UInt8], timestamp: UInt64) -> [UInt8] {
         var out: [UInt8] = []
-        for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: UInt32(data.count) >> (8 * UInt32(i)))) }
-        for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: timestamp >> (8 * UInt64(i)))) }
+        out.reserveCapacity(IVFFrameHeader.size + data.count)
+        IVFFrameHeader(frameSize: data.count, timestamp: timestamp).serialize(into: &out)
         return out + data
     }
 }

@@ -30,6 +30,9 @@ const initialSlots = {audio: perKind, video: perKind};
 // simulcast=1: the camera at 960x540 in three VP8 layers (RFC 8853 rids q, h, f at 1/4, 1/2 and full size),
 // so the server can send each subscriber the layer its downlink carries.
 const simulcast = fragment.get("simulcast") === "1";
+// processing=0: the microphone without echo cancellation, noise suppression or gain control (music, test tones).
+const audioConstraints = fragment.get("processing") === "0"
+  ? {echoCancellation: false, noiseSuppression: false, autoGainControl: false} : true;
 const layers = [{rid: "q", scaleResolutionDownBy: 4}, {rid: "h", scaleResolutionDownBy: 2}, {rid: "f"}];
 let dataTracks = [{name: "chat", options: {ordered: true}}]
   .concat(fragment.get("unreliable") === "1" ? [{name: "chat-unreliable", options: {ordered: false, maxRetransmits: 0}}] : []);
@@ -250,7 +253,7 @@ async function join(token) {
   const grant = videoGrant(token);
   if (grant.canPublishData === false) dataTracks = [];
   stream = grant.canPublish === false ? new MediaStream()
-    : await navigator.mediaDevices.getUserMedia({audio: true, video: simulcast ? {width: 960, height: 540} : true});
+    : await navigator.mediaDevices.getUserMedia({audio: audioConstraints, video: simulcast ? {width: 960, height: 540} : true});
   $("local").srcObject = stream;
   pc = new RTCPeerConnection({iceServers: [], bundlePolicy: "max-bundle", rtcpMuxPolicy: "require"});
   pc.onconnectionstatechange = () => { S.connectionState = pc.connectionState; status(); };

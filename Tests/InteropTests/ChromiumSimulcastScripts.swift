@@ -90,7 +90,10 @@ from aiortc import RTCPeerConnection, RTCConfiguration, RTCSessionDescription, R
 url, token, media_port, relay_port, started, seconds = sys.argv[1:7]
 started, seconds = float(started), float(seconds)
 now = lambda: round(time.time() - started, 2)
-keyframes = []  # [t, width, height] of each VP8 key frame that starts at another size than the last
+# [t, width, height] of each VP8 key frame that starts (retransmissions included, one entry per 100 ms and size):
+# every one, not only size changes, since a switch's key frame can be lost on the full link and the
+# next one then has the size of the last one seen.
+keyframes = []
 rtx = {"types": set(), "packets": 0}  # our answer's rtx payload types (RFC 4588), and packets seen on them
 
 def keyframe_size(payload):
@@ -121,7 +124,7 @@ async def _observe(self, packet, arrival_time_ms):
         rtx["packets"] += 1
         payload = payload[2:]  # RFC 4588: the original sequence number, then the original payload
     size = keyframe_size(payload) if payload else None
-    if size and (not keyframes or tuple(keyframes[-1][1:]) != size):
+    if size and (not keyframes or tuple(keyframes[-1][1:]) != size or now() - keyframes[-1][0] >= 0.1):
         keyframes.append([now(), size[0], size[1]])
     await _handle(self, packet, arrival_time_ms)
 RTCRtpReceiver._handle_rtp_packet = _observe

@@ -54,7 +54,7 @@ def main():
                 out["error"] = "the bridge never answered: %r" % e
                 return
             time.sleep(0.1)
-    browsers = open_pages({"alice": TOKEN})
+    browsers = open_pages({"alice": TOKEN}, "&processing=0")
     emit({"event": (browsers["alice"].state() or {}).get("phase")})
     deadline = time.time() + MEDIA_S
     while time.time() < deadline:

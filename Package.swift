@@ -177,6 +177,9 @@ let package = Package(
         .target(name: "VideoREST",
                 dependencies: ["ParleyCore", "ParleyStore", "SFU", "PlatformCore", "HTTPWire", "JSONWire", "ParleyCrypto"],
                 swiftSettings: strict),
+        // SIP (issue 18): RFC 3261 transactions (§17, with RFC 6026) as value-type state machines,
+        // digest authentication (RFC 7616/8760) with stateless nonces, the failed-authentication limiter.
+        .target(name: "SIP", dependencies: ["ParleyCrypto"], swiftSettings: strict),
         // Rooms: the room registry, participants, tracks and subscriptions, room signaling, status
         // callbacks; media through `RoomMediaPlane` (the SFU on WebRTC's media socket).
         .target(name: "RoomService",
@@ -258,6 +261,7 @@ let package = Package(
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),
         .testTarget(name: "SFUTests", dependencies: ["SFU"], swiftSettings: strict),
+        .testTarget(name: "SIPTests", dependencies: ["SIP"], swiftSettings: strict),
         .testTarget(name: "MediaContainersTests", dependencies: ["MediaContainers", "ParleyOpus", "ParleyVPX", "VideoCore", "ParleyCore",
                                                                  "ParleyTestSupport"],
                     swiftSettings: strict),

@@ -11,6 +11,8 @@ public final class InMemoryAccountStore: AccountStore {
         var voice = InMemoryVoiceState()
         var rooms = InMemoryRoomState()
         var recordings = InMemoryRecordingState()
+        /// SIP bindings by "account aor" (`InMemoryAccountStore+SIPRegistrations.swift`).
+        var sipBindings: [String: [SIPBindingRecord]] = [:]
         /// Insights events in insertion order (`InMemoryAccountStore+Insights.swift`).
         var insights: [InsightsEvent] = []
         /// Bumped by every key and auth-token change (`credentialsVersion()`).

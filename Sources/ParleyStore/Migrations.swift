@@ -213,6 +213,24 @@ enum Migrations {
             updated_at INTEGER NOT NULL
         );
         """,
+        // SIP registrations (issue 18): each address of record's contacts, in the registrar's order.
+        """
+        CREATE TABLE sip_bindings (
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            aor TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            contact TEXT NOT NULL,
+            expires_at INTEGER NOT NULL,
+            q_millis INTEGER,
+            call_id TEXT NOT NULL,
+            cseq INTEGER NOT NULL,
+            instance TEXT,
+            reg_id INTEGER,
+            source TEXT NOT NULL,
+            PRIMARY KEY (account_sid, aor, position)
+        );
+        CREATE INDEX sip_bindings_by_expiry ON sip_bindings(expires_at);
+        """,
     ]
 
     /// The version this build writes.

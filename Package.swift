@@ -4,7 +4,7 @@
 // docs/ARCHITECTURE.md; scripts/check-deps checks it, and that dependencies equal imports):
 //   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 CVPX CUsrSCTP
 //                        (system libraries), CParleyLinux (epoll/mmsg shim)
-//   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP TwiML VP8
+//   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP SIPWire TwiML VP8
 //                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio ParleyVPX AccessToken
 //                        ICE Signaling DataChannel SpeechScoring
@@ -76,7 +76,11 @@ let package = Package(
         .target(name: "STUN", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "RTP", dependencies: ["WireKit"], swiftSettings: strict),
         .target(name: "RTCP", dependencies: ["WireKit"], swiftSettings: strict),
-        .target(name: "SDP", swiftSettings: strict),
+        .target(name: "SDP", dependencies: ["WireKit"], swiftSettings: strict),
+        // SIP messages (RFC 3261 §7, §20, §25): URIs (sip, sips, tel), header fields and their typed
+        // values (Via, From/To, CSeq, Contact, digest challenges and credentials, …), a datagram
+        // parser and a stream framer with RFC 5626 keep-alives, the serializer; pure, no transactions.
+        .target(name: "SIPWire", swiftSettings: strict),
         // VP8 over RTP: payload descriptor and frame header (RFC 7741, RFC 6386 §9.1).
         .target(name: "VP8", swiftSettings: strict),
         // Video building blocks: I420 frames, scaling, the test pattern, Y4M and IVF parsing, PNG
@@ -272,6 +276,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "WireKit"], swiftSettings: strict),
         .testTarget(name: "SDPTests", dependencies: ["SDP"], swiftSettings: strict),
+        .testTarget(name: "SIPWireTests", dependencies: ["SIPWire"], swiftSettings: strict),
         .testTarget(name: "TwiMLTests", dependencies: ["TwiML"], swiftSettings: strict),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "ParleyCore", "JSONWire"], swiftSettings: strict),
         .testTarget(name: "PushNotificationsTests",

@@ -37,3 +37,42 @@ public enum Base64 {
         return chars.count / 4 * 3 - padding
     }
 }
+
+extension Base64 {
+    /// Decodes standard base64 (RFC 4648 §4). With `requirePadding` false a final group may omit
+    /// its `=` (as some SDES implementations write keys). No whitespace; nil on any other character,
+    /// misplaced padding, or non-zero unused bits.
+    public static func decode(_ text: some StringProtocol, requirePadding: Bool = true) -> [UInt8]? {
+        var chars = Array(text.utf8)
+        if !requirePadding, chars.count % 4 != 0 {
+            chars += repeatElement(UInt8(ascii: "="), count: 4 - chars.count % 4)
+        }
+        guard let count = decodedCount(String(decoding: chars, as: UTF8.self)) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        var acc: UInt32 = 0, bits = 0
+        for c in chars where c != UInt8(ascii: "=") {
+            guard let v = value(c) else { return nil }
+            acc = acc << 6 | UInt32(v)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+                acc &= (1 << UInt32(bits)) - 1
+            }
+        }
+        guard acc == 0, out.count == count else { return nil }
+        return out
+    }
+
+    private static func value(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): c - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): c - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        default: nil
+        }
+    }
+}

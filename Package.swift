@@ -183,7 +183,10 @@ let package = Package(
                 swiftSettings: strict),
         // SIP (issue 18): RFC 3261 transactions (§17, with RFC 6026) as value-type state machines,
         // digest authentication (RFC 7616/8760) with stateless nonces, the failed-authentication limiter.
-        .target(name: "SIP", dependencies: ["ParleyCrypto"], swiftSettings: strict),
+        .target(name: "SIP", dependencies: ["ParleyCrypto", "ParleyCore", "ParleyNet", "SIPWire"], swiftSettings: strict),
+        // SIP service (issue 18): the registrar (digest, bindings in the store, OPTIONS) on SIP's
+        // transports; the B2BUA and trunks follow.
+        .target(name: "SIPGateway", dependencies: ["SIP", "SIPWire", "ParleyStore", "ParleyNet", "ParleyCore"], swiftSettings: strict),
         // Rooms: the room registry, participants, tracks and subscriptions, room signaling, status
         // callbacks; media through `RoomMediaPlane` (the SFU on WebRTC's media socket).
         .target(name: "RoomService",
@@ -340,7 +343,7 @@ let package = Package(
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling",
-                                   "AudioCore", "JSONWire", "ParleyCore", "WebSocketWire", "ParleyVideo", "VideoCore", "AudioDevices"],
+                                   "AudioCore", "JSONWire", "ParleyCore", "WebSocketWire", "ParleyVideo", "VideoCore", "AudioDevices", "SIP", "SIPWire", "SIPGateway"],
                     swiftSettings: strict),
     ]
 )

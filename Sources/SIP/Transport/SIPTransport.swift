@@ -1,0 +1,185 @@
+import ParleyCore
+import ParleyNet
+import SIPWire
+import Synchronization
+
+/// SIP's transports on one event loop (RFC 3261 §18): a UDP socket and, optionally, a TCP and a
+/// TLS listener, framed with `SIPStreamFramer` (RFC 5626 §3.5.1 CRLF keepalives answered).
+/// Messages that parse go to `onMessage` on the loop thread; bytes that do not are counted and,
+/// when they read as a request, answered 400 by `onMalformed`'s caller. Over 64 KB a stream is
+/// closed; a datagram is dropped.
+public final class SIPTransport: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        public var tcp = true
+        public var tls: TLSConfiguration?
+        public var tlsPort = 0
+        public var limits = SIPLimits.default
+        public init(host: String = "127.0.0.1", port: Int = 5060) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    public typealias MessageHandler = @Sendable (SIPMessage, SIPPeer) -> Void
+
+    /// Counters for `/metrics`.
+    public struct Statistics: Sendable, Hashable {
+        public var received = 0
+        public var sent = 0
+        public var malformed = 0
+        public var oversized = 0
+        public var keepalives = 0
+    }
+
+    public let configuration: Configuration
+    public let loop: EventLoop
+    private let onMessage: MessageHandler
+    private let state = Mutex(State())
+
+    private struct State {
+        var udp: UDPSocket?
+        var tcp: StreamServer?
+        var tls: StreamServer?
+        var statistics = Statistics()
+    }
+
+    public init(configuration: Configuration, loop: EventLoop, onMessage: @escaping MessageHandler) {
+        self.configuration = configuration
+        self.loop = loop
+        self.onMessage = onMessage
+    }
+
+    public func start() throws {
+        let limits = configuration.limits
+        let udp = try UDPSocket(host: configuration.host, port: configuration.port, loop: loop, batchSize: 16,
+                                maxDatagramBytes: limits.maxMessageBytes, sendBatchSize: 16) { [self] datagrams in
+            for datagram in datagrams { receivedDatagram(datagram) }
+        }
+        state.withLock { $0.udp = udp }
+        if configuration.tcp {
+            let tcp = StreamServer(configuration: .init(host: configuration.host, port: udp.localPort)) { [self] connection in
+                SIPStreamHandler(transport: self, kind: .tcp, limits: limits)
+            }
+            try tcp.start(on: loop)
+            state.withLock { $0.tcp = tcp }
+        }
+        if let tlsConfiguration = configuration.tls {
+            let tls = StreamServer(configuration: .init(host: configuration.host, port: configuration.tlsPort, tls: tlsConfiguration)) { [self] _ in
+                SIPStreamHandler(transport: self, kind: .tls, limits: limits)
+            }
+            try tls.start(on: loop)
+            state.withLock { $0.tls = tls }
+        }
+        Log.info(.core, "SIP listening on \(configuration.host):\(udp.localPort) (UDP\(configuration.tcp ? ", TCP" : "")"
+                 + "\(configuration.tls == nil ? "" : "; TLS on \(tlsPort)"))")
+    }
+
+    public var udpPort: Int { state.withLock { $0.udp?.localPort ?? 0 } }
+    public var tcpPort: Int { state.withLock { $0.tcp?.localPort ?? 0 } }
+    public var tlsPort: Int { state.withLock { $0.tls?.localPort ?? 0 } }
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    public func stop() {
+        let (udp, tcp, tls) = state.withLock { s in
+            defer { (s.udp, s.tcp, s.tls) = (nil, nil, nil) }
+            return (s.udp, s.tcp, s.tls)
+        }
+        udp?.close()
+        tcp?.stop()
+        tls?.stop()
+    }
+
+    /// Sends `message` to `peer`: a datagram, or down the stream connection it came on.
+    public func send(_ message: SIPMessage, to peer: SIPPeer) {
+        send(bytes: message.serialized(), to: peer)
+    }
+
+    func send(bytes: [UInt8], to peer: SIPPeer) {
+        let (udp, tcp, tls) = state.withLock { s in
+            s.statistics.sent += 1
+            return (s.udp, s.tcp, s.tls)
+        }
+        switch peer.transport {
+        case .udp: udp?.send([Datagram(address: peer.address, bytes: bytes)])
+        case .tcp: peer.connection.flatMap { tcp?.connection($0) }?.send(bytes)
+        case .tls: peer.connection.flatMap { tls?.connection($0) }?.send(bytes)
+        }
+    }
+
+    private func receivedDatagram(_ datagram: Datagram) {
+        // RFC 5626 §4.4.1: a STUN keepalive or a CRLF ping on UDP carries no message.
+        if datagram.bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) {
+            count(\.keepalives)
+            return
+        }
+        let peer = SIPPeer(transport: .udp, address: datagram.address)
+        do {
+            let message = try SIPMessage.parse(datagram: datagram.bytes, limits: configuration.limits)
+            deliver(message, from: peer)
+        } catch {
+            rejectMalformed(error, from: peer)
+        }
+    }
+
+    func deliver(_ message: SIPMessage, from peer: SIPPeer) {
+        do throws(SIPParseError) {
+            try message.validate()
+        } catch {
+            if let request = message.request, request.method != .ack {
+                send(.response(SIPResponse(replyingTo: request, error: error)), to: peer)
+            }
+            count(\.malformed)
+            return
+        }
+        count(\.received)
+        onMessage(message, peer)
+    }
+
+    func rejectMalformed(_ error: SIPParseError, from peer: SIPPeer) {
+        if case .messageTooLarge = error { count(\.oversized) } else { count(\.malformed) }
+        Log.debug(.core, "SIP: dropped a message from \(peer): \(error.detail)")
+    }
+
+    func count(_ counter: WritableKeyPath<Statistics, Int>) {
+        state.withLock { $0.statistics[keyPath: counter] += 1 }
+    }
+}
+
+/// One TCP or TLS connection's framing (RFC 3261 §18.3): messages by Content-Length, CRLF pings
+/// answered with a pong (RFC 5626 §3.5.1), the connection closed on a framing error.
+private final class SIPStreamHandler: StreamConnectionHandler {
+    let transport: SIPTransport
+    let kind: SIPPeer.Transport
+    var framer: SIPStreamFramer
+
+    init(transport: SIPTransport, kind: SIPPeer.Transport, limits: SIPLimits) {
+        self.transport = transport
+        self.kind = kind
+        framer = SIPStreamFramer(role: .server, limits: limits)
+    }
+
+    func received(_ bytes: ArraySlice<UInt8>, on connection: StreamConnection) {
+        framer.append(bytes)
+        let peer = SIPPeer(transport: kind, address: connection.peer, connection: connection.id)
+        while true {
+            do {
+                guard let event = try framer.next() else { return }
+                switch event {
+                case .message(let message): transport.deliver(message, from: peer)
+                case .ping:
+                    transport.count(\.keepalives)
+                    connection.send([0x0D, 0x0A])
+                case .pong: transport.count(\.keepalives)
+                }
+            } catch {
+                transport.rejectMalformed(error, from: peer)
+                connection.close()
+                return
+            }
+        }
+    }
+
+    func closed(_ connection: StreamConnection) {}
+}

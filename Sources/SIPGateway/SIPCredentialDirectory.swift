@@ -1,0 +1,40 @@
+import SIP
+
+/// Who may register, as the registrar asks it (a consumer-defined interface: the credential store
+/// behind the Plivo Endpoint and Twilio SIP Credential REST APIs implements it).
+public protocol SIPCredentialDirectory: Sendable {
+    /// The SIP user `username` of `realm`, or nil when there is none.
+    func credential(username: String, realm: String) -> SIPCredential?
+}
+
+/// A SIP user: its account, and H(username:realm:password) per digest algorithm (the password
+/// itself is not needed, RFC 7616 §3.4.2).
+public struct SIPCredential: Sendable, Hashable {
+    public var accountSid: String
+    public var username: String
+    public var userHashes: [DigestAlgorithm: String]
+
+    public init(accountSid: String, username: String, userHashes: [DigestAlgorithm: String]) {
+        self.accountSid = accountSid
+        self.username = username
+        self.userHashes = userHashes
+    }
+
+    /// A credential from a password, hashed for `realm` with MD5 and SHA-256.
+    public init(accountSid: String, username: String, password: String, realm: String) {
+        self.init(accountSid: accountSid, username: username,
+                  userHashes: [.md5: DigestAlgorithm.md5.userHash(username: username, realm: realm, password: password),
+                               .sha256: DigestAlgorithm.sha256.userHash(username: username, realm: realm, password: password)])
+    }
+}
+
+/// A fixed set of credentials (tests, `--sip-user` on the command line).
+public struct StaticSIPCredentials: SIPCredentialDirectory {
+    private let byUsername: [String: SIPCredential]
+
+    public init(_ credentials: [SIPCredential]) {
+        byUsername = Dictionary(credentials.map { ($0.username, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func credential(username: String, realm: String) -> SIPCredential? { byUsername[username] }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import ParleyCore
+import ParleyNet
+import ParleyStore
+import SIP
+import SIPWire
+import Synchronization
+
+/// The registrar of `parley-server --sip` (RFC 3261 §10.3): REGISTER with digest authentication
+/// (`DigestVerifier`), bindings decided by `Registrar` and kept in the store (they survive a
+/// restart), OPTIONS answered. Wrong passwords and unknown users get the same 403 after the same
+/// work; a source with 5 failures in 60 s is refused for 5 minutes (`AuthFailureLimiter`).
+public final class SIPRegistrarService: Sendable {
+    public struct Configuration: Sendable {
+        /// The realm of challenges and the domain of addresses of record.
+        public var realm: String
+        public var algorithms: [DigestAlgorithm] = [.md5]
+        public var policy = Registrar.Policy()
+        public init(realm: String) { self.realm = realm }
+    }
+
+    public struct Statistics: Sendable, Hashable {
+        public var registered = 0
+        public var challenged = 0
+        public var rejected = 0
+        public var refusedSources = 0
+    }
+
+    public let configuration: Configuration
+    private let directory: any SIPCredentialDirectory
+    private let store: any SIPRegistrationStore
+    private let verifier: DigestVerifier
+    private let limiter = Mutex(AuthFailureLimiter())
+    private let counters = Mutex(Statistics())
+    private let clock: @Sendable () -> Double
+    private let transactions: Mutex<SIPServerTransactions?> = Mutex(nil)
+    private let transport: Mutex<SIPTransport?> = Mutex(nil)
+
+    public init(configuration: Configuration, directory: any SIPCredentialDirectory, store: any SIPRegistrationStore,
+                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.configuration = configuration
+        self.directory = directory
+        self.store = store
+        self.clock = clock
+        verifier = DigestVerifier(realm: configuration.realm, algorithms: configuration.algorithms)
+    }
+
+    public var statistics: Statistics { counters.withLock { $0 } }
+
+    /// Serves on `transport` (call before `transport.start()`'s first message can arrive; the
+    /// transport's handler must call `handle`).
+    public func attach(_ transport: SIPTransport) {
+        self.transport.withLock { $0 = transport }
+        transactions.withLock { $0 = SIPServerTransactions(transport: transport) }
+    }
+
+    /// A message from the transport.
+    public func handle(_ message: SIPMessage, from peer: SIPPeer) {
+        guard let request = message.request, request.method != .ack,
+              let transactions = transactions.withLock({ $0 }) else { return }
+        switch transactions.admit(request, from: peer) {
+        case .retransmission: return
+        case .overloaded:
+            transport.withLock { $0 }?.send(.response(SIPResponse(replyingTo: request, statusCode: 503,
+                                                                   headers: ["Retry-After": "5"])), to: peer)
+            return
+        case .new: break
+        }
+        let response = respond(to: request, from: peer)
+        transactions.respond(response, to: request, peer: peer)
+    }
+
+    private func respond(to request: SIPRequest, from peer: SIPPeer) -> SIPResponse {
+        let toTag = Self.tag()
+        switch request.method {
+        case .register: return register(request, from: peer, toTag: toTag)
+        case .options:
+            return SIPResponse(replyingTo: request, statusCode: 200, toTag: toTag,
+                               headers: ["Allow": "REGISTER, OPTIONS", "Accept": "application/sdp", "Supported": "path, outbound"])
+        default:
+            return SIPResponse(replyingTo: request, statusCode: 405, toTag: toTag, headers: ["Allow": "REGISTER, OPTIONS"])
+        }
+    }
+
+    private func register(_ request: SIPRequest, from peer: SIPPeer, toTag: String) -> SIPResponse {
+        let now = clock()
+        let source = peer.address.description.split(separator: ":").dropLast().joined(separator: ":")
+        if limiter.withLock({ $0.isBlocked(source, now: now) }) {
+            counters.withLock { $0.refusedSources += 1 }
+            return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag)
+        }
+        guard let to = request.to, case .sip(let aorURI) = to.uri, let user = aorURI.user else {
+            return SIPResponse(replyingTo: request, statusCode: 400, reasonPhrase: "Bad Request (To is not a SIP address of record)", toTag: toTag)
+        }
+        guard let authorization = try? request.headers.first("Authorization", as: SIPDigestCredentials.self) else {
+            counters.withLock { $0.challenged += 1 }
+            return challenge(request, toTag: toTag, stale: false, now: now)
+        }
+        let credential = authorization.username == user ? directory.credential(username: authorization.username, realm: verifier.realm) : nil
+        let verdict = verifier.verify(DigestCredentials(username: authorization.username, realm: authorization.realm, nonce: authorization.nonce,
+                                                        uri: authorization.uri, response: authorization.response,
+                                                        algorithm: authorization.algorithm, qop: authorization.qop,
+                                                        nc: authorization.nonceCount, cnonce: authorization.cnonce),
+                                      method: "REGISTER", storedHA1: credential?.userHashes, now: now)
+        switch verdict {
+        case .stale:
+            counters.withLock { $0.challenged += 1 }
+            return challenge(request, toTag: toTag, stale: true, now: now)
+        case .rejected(let reason):
+            Log.debug(.core, "SIP REGISTER from \(peer) refused: \(reason.rawValue)")
+            counters.withLock { $0.rejected += 1 }
+            limiter.withLock { _ = $0.failed(source, now: now) }
+            return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag)
+        case .authenticated:
+            limiter.withLock { $0.succeeded(source) }
+        }
+        guard let credential else { return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag) }
+        return bind(request, aor: "sip:\(user)@\(configuration.realm)", accountSid: credential.accountSid, peer: peer, toTag: toTag, now: now)
+    }
+
+    private func bind(_ request: SIPRequest, aor: String, accountSid: String, peer: SIPPeer, toTag: String, now: Double) -> SIPResponse {
+        let contacts: Registrar.Request.Contacts
+        let parsed = request.contacts
+        if parsed.isEmpty {
+            contacts = .query
+        } else if parsed.contains(where: { if case .wildcard = $0 { true } else { false } }) {
+            guard parsed.count == 1 else { return SIPResponse(replyingTo: request, statusCode: 400, toTag: toTag) }
+            contacts = .wildcard
+        } else {
+            contacts = .list(parsed.compactMap(\.address).map { address in
+                RequestedContact(uri: address.uri.description, expires: address.expires.map { Int($0) }, q: address.q,
+                                 instance: address.instanceID, regID: address.regID.map { Int($0) })
+            })
+        }
+        let decision = Registrar.Request(contacts: contacts, expires: request.expires.map { Int($0) }, callID: request.callID ?? "",
+                                         cseq: request.cseq?.number ?? 0, source: peer.description)
+        let existing: [ContactBinding]
+        do {
+            existing = try store.sipBindings(accountSid: accountSid, aor: aor).map(Self.binding)
+        } catch {
+            return SIPResponse(replyingTo: request, statusCode: 500, toTag: toTag)
+        }
+        switch Registrar.decide(decision, existing: existing, policy: configuration.policy, now: now) {
+        case .ok(let bindings):
+            do {
+                if case .query = contacts {} else { try store.replaceSIPBindings(accountSid: accountSid, aor: aor, with: bindings.map(Self.record)) }
+            } catch {
+                return SIPResponse(replyingTo: request, statusCode: 500, toTag: toTag)
+            }
+            counters.withLock { $0.registered += 1 }
+            var headers = SIPHeaders()
+            for binding in bindings {
+                headers.add("Contact", "<\(binding.contact)>;expires=\(max(0, Int((binding.expiresAt - now).rounded())))")
+            }
+            headers.add("Date", Self.httpDate(now))
+            return SIPResponse(replyingTo: request, statusCode: 200, toTag: toTag, headers: headers)
+        case .intervalTooBrief(let minExpires):
+            return SIPResponse(replyingTo: request, statusCode: 423, toTag: toTag, headers: ["Min-Expires": String(minExpires)])
+        case .badRequest(let reason):
+            return SIPResponse(replyingTo: request, statusCode: 400, reasonPhrase: "Bad Request (\(reason))", toTag: toTag)
+        case .outOfOrder:
+            return SIPResponse(replyingTo: request, statusCode: 500, reasonPhrase: "Server Internal Error (out of order)", toTag: toTag)
+        case .tooManyContacts(let max):
+            return SIPResponse(replyingTo: request, statusCode: 403, reasonPhrase: "Forbidden (at most \(max) contacts)", toTag: toTag)
+        }
+    }
+
+    private func challenge(_ request: SIPRequest, toTag: String, stale: Bool, now: Double) -> SIPResponse {
+        var headers = SIPHeaders()
+        for value in verifier.challenges(now: now, stale: stale) { headers.add("WWW-Authenticate", value) }
+        return SIPResponse(replyingTo: request, statusCode: 401, toTag: toTag, headers: headers)
+    }
+
+    /// The address of record's live bindings (for routing calls to it).
+    public func bindings(accountSid: String, user: String) -> [ContactBinding] {
+        let now = clock()
+        return ((try? store.sipBindings(accountSid: accountSid, aor: "sip:\(user)@\(configuration.realm)")) ?? [])
+            .map(Self.binding).filter { $0.expiresAt > now }
+    }
+
+    /// Removes expired bindings from the store (the server calls it periodically).
+    public func expire() -> Int { (try? store.deleteExpiredSIPBindings(now: Int64(clock() * 1000))) ?? 0 }
+
+    static func binding(_ record: SIPBindingRecord) -> ContactBinding {
+        ContactBinding(contact: record.contact, expiresAt: Double(record.expiresAt) / 1000, q: record.qMillis.map { Double($0) / 1000 },
+                       callID: record.callID, cseq: UInt32(clamping: record.cseq), instance: record.instance, regID: record.regID,
+                       source: record.source)
+    }
+
+    static func record(_ binding: ContactBinding) -> SIPBindingRecord {
+        SIPBindingRecord(contact: binding.contact, expiresAt: Int64(binding.expiresAt * 1000), qMillis: binding.q.map { Int($0 * 1000) },
+                         callID: binding.callID, cseq: Int64(binding.cseq), instance: binding.instance, regID: binding.regID,
+                         source: binding.source)
+    }
+
+    static func tag() -> String { String(UInt64.random(in: 1...UInt64.max), radix: 36) }
+
+    static func httpDate(_ seconds: Double) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+    }
+}

@@ -58,7 +58,7 @@ public protocol VoiceStore: Sendable {
 }
 
 /// Everything `parley-server` keeps.
-public typealias PlatformStore = AccountStore & VoiceStore & InsightsStore & RoomStore & RoomRecordingStore
+public typealias PlatformStore = AccountStore & VoiceStore & InsightsStore & RoomStore & RoomRecordingStore & SIPCredentialStore
 
 /// The fields a client sets on an application.
 public struct ApplicationDraft: Sendable, Equatable {

@@ -11,7 +11,7 @@ build: deps
 
 # Declared target dependencies checked against the imports (scripts/check-deps), every saved fuzz
 # crash and seed replayed through its parser, then the unit, interop and server
-# tests (real peers: curl, openssl, Python twilio/PyJWT/websockets/aiortc, Chromium, coturn).
+# tests (real peers: curl, openssl, Python twilio/plivo/PyJWT/websockets/aiortc, Chromium, coturn).
 # scripts/test runs the untagged suites in two processes at once, then the suites tagged .interop
 # or .process (they start real programs, timing-sensitive on a 2-core machine) one at a time, alone.
 test: deps

@@ -187,6 +187,12 @@ let package = Package(
         // SIP service (issue 18): the registrar (digest, bindings in the store, OPTIONS) on SIP's
         // transports; the B2BUA and trunks follow.
         .target(name: "SIPGateway", dependencies: ["SIP", "SIPWire", "ParleyStore", "ParleyNet", "ParleyCore"], swiftSettings: strict),
+        // Who may use SIP, over REST in both vendors' shapes: Plivo's Endpoint API (`/v1/Account/{auth_id}/
+        // Endpoint/`) and Twilio's SIP API (credential lists, domains and their auth mappings, IP access
+        // control lists); the store keeps digest secrets, never passwords. No SIP code.
+        .target(name: "SIPCredentialsREST",
+                dependencies: ["ParleyCore", "ParleyStore", "PlatformCore", "HTTPWire", "JSONWire", "ParleyCrypto"],
+                swiftSettings: strict),
         // Rooms: the room registry, participants, tracks and subscriptions, room signaling, status
         // callbacks; media through `RoomMediaPlane` (the SFU on WebRTC's media socket).
         .target(name: "RoomService",
@@ -195,7 +201,7 @@ let package = Package(
         // The wiring: configuration, `PlatformServer` (store, media socket, engine, routers,
         // listener), the `/v1/echo` endpoint.
         .target(name: "ParleyServer",
-                dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
+                dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "SIPCredentialsREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto",
                                "SDP", "SFU", "ICE"],
                 swiftSettings: strict),
@@ -241,6 +247,7 @@ let package = Package(
         .executableTarget(name: "ParleyServerMain", dependencies: ["ParleyServer", "ParleyNet", "ParleyCrypto", "ParleyCore", "ParleyStore"], swiftSettings: strict),
         .executableTarget(name: "ParleyCLI",
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "PlatformCore", "ParleyNet",
+                                         "SIPCredentialsREST",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
                                          "CallQuality", "ICE", "CallHarness", "SpeechScoring", "ParleyVideo", "VideoCore", "ParleyVPX"],
                           swiftSettings: strict),
@@ -336,6 +343,9 @@ let package = Package(
         .testTarget(name: "ParleyCLITests",
                     dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore", "SpeechScoring", "ParleyCore",
                                    "ParleyVideo", "VideoCore", "AudioDevices", "ParleyServer", "AccessToken"],
+                    swiftSettings: strict),
+        .testTarget(name: "SIPCredentialsRESTTests",
+                    dependencies: ["SIPCredentialsREST", "ParleyStore", "HTTPWire", "JSONWire"],
                     swiftSettings: strict),
         .testTarget(name: "VideoRESTTests",
                     dependencies: ["VideoREST", "ParleyStore", "ParleyCore", "SFU", "HTTPWire", "JSONWire"],

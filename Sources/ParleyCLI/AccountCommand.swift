@@ -1,7 +1,7 @@
 import ParleyStore
 
 /// `parley account [--show-auth-token] [--rotate-auth-token]`: the default account of the `--db`
-/// store. The auth token (REST Basic auth with the account SID, and the key webhooks are signed
+/// store, its SID and Plivo-style auth ID. The auth token (REST Basic auth with the account SID, and the key webhooks are signed
 /// with) is printed only on request.
 enum AccountCommand {
     static func run(_ args: [String]) throws -> Int32 {
@@ -19,6 +19,7 @@ enum AccountCommand {
             Output.error("Rotated the auth token: the old one no longer authenticates or validates webhooks.")
         }
         print("Account SID: \(account.sid)")
+        print("Auth ID:     \(account.authID)")
         if parsed.has("show-auth-token") || parsed.has("rotate-auth-token") {
             print("Auth token:  \(account.authToken)")
         }

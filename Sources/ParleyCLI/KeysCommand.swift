@@ -19,6 +19,7 @@ enum KeysCommand {
                 key = try store.createAPIKey(accountSid: defaults.account.sid, friendlyName: parsed.value("name") ?? "CLI key")
             }
             print("Account SID: \(key.accountSid)")
+            print("Auth ID:     \(defaults.account.authID)")
             print("API key SID: \(key.sid)")
             print("API secret:  \(key.secret)")
             Output.error("Keep the secret safe: `parley keys list` does not show it.")

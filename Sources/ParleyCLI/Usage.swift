@@ -9,7 +9,7 @@ Keys (stored in a SQLite file, mode 0600; --db PATH, default ./parley.db):
   parley keys list [--db PATH]
   parley keys revoke SK... [--db PATH]
   parley account [--show-auth-token] [--rotate-auth-token] [--db PATH]
-      Print the default account SID; with --show-auth-token also its auth token (REST Basic auth
+      Print the default account SID and its Plivo-style auth ID (MA...); with --show-auth-token also its auth token (REST Basic auth
       with the account SID; webhook signatures). --rotate-auth-token replaces it and prints the new one.
 
 Voice applications (the default account's, in the same --db file):
@@ -17,6 +17,13 @@ Voice applications (the default account's, in the same --db file):
                      [--status-callback-method GET|POST] [--db PATH]
   parley apps list [--db PATH]
   parley apps delete AP... [--db PATH]
+
+SIP endpoints (Plivo-style, the default account's, in the same --db file):
+  parley endpoints create --username NAME [--password PW] [--alias ALIAS] [--app AP...] [--realm REALM] [--db PATH]
+      Print the endpoint ID, the SIP username (NAME plus 12 digits) and the password (generated when
+      not given; printed only here: the store keeps digest hashes for the realm, default "parley").
+  parley endpoints list [--db PATH]
+  parley endpoints delete ENDPOINT_ID [--db PATH]
 
 Access tokens (HS256, Twilio format; printed to standard output):
   parley token voice --identity ID [--ttl SECONDS] [--outgoing-app AP...] [--param KEY=VALUE]...

@@ -16,6 +16,7 @@ func runCLI(_ arguments: [String], environment: [String: String]) -> Int32 {
         switch command {
         case "keys": return try KeysCommand.run(Array(arguments.dropFirst()))
         case "apps": return try AppsCommand.run(Array(arguments.dropFirst()))
+        case "endpoints": return try EndpointsCommand.run(Array(arguments.dropFirst()))
         case "account": return try AccountCommand.run(Array(arguments.dropFirst()))
         case "token": return try TokenCommand.run(Array(arguments.dropFirst()), environment: environment)
         case "netsim": return try NetsimCommand.run(Array(arguments.dropFirst()))

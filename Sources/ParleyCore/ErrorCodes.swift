@@ -121,6 +121,14 @@ extension ParleyError.Code {
     public static let twimlSchemaInvalid = ParleyError.Code(rawValue: 12200)
     /// 32018: Twiml size exceeded maximum allowed value (4000 characters)
     public static let twimlTooLarge = ParleyError.Code(rawValue: 32018)
+    /// 21231: Domain Validation Error (a SIP domain's parameters, or a list mapped to it twice)
+    public static let sipDomainValidation = ParleyError.Code(rawValue: 21231)
+    /// 21232: Invalid Domain (a SIP domain name that is malformed or already in use)
+    public static let sipDomainInvalid = ParleyError.Code(rawValue: 21232)
+    /// 21240: Credential List Validation Error (SIP credential and IP access control lists)
+    public static let credentialListValidation = ParleyError.Code(rawValue: 21240)
+    /// 21243: Credential Validation Error (a SIP credential's username or password)
+    public static let credentialValidation = ParleyError.Code(rawValue: 21243)
 
 
     // Codes of the Video SDK and the Rooms REST API (Twilio Video's TwilioError table; not in the

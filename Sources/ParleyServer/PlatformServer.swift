@@ -10,6 +10,7 @@ import ServerMedia
 import Signaling
 import Synchronization
 import VoiceEngine
+import SIPCredentialsREST
 import VideoREST
 import VoiceREST
 import WebRTC
@@ -157,12 +158,16 @@ public final class PlatformServer: Sendable {
                                  roomSignaling: RoomSignalingAdapter(rooms: rooms), publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
+        // SIP credentials over REST (both vendors' shapes), hashed for the default digest realm.
+        let sipCredentials = SIPCredentialSettings(sipHost: configuration.host)
         var rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
         rest.iceServers = iceServers
         echo = EchoEndpoint(media: media, quotas: quotas)
         roomWHIP = RoomWHIPEndpoint(rooms: rooms)
         let router = APIRouter(verifier: verifier, metrics: metrics,
-                               endpoints: [echo, rest, VideoRESTRouter(store: store, control: rooms, compositions: compositions,
+                               endpoints: [echo, TwilioSIPRouter(store: store, settings: sipCredentials), rest,
+                                           PlivoEndpointRouter(store: store, settings: sipCredentials),
+                                           VideoRESTRouter(store: store, control: rooms, compositions: compositions,
                                                            publicBaseURL: { base.url }),
                                            PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
                                            RoomPage(), roomWHIP,

@@ -11,12 +11,16 @@ public struct Account: Sendable, Equatable, CustomStringConvertible {
     /// The account's auth token (32 lowercase hex digits): the REST API accepts it as the Basic auth
     /// password with the account SID as user name, and webhooks are signed with it (`X-Twilio-Signature`).
     public let authToken: String
+    /// The account's Plivo-style auth ID (`MA` + 18 uppercase hex digits): the Plivo-shaped API
+    /// (`/v1/Account/{auth_id}/…`) takes it as the Basic auth user name, with the auth token.
+    public let authID: String
 
-    public init(sid: String, friendlyName: String, createdAt: Int64, authToken: String) {
+    public init(sid: String, friendlyName: String, createdAt: Int64, authToken: String, authID: String) {
         self.sid = sid
         self.friendlyName = friendlyName
         self.createdAt = createdAt
         self.authToken = authToken
+        self.authID = authID
     }
 
     public var description: String { "Account(\(sid), \"\(friendlyName)\")" }
@@ -81,6 +85,18 @@ public enum SID {
     /// A new API key secret: 32 characters from `[A-Za-z0-9]`, about 190 bits.
     public static func makeSecret() -> String {
         SecureRandom.alphanumeric(32)
+    }
+
+    /// A new Plivo-style auth ID: `MA` and 18 uppercase hex digits (72 random bits), the 20
+    /// characters the `plivo` library's `is_valid_mainaccount` requires.
+    public static func makeAuthID() -> String {
+        "MA" + SecureRandom.hex(byteCount: 9).uppercased()
+    }
+
+    /// True for `MA` followed by 18 uppercase hex digits.
+    public static func isValidAuthID(_ id: String) -> Bool {
+        id.hasPrefix("MA") && id.utf8.count == 20
+            && id.utf8.dropFirst(2).allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) }
     }
 
     /// A new account auth token: 32 lowercase hex digits (128 random bits), as Twilio's.

@@ -5,6 +5,8 @@ public protocol AccountStore: Sendable {
     func createAccount(friendlyName: String) throws(StoreError) -> Account
     /// The account with `sid`, or nil.
     func account(sid: String) throws(StoreError) -> Account?
+    /// The account whose Plivo-style auth ID is `authID`, or nil.
+    func account(authID: String) throws(StoreError) -> Account?
     /// All accounts, oldest first.
     func accounts() throws(StoreError) -> [Account]
     /// Creates an API key with a new `SK…` SID and secret under an existing account

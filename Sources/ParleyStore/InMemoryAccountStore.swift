@@ -13,6 +13,7 @@ public final class InMemoryAccountStore: AccountStore {
         var recordings = InMemoryRecordingState()
         /// SIP bindings by "account aor" (`InMemoryAccountStore+SIPRegistrations.swift`).
         var sipBindings: [String: [SIPBindingRecord]] = [:]
+        var sip = InMemorySIPState()
         /// Insights events in insertion order (`InMemoryAccountStore+Insights.swift`).
         var insights: [InsightsEvent] = []
         /// Bumped by every key and auth-token change (`credentialsVersion()`).
@@ -28,13 +29,17 @@ public final class InMemoryAccountStore: AccountStore {
 
     public func createAccount(friendlyName: String) throws(StoreError) -> Account {
         let account = Account(sid: SID.make("AC"), friendlyName: friendlyName, createdAt: now(),
-                              authToken: SID.makeAuthToken())
+                              authToken: SID.makeAuthToken(), authID: SID.makeAuthID())
         state.withLock { $0.accounts.append(account) }
         return account
     }
 
     public func account(sid: String) throws(StoreError) -> Account? {
         state.withLock { s in s.accounts.first { $0.sid == sid } }
+    }
+
+    public func account(authID: String) throws(StoreError) -> Account? {
+        state.withLock { s in s.accounts.first { $0.authID == authID } }
     }
 
     public func accounts() throws(StoreError) -> [Account] {
@@ -79,7 +84,7 @@ public final class InMemoryAccountStore: AccountStore {
                 account = existing
             } else {
                 account = Account(sid: SID.make("AC"), friendlyName: defaultAccountName, createdAt: time,
-                                  authToken: SID.makeAuthToken())
+                                  authToken: SID.makeAuthToken(), authID: SID.makeAuthID())
                 s.accounts.append(account)
                 s.defaultAccountSid = account.sid
                 created = true
@@ -99,7 +104,8 @@ public final class InMemoryAccountStore: AccountStore {
                 throw .notFound("account \(accountSid)")
             }
             let a = s.accounts[i]
-            s.accounts[i] = Account(sid: a.sid, friendlyName: a.friendlyName, createdAt: a.createdAt, authToken: token)
+            s.accounts[i] = Account(sid: a.sid, friendlyName: a.friendlyName, createdAt: a.createdAt, authToken: token,
+                                    authID: a.authID)
             s.credentialWrites += 1
             return s.accounts[i]
         }

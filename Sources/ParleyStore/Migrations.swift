@@ -213,7 +213,7 @@ enum Migrations {
             updated_at INTEGER NOT NULL
         );
         """,
-        // SIP registrations (issue 18): each address of record's contacts, in the registrar's order.
+        // 6 → 7: SIP registrations (issue 18): each address of record's contacts, in the registrar's order.
         """
         CREATE TABLE sip_bindings (
             account_sid TEXT NOT NULL REFERENCES accounts(sid),
@@ -230,6 +230,86 @@ enum Migrations {
             PRIMARY KEY (account_sid, aor, position)
         );
         CREATE INDEX sip_bindings_by_expiry ON sip_bindings(expires_at);
+        """,
+        // 7 → 8: Plivo-style auth IDs for accounts (existing ones get a random one), and who may
+        // use SIP: Plivo endpoints, Twilio credential lists and IP access control lists (one table,
+        // by kind) with their entries, SIP domains and the lists mapped to them. Digest secrets
+        // only: H(username:realm:password) in MD5 and SHA-256, never the password.
+        """
+        ALTER TABLE accounts ADD COLUMN auth_id TEXT NOT NULL DEFAULT '';
+        UPDATE accounts SET auth_id = 'MA' || upper(hex(randomblob(9))) WHERE auth_id = '';
+        CREATE UNIQUE INDEX accounts_by_auth_id ON accounts(auth_id);
+        CREATE TABLE sip_endpoints (
+            id TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            username TEXT NOT NULL UNIQUE,
+            alias TEXT NOT NULL,
+            application_sid TEXT,
+            realm TEXT NOT NULL,
+            ha1_md5 TEXT NOT NULL,
+            ha1_sha256 TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX sip_endpoints_by_account ON sip_endpoints(account_sid, created_at);
+        CREATE TABLE sip_lists (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            kind TEXT NOT NULL,
+            friendly_name TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX sip_lists_by_account ON sip_lists(account_sid, kind, created_at);
+        CREATE TABLE sip_credentials (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL,
+            list_sid TEXT NOT NULL REFERENCES sip_lists(sid),
+            username TEXT NOT NULL,
+            realm TEXT NOT NULL,
+            ha1_md5 TEXT NOT NULL,
+            ha1_sha256 TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            UNIQUE (list_sid, username)
+        );
+        CREATE TABLE sip_ip_addresses (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL,
+            list_sid TEXT NOT NULL REFERENCES sip_lists(sid),
+            friendly_name TEXT NOT NULL,
+            address TEXT NOT NULL,
+            prefix_length INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX sip_ip_addresses_by_list ON sip_ip_addresses(list_sid, created_at);
+        CREATE TABLE sip_domains (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            domain_name TEXT NOT NULL UNIQUE,
+            friendly_name TEXT NOT NULL,
+            voice_url TEXT,
+            voice_method TEXT NOT NULL,
+            voice_fallback_url TEXT,
+            voice_fallback_method TEXT NOT NULL,
+            voice_status_callback_url TEXT,
+            voice_status_callback_method TEXT NOT NULL,
+            sip_registration INTEGER NOT NULL,
+            secure INTEGER NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX sip_domains_by_account ON sip_domains(account_sid, created_at);
+        CREATE TABLE sip_domain_mappings (
+            domain_sid TEXT NOT NULL REFERENCES sip_domains(sid),
+            kind TEXT NOT NULL,
+            list_sid TEXT NOT NULL REFERENCES sip_lists(sid),
+            account_sid TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            PRIMARY KEY (domain_sid, kind, list_sid)
+        );
+        CREATE INDEX sip_domain_mappings_by_list ON sip_domain_mappings(list_sid);
         """,
     ]
 

@@ -36,7 +36,7 @@ public final class SQLiteAccountStore: AccountStore {
 
     public func createAccount(friendlyName: String) throws(StoreError) -> Account {
         let account = Account(sid: SID.make("AC"), friendlyName: friendlyName, createdAt: now(),
-                              authToken: SID.makeAuthToken())
+                              authToken: SID.makeAuthToken(), authID: SID.makeAuthID())
         try db.withLock { (d) throws(StoreError) in try Self.insert(account, isDefault: false, into: d) }
         return account
     }
@@ -44,6 +44,12 @@ public final class SQLiteAccountStore: AccountStore {
     public func account(sid: String) throws(StoreError) -> Account? {
         try db.withLock { (d) throws(StoreError) -> Account? in
             try d.query("\(Self.accountColumns) WHERE sid = ?1", [.text(sid)]).first.map(Self.account(row:))
+        }
+    }
+
+    public func account(authID: String) throws(StoreError) -> Account? {
+        try db.withLock { (d) throws(StoreError) -> Account? in
+            try d.query("\(Self.accountColumns) WHERE auth_id = ?1", [.text(authID)]).first.map(Self.account(row:))
         }
     }
 
@@ -100,7 +106,7 @@ public final class SQLiteAccountStore: AccountStore {
                     account = Self.account(row: row)
                 } else {
                     account = Account(sid: SID.make("AC"), friendlyName: defaultAccountName, createdAt: time,
-                                      authToken: SID.makeAuthToken())
+                                      authToken: SID.makeAuthToken(), authID: SID.makeAuthID())
                     try Self.insert(account, isDefault: true, into: d)
                     created = true
                 }
@@ -138,13 +144,13 @@ public final class SQLiteAccountStore: AccountStore {
 
     // MARK: Rows
 
-    private static let accountColumns = "SELECT sid, friendly_name, created_at, auth_token FROM accounts"
+    private static let accountColumns = "SELECT sid, friendly_name, created_at, auth_token, auth_id FROM accounts"
     private static let keyColumns = "SELECT sid, account_sid, friendly_name, secret, created_at, revoked FROM api_keys"
 
     private static func insert(_ account: Account, isDefault: Bool, into d: SQLiteDatabase) throws(StoreError) {
-        try d.execute("INSERT INTO accounts (sid, friendly_name, created_at, is_default, auth_token) VALUES (?1, ?2, ?3, ?4, ?5)",
+        try d.execute("INSERT INTO accounts (sid, friendly_name, created_at, is_default, auth_token, auth_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                       [.text(account.sid), .text(account.friendlyName), .integer(account.createdAt),
-                       .integer(isDefault ? 1 : 0), .text(account.authToken)])
+                       .integer(isDefault ? 1 : 0), .text(account.authToken), .text(account.authID)])
     }
 
     private static func createKey(in d: SQLiteDatabase, accountSid: String, friendlyName: String,
@@ -161,7 +167,7 @@ public final class SQLiteAccountStore: AccountStore {
 
     private static func account(row: [SQLValue]) -> Account {
         Account(sid: row[0].string ?? "", friendlyName: row[1].string ?? "", createdAt: row[2].int64 ?? 0,
-                authToken: row[3].string ?? "")
+                authToken: row[3].string ?? "", authID: row[4].string ?? "")
     }
 
     private static func key(row: [SQLValue]) -> APIKey {

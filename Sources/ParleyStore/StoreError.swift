@@ -15,6 +15,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     /// A record with the same key already exists (e.g. inserting a call whose SID is taken).
     case conflict(String)
+    /// The owner already holds as many records of this kind as it may (e.g. SIP endpoints per account).
+    case limitReached(String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notFound(let what): return "not found: \(what)"
         case .invalidArgument(let what): return "invalid argument: \(what)"
         case .conflict(let what): return "already exists: \(what)"
+        case .limitReached(let what): return "limit reached: \(what)"
         }
     }
 }

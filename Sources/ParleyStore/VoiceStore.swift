@@ -58,7 +58,8 @@ public protocol VoiceStore: Sendable {
 }
 
 /// Everything `parley-server` keeps.
-public typealias PlatformStore = AccountStore & VoiceStore & InsightsStore & RoomStore & RoomRecordingStore & SIPRegistrationStore
+public typealias PlatformStore = AccountStore & VoiceStore & InsightsStore & RoomStore & RoomRecordingStore & SIPCredentialStore
+    & SIPRegistrationStore
 
 /// The fields a client sets on an application.
 public struct ApplicationDraft: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import HTTPWire
+import ParleyCore
 
 /// The parameters of one REST request: the query for GET, the
 /// `application/x-www-form-urlencoded` body for POST (the vendor's API takes no JSON bodies).
@@ -32,6 +33,28 @@ package struct RESTParameters {
 
     /// Whether `name` was sent at all (an empty value counts: it clears a field).
     package func contains(_ name: String) -> Bool { pairs.contains { $0.name == name } }
+
+    /// An http(s) URL parameter: nil when absent or empty (which clears it); `code` (400) when malformed.
+    package func httpURL(_ name: String, code: ParleyError.Code = .invalidParameter) throws(RESTFailure) -> String? {
+        guard let value = self[name], !value.isEmpty else { return nil }
+        let lower = value.lowercased()
+        let scheme = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+        guard scheme > 0, value.utf8.count <= 4096, value.count > scheme,
+              !value.dropFirst(scheme).hasPrefix("/"), !value.contains(where: { $0 == " " || $0.isNewline }) else {
+            throw RESTFailure(status: 400, code: code, message: "\(name) is not a valid http(s) URL: \(value)")
+        }
+        return value
+    }
+
+    /// `GET` or `POST` (any case), uppercased; `fallback` when absent or empty; `code` (400) otherwise.
+    package func httpMethod(_ name: String, fallback: String, code: ParleyError.Code = .invalidParameter) throws(RESTFailure) -> String {
+        guard let value = self[name], !value.isEmpty else { return fallback }
+        let upper = value.uppercased()
+        guard upper == "GET" || upper == "POST" else {
+            throw RESTFailure(status: 400, code: code, message: "\(name) must be GET or POST, got \(value)")
+        }
+        return upper
+    }
 
     /// `name=value&…`, both encoded (for the page URIs we write).
     package static func encodeQuery(_ pairs: [(String, String)]) -> String { FormURLEncoding.encode(pairs) }

@@ -183,22 +183,12 @@ public struct TwilioRESTRouter: Sendable {
 
     /// An http(s) URL parameter: nil when absent or empty (which clears it), 20001 when malformed.
     static func url(_ parameters: RESTParameters, _ name: String) throws(RESTFailure) -> String? {
-        guard let value = parameters[name], !value.isEmpty else { return nil }
-        let lower = value.lowercased()
-        let scheme = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
-        guard scheme > 0, value.utf8.count <= 4096, value.count > scheme,
-              !value.dropFirst(scheme).hasPrefix("/"), !value.contains(where: { $0 == " " || $0.isNewline }) else {
-            throw .invalidParameter("\(name) is not a valid http(s) URL: \(value)")
-        }
-        return value
+        try parameters.httpURL(name)
     }
 
     /// `GET` or `POST` (any case), uppercased; `fallback` when absent or empty.
     static func method(_ parameters: RESTParameters, _ name: String, fallback: String) throws(RESTFailure) -> String {
-        guard let value = parameters[name], !value.isEmpty else { return fallback }
-        let upper = value.uppercased()
-        guard upper == "GET" || upper == "POST" else { throw .invalidParameter("\(name) must be GET or POST, got \(value)") }
-        return upper
+        try parameters.httpMethod(name, fallback: fallback)
     }
 }
 

@@ -146,7 +146,8 @@ import Testing
         let tables = try raw.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0.first?.string }
         #expect(tables == ["accounts", "api_keys", "applications", "calls", "compositions", "insights_events", "participants",
                           "published_tracks", "push_bindings", "recording_rules", "recordings", "room_recordings", "rooms",
-                          "server_liveness", "sip_bindings"])
+                          "server_liveness", "sip_bindings", "sip_credentials", "sip_domain_mappings", "sip_domains", "sip_endpoints",
+                          "sip_ip_addresses", "sip_lists"])
     }
 
     @Test func refusesNewerSchema() throws {

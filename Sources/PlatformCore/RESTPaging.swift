@@ -1,29 +1,28 @@
 import JSONWire
-import PlatformCore
 
 /// The vendor's v2010 list paging: `PageSize` (default 50, at most 1000), `Page` (from 0) and
 /// `PageToken`, which this server writes as `PA<offset>` in `next_page_uri`/`previous_page_uri`
-/// and honours over `Page` when present.
-struct RESTPaging: Equatable {
-    static let defaultPageSize = 50
-    static let maxPageSize = 1000
+/// and honours over `Page` when present. Shared by the v2010-shaped routers (voice, SIP).
+package struct RESTPaging: Equatable {
+    package static let defaultPageSize = 50
+    package static let maxPageSize = 1000
     /// Offsets beyond this are refused, so page arithmetic never overflows.
-    static let maxOffset = 1_000_000_000
+    package static let maxOffset = 1_000_000_000
 
-    var pageSize: Int
-    var page: Int
+    package var pageSize: Int
+    package var page: Int
     /// The first record's index.
-    var offset: Int
+    package var offset: Int
     /// The token sent, echoed in `uri`.
-    var token: String?
+    package var token: String?
 
-    init(pageSize: Int = defaultPageSize, page: Int = 0) {
+    package init(pageSize: Int = defaultPageSize, page: Int = 0) {
         self.pageSize = pageSize
         self.page = page
         offset = page * pageSize
     }
 
-    init(_ parameters: RESTParameters) throws(RESTFailure) {
+    package init(_ parameters: RESTParameters) throws(RESTFailure) {
         var size = Self.defaultPageSize
         if let text = parameters["PageSize"] {
             guard let n = Int(text), n >= 1 else { throw .invalidParameter("PageSize must be a positive integer, got \(text)") }
@@ -47,7 +46,7 @@ struct RESTPaging: Equatable {
     /// The envelope around one page of `records` under `key` (`calls`, `applications`, …).
     /// `hasMore` says whether a record follows this page; `filters` are repeated in every URI so
     /// that following `next_page_uri` keeps them.
-    func envelope(key: String, records: [JSONValue], hasMore: Bool, path: String,
+    package func envelope(key: String, records: [JSONValue], hasMore: Bool, path: String,
                   filters: [(String, String)]) -> JSONValue {
         func uri(page: Int, offset: Int?) -> String {
             var query = filters + [("PageSize", String(pageSize)), ("Page", String(page))]
@@ -69,7 +68,7 @@ struct RESTPaging: Equatable {
     }
 
     /// One page cut from a complete, ordered list (resources the store returns whole).
-    func slice<T>(_ all: [T]) -> (records: ArraySlice<T>, hasMore: Bool) {
+    package func slice<T>(_ all: [T]) -> (records: ArraySlice<T>, hasMore: Bool) {
         let start = min(offset, all.count)
         let end = min(start + pageSize, all.count)
         return (all[start..<end], end < all.count)

@@ -163,12 +163,12 @@ import VideoCore
         for (identity, room) in others {
             let watcher = try #require(watchers[identity])
             try await poll {
-                watcher.frames(camera) >= 20 && watcher.samples(mic) >= 48_000
+                watcher.frames(camera) >= 20 && watcher.samples(mic) >= 96_000
                     && watcher.messages.withLock { $0 }.contains { $0.hasSuffix(" back again") }
             }
             #expect(watcher.frames(camera) >= 20, "\(identity) decodes alice's camera again")
             let samples = watcher.captures.withLock { $0[mic] }?.samples.withLock { $0 } ?? []
-            #expect(samples.count >= 48_000 && abs(heardFrequency(samples) - 440) < 15, "\(identity) hears alice again")
+            #expect(samples.count >= 96_000 && abs(heardFrequency(samples) - 440) < 15, "\(identity) hears alice again")
             let chat = try #require(sid(room, "alice", "chat"))
             #expect(!gone.contains(chat) && watcher.messages.withLock { $0 }.contains("\(chat) back again"),
                     "\(identity) gets alice's chat again: \(watcher.messages.withLock { $0 })")
@@ -181,6 +181,9 @@ import VideoCore
 
     /// Polls `condition` every 20 ms, up to 30 s (the test's expectations say what failed).
     private func poll(_ condition: () -> Bool) async throws {
-        for _ in 0..<1_500 where !condition() { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<1_500 {
+            if condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 }

@@ -12,18 +12,25 @@ struct DataTrackMessage: Sendable {
 /// A local data track's channel once open: messages go out in the order they were sent, through
 /// one task; at most 4,096 wait (the oldest are dropped past that).
 final class DataTrackOutbox: Sendable {
+    /// The channel's SCTP stream.
+    let stream: UInt16
     private let continuation: AsyncStream<DataTrackMessage>.Continuation
 
     init(peer: PeerConnection, stream: UInt16) {
+        self.stream = stream
         let (messages, continuation) = AsyncStream<DataTrackMessage>.makeStream(bufferingPolicy: .bufferingNewest(4_096))
         self.continuation = continuation
         Task {
             for await message in messages { _ = await peer.sendData(message.bytes, isBinary: message.isBinary, on: stream) }
+            // Closed (unpublished): after what was sent before, the channel goes (stream reset,
+            // RFC 8831 §6.7), which unpublishes the track.
+            peer.closeDataChannel(stream)
         }
     }
 
     func send(_ message: DataTrackMessage) { continuation.yield(message) }
-    func finish() { continuation.finish() }
+    /// Sends what waits, then closes the channel.
+    func close() { continuation.finish() }
 }
 
 /// What a remote data track delivers (the seed's `RemoteDataTrackDelegate`), on the room's

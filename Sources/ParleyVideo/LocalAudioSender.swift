@@ -13,7 +13,7 @@ final class LocalAudioSender: AudioCapturingContext {
 
     private let device: any AudioDevice
     private let outlet: Outlet
-    private let track: LocalAudioTrack
+    let track: LocalAudioTrack
     private let stream: Mutex<OpusFrames>
 
     /// Sending on a room transceiver (group rooms).

@@ -112,4 +112,13 @@ public final class LocalDataTrack: LocalTrack {
         }
         for message in pending { outbox.send(message) }
     }
+
+    /// The track was unpublished: its channel, if open, is handed back to be closed; messages
+    /// sent from now on wait for a next publication.
+    func unbind() -> DataTrackOutbox? {
+        state.withLock { s in
+            defer { s.outbox = nil }
+            return s.outbox
+        }
+    }
 }

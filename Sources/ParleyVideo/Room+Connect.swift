@@ -83,6 +83,10 @@ extension Room {
                     Log.warning(.platform, "room \(sid ?? "-"): the answer to our re-offer failed: \(error)")
                 }
                 apply(.roomAnswer(answer))
+                inner.withLock { s in
+                    s.answers += 1
+                    s.answeredMids = Set(answer.published.map(\.mid))
+                }
                 let names = inner.withLock { s in Dictionary(s.described.compactMap { t in t.mid.map { ($0, t.name) } },
                                                              uniquingKeysWith: { first, _ in first }) }
                 notePublished(answer.published.compactMap { track in names[track.mid].map { ($0, track.trackSid) } })
@@ -106,12 +110,11 @@ extension Room {
     /// `room.renegotiate`: the server has tracks for us and no free slots; we add them and re-offer
     /// (`room.offer`), and `room.answer` comes back through the same loop.
     func renegotiate(audio: Int, video: Int) {
-        guard let (media, channel, tracks) = inner.withLock({ s in s.media.flatMap { m in s.channel.map { (m, $0, s.described) } } })
-        else { return }
+        guard let (media, channel) = inner.withLock({ s in s.media.flatMap { m in s.channel.map { (m, $0) } } }) else { return }
         Task {
             do throws(ParleyError) {
                 try await media.addSlots(audio: audio, video: video)
-                channel.send(.roomOffer(RoomOffer(offer: try await media.offer(), tracks: tracks)), id: "room-offer")
+                try await reoffer(media, channel: channel, id: "room-offer")
             } catch {
                 Log.warning(.platform, "room \(self.sid ?? "-"): cannot add receive slots: \(error)")
             }

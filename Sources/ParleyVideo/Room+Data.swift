@@ -25,7 +25,13 @@ extension Room {
                     Log.warning(.platform, "room \(self?.sid ?? "-"): data track \(track.name) has no channel")
                     continue
                 }
-                track.bind(DataTrackOutbox(peer: peer, stream: stream))
+                let outbox = DataTrackOutbox(peer: peer, stream: stream)
+                // Unpublished while its channel opened: the channel goes at once.
+                guard self?.localParticipant?.publishes(track) != false else {
+                    outbox.close()
+                    continue
+                }
+                track.bind(outbox)
             }
         }
     }
@@ -47,6 +53,8 @@ extension Room {
                 case .closed(let stream):
                     if let label = labels.removeValue(forKey: stream) {
                         _ = self.inner.withLock { $0.openDataChannels.remove(label) }
+                    } else {
+                        self.inner.withLock { s in if s.closingDataStreams[stream] != nil { s.closingDataStreams[stream] = true } }
                     }
                 case .opened, .associationClosed:
                     break

@@ -32,11 +32,8 @@ extension Room {
     func publish(data track: LocalDataTrack) async throws(ParleyError) {
         let media = try connectedMedia()
         guard let channel = inner.withLock({ $0.channel }) else { throw ParleyError(.participantNotFound, reason: "not connected") }
-        let tracks = inner.withLock { s -> [RoomTrackInfo] in
-            s.described.append(RoomTrackInfo(name: track.name, kind: .data))
-            return s.described
-        }
-        channel.send(.roomOffer(RoomOffer(offer: try await media.offer(), tracks: tracks)), id: "room-publish")
+        inner.withLock { $0.described.append(RoomTrackInfo(name: track.name, kind: .data)) }
+        try await reoffer(media, channel: channel, id: "room-publish")
         openDataChannels(for: [track], media: media)
     }
 
@@ -52,22 +49,18 @@ extension Room {
         guard let channel = inner.withLock({ $0.channel }) else {
             throw ParleyError(.participantNotFound, reason: "the room is not connected")
         }
-        let tracks = inner.withLock { s -> [RoomTrackInfo] in
+        inner.withLock { s in
             s.described.append(Self.trackInfo(track))
             s.publishFailure = nil  // an earlier request's refusal is not this one's
-            return s.described
         }
-        channel.send(.roomOffer(RoomOffer(offer: try await media.offer(), tracks: tracks)), id: "room-publish")
-        let deadline = ContinuousClock.now + Self.publicationTimeout
-        while ContinuousClock.now < deadline {
-            if let sid = localParticipant?.publishedTrackSid(named: track.name) { return sid }
-            if let failure = inner.withLock({ $0.publishFailure }) {
-                inner.withLock { $0.publishFailure = nil }
-                throw failure
-            }
-            try? await Task.sleep(for: .milliseconds(10))
+        try await reoffer(media, channel: channel, id: "room-publish")
+        try await waitUntil("the server did not publish track \(track.name)") { s in
+            s.localParticipant?.publishedTrackSid(named: track.name) != nil
         }
-        throw ParleyError(.trackInvalid, reason: "the server did not publish track \(track.name)")
+        guard let sid = localParticipant?.publishedTrackSid(named: track.name) else {
+            throw ParleyError(.trackInvalid, reason: "track \(track.name) was unpublished meanwhile")
+        }
+        return sid
     }
 
     /// `room.answer` (or our own participant's tracks) named SIDs for tracks we described.

@@ -31,6 +31,12 @@ public final class Room: Sendable {
         var videoSenders: [LocalVideoSender] = []
         /// Why the server refused our last `room.offer` publication.
         var publishFailure: ParleyError?
+        /// How many `room.answer`s came, and the sections the last one says we publish in
+        /// (an unpublication waits for its section to be gone).
+        var answers = 0
+        var answeredMids: Set<String> = []
+        /// Our data channels being closed (unpublished), by stream: true once closed both ways.
+        var closingDataStreams: [UInt16: Bool] = [:]
         /// Peer-to-peer and go rooms: a connection per other participant, and our tracks as the
         /// peers see them (call-style mids → SIDs).
         var isPeerToPeer = false

@@ -88,6 +88,20 @@ final class RoomMediaConnection: Sendable {
         return RoomTrackDescription(name: track.name, kind: .video, mid: transceiver.mid, enabled: track.isEnabled)
     }
 
+    /// Stops sending `track` (unpublishing): its transceiver is stopped, so the next offer
+    /// carries its section with port 0 and the server unpublishes the track (docs/signaling.md
+    /// §12). The transceiver it was sent on, nil when this connection does not send it.
+    @discardableResult
+    func removeSender(_ track: any LocalTrack) async -> RTPTransceiver? {
+        let transceiver = state.withLock { s -> RTPTransceiver? in
+            if let index = s.audioSenders.firstIndex(where: { $0.track === track }) { return s.audioSenders.remove(at: index).transceiver }
+            if let index = s.videoSenders.firstIndex(where: { $0.track === track }) { return s.videoSenders.remove(at: index).transceiver }
+            return nil
+        }
+        if let transceiver { await peer.stop(transceiver) }
+        return transceiver
+    }
+
     /// Adds receive slots (recvonly transceivers) for the next offer.
     func addSlots(audio: Int, video: Int) async throws(ParleyError) {
         for kind in [RTPTransceiver.Kind.audio, .video] {

@@ -40,6 +40,20 @@ extension PeerConnection {
         return try result.get()
     }
 
+    /// Stops `transceiver` (W3C `RTCRtpTransceiver.stop()`): nothing more is sent or delivered in
+    /// its section (its `received` finishes, `TransceiverEvent.stopped` follows), and every later
+    /// offer carries the section with port 0, its mid kept (RFC 8829 §5.2.2), so the answerer
+    /// stops it too. A room server unpublishes the track it carried (docs/signaling.md §12).
+    /// Nothing happens once stopped or closed.
+    public func stop(_ transceiver: RTPTransceiver) async {
+        guard closedStatistics.withLock({ $0 == nil }) else { return }
+        let core = self.core, index = transceiver.index
+        await onLoop {
+            guard core.value.media.list.indices.contains(index), !core.value.media.list[index].isStopped else { return }
+            core.value.stopTransceiver(index)
+        }
+    }
+
     /// Every transceiver, in the order added (the order of their sections).
     public var transceivers: [RTPTransceiver] {
         get async {

@@ -20,8 +20,16 @@ extension InProcessPlatform {
     /// `POST path` (the Video REST API, e.g. `/v1/Rooms`) with Basic auth (the server's default
     /// API key); the JSON body.
     func restPost(_ path: String, form: [(String, String)]) async throws -> [String: Any] {
-        let body = try await request("POST", path, form: form)
-        return ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]) ?? [:]
+        Self.object(try await request("POST", path, form: form))
+    }
+
+    /// `GET path` (the Video REST API) with Basic auth; the JSON body.
+    func restGet(_ path: String) async throws -> [String: Any] {
+        Self.object(try await request("GET", path))
+    }
+
+    private static func object(_ body: [UInt8]) -> [String: Any] {
+        ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]) ?? [:]
     }
 
     /// A counter of the server's `/metrics` (Prometheus text), nil when absent.

@@ -180,6 +180,45 @@ import Testing
         f.close()
     }
 
+    /// Unpublishing with a re-offer (docs/signaling.md §12, Unpublishing): a sending section gone
+    /// (stopped, port 0, or no longer sending) unpublishes its track — the publisher's answer no
+    /// longer maps it, its subscribers are unsubscribed then told — and a new section with the
+    /// same name publishes it again under a new SID, into the slot it freed.
+    @Test func aReofferWithoutASendingSectionUnpublishesItsTrackAndANewOneRepublishes() async throws {
+        let f = try Fixture()
+        let (alice, bob) = (RecordingLink(), RecordingLink())
+        let a = try await f.connect("alice", alice, offer: RoomMediaTwin.offer("send audio 0", "send video 1"), tracks: Self.micAndCamera)
+        _ = try await f.connect("bob", bob, offer: RoomMediaTwin.offer("recv audio 0", "recv video 1"), tracks: [])
+        let (mic, camera) = (Self.sid(a, "mic"), Self.sid(a, "camera"))
+        _ = alice.take()
+        _ = bob.take()
+        let routes = f.media.routes.count
+
+        let answer = try await f.service.renegotiate(participantSid: a.participant.sid, offer: RoomMediaTwin.offer("send audio 0"),
+                                                     tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)], ref: "o1")
+        await f.service.settle()
+        #expect(answer.published == [RoomPublishedTrack(mid: "0", trackSid: mic)], "the camera's section maps no track")
+        #expect(alice.take() == [.roomAnswer(answer)])
+        #expect(bob.take() == [.roomUnsubscribed(RoomTrackReference(trackSid: camera)),
+                               .roomTrackUnpublished(RoomTrackUnpublished(participantSid: a.participant.sid, trackSid: camera))])
+        #expect(Array(f.media.routeLog.dropFirst(routes)) == ["-→S2/1"])
+        #expect(await f.service.publishedTracks(participantSid: a.participant.sid).map(\.sid) == [mic])
+
+        let again = try await f.service.renegotiate(
+            participantSid: a.participant.sid, offer: RoomMediaTwin.offer("send audio 0", "send video 2"),
+            tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio), RoomTrackInfo(mid: "2", name: "camera", kind: .video)])
+        await f.service.settle()
+        let newCamera = try #require(again.published.first { $0.mid == "2" }?.trackSid)
+        #expect(newCamera != camera && newCamera.hasPrefix("MT"))
+        #expect(bob.take() == [
+            .roomTrackPublished(RoomTrackPublished(participantSid: a.participant.sid,
+                                                   track: RoomTrackInfo(sid: newCamera, name: "camera", kind: .video))),
+            .roomSubscribed(RoomSubscribed(trackSid: newCamera, mid: "1", participantSid: a.participant.sid)),
+        ], "the freed slot takes it, with no renegotiation")
+        #expect(f.media.routeLog.last == "S1/2→S2/1")
+        f.close()
+    }
+
     @Test func badTracksAreRefusedAndRemovalsAreSaid() async throws {
         let f = try Fixture()
         let alice = RecordingLink()

@@ -203,7 +203,7 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "SIPCredentialsREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto",
-                               "SDP", "SFU", "ICE"],
+                               "SDP", "SFU", "ICE", "SIP", "SIPWire", "SIPGateway"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its

@@ -65,6 +65,8 @@ public final class PlatformServer: Sendable {
     private let roomWHIP: RoomWHIPEndpoint
     /// Ends what revoked keys authenticated (from `start()` to `shutdown()`).
     private let credentialWatcher = Mutex<CredentialWatcher?>(nil)
+    /// SIP's transports and registrar (`--sip`), from `start()` to `shutdown()`.
+    let sip: SIPServiceSlot
     /// The heartbeat task (`VoiceService.recordLiveness`).
     private let liveness = Mutex<Task<Void, Never>?>(nil)
 
@@ -164,6 +166,7 @@ public final class PlatformServer: Sendable {
         rest.iceServers = iceServers
         echo = EchoEndpoint(media: media, quotas: quotas)
         roomWHIP = RoomWHIPEndpoint(rooms: rooms)
+        let sipSlot = SIPServiceSlot()
         let router = APIRouter(verifier: verifier, metrics: metrics,
                                endpoints: [echo, TwilioSIPRouter(store: store, settings: sipCredentials), rest,
                                            PlivoEndpointRouter(store: store, settings: sipCredentials),
@@ -172,7 +175,7 @@ public final class PlatformServer: Sendable {
                                            PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
                                            RoomPage(), roomWHIP,
                                            InsightsEndpoint(store: store)],
-                               figures: { [media] in await Self.figures(of: media) })
+                               figures: { [media, sipSlot] in await Self.figures(of: media) + sipSlot.figures })
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in
             await router.handle(request)
         }
@@ -185,6 +188,7 @@ public final class PlatformServer: Sendable {
         signaling.install(on: http)
         self.http = http
         self.base = base
+        self.sip = sipSlot
     }
 
     private let base: PublicBaseURL
@@ -226,6 +230,7 @@ public final class PlatformServer: Sendable {
         liveness.withLock { $0 = Task { await voice.recordLiveness() } }
         try http.start()
         base.port.store(http.localPort, ordering: .relaxed)
+        try startSIP()
         mediaClock.start()
         let echo = self.echo, roomWHIP = self.roomWHIP
         credentialWatcher.withLock {
@@ -261,6 +266,7 @@ public final class PlatformServer: Sendable {
         await watcher?.stop()
         liveness.withLock { $0?.cancel() }
         await voice.shutdown()
+        stopSIP()
         await http.shutdown()
         await compositions.shutdown()
         await rooms.flushRecordings()

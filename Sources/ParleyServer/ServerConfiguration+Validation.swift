@@ -9,6 +9,9 @@ extension ServerConfiguration {
         if let publicURL { try Self.validatePublicURL(publicURL) }
         try Self.validateAdvertisedHosts(mediaAdvertisedHosts, mediaHost: mediaHost)
         try validateTraversal()
+        if sipTLSHost != nil, tlsCertificatePath == nil || tlsPrivateKeyPath == nil {
+            throw ConfigurationError(message: "--sip-tls needs --tls-cert and --tls-key")
+        }
     }
 
     /// `a,b,c` → `["a", "b", "c"]`, empty items kept (validation names them).

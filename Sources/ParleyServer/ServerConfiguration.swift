@@ -55,6 +55,13 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var turnSecretFile: String?
     public var turnSecret: String?
     public var turnTTL = 86_400
+    /// SIP (`--sip HOST:PORT`: UDP and TCP; `--sip-tls HOST:PORT` with the TLS certificate);
+    /// nil: no SIP. `sipRealm` is the digest realm (`--sip-realm`), the one credentials are hashed for.
+    public var sipHost: String?
+    public var sipPort = 5060
+    public var sipTLSHost: String?
+    public var sipTLSPort = 5061
+    public var sipRealm = "parley"
 
     public init() {}
 
@@ -69,6 +76,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                               [--apns-url URL] [--apns-ca PEM]]
                              [--max-{sessions,connections,calls}-per-{identity,key} N]
                              [--ice-server URL]... [--turn-secret-file PATH] [--turn-ttl S]
+                             [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
                          advertises every address of the host's interfaces of that family)
@@ -86,6 +94,9 @@ public struct ServerConfiguration: Sendable, Equatable {
           --write-timeout    close a client that reads nothing of what it is sent for S seconds (default 20)
           --max-unauthenticated-per-address  connections from one address before one authenticates
                          (default 256; more are closed at once; 0: no cap)
+          --sip          SIP registrar on UDP and TCP at this address (default: no SIP; 5060 is SIP's port)
+          --sip-tls      SIP over TLS at this address, with the --tls-cert certificate
+          --sip-realm    the digest realm of SIP challenges (default parley; credentials are hashed for it)
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         \(QuotaLimits.usage)
@@ -100,7 +111,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             if flag == "--help" || flag == "-h" { throw ConfigurationError(message: usage, isHelp: true) }
             guard let value = rest.popFirst() else { throw ConfigurationError(message: "\(flag) needs a value") }
             switch flag {
-            case "--http", "--media":
+            case "--http", "--media", "--sip", "--sip-tls":
                 guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
                       (0...65535).contains(port) else {
                     throw ConfigurationError(message: "\(flag) wants HOST:PORT, got \(value)")
@@ -110,11 +121,20 @@ public struct ServerConfiguration: Sendable, Equatable {
                 if flag == "--http" {
                     config.host = host.isEmpty ? "0.0.0.0" : host
                     config.port = port
+                } else if flag == "--sip" {
+                    (config.sipHost, config.sipPort) = (host.isEmpty ? "0.0.0.0" : host, port)
+                } else if flag == "--sip-tls" {
+                    (config.sipTLSHost, config.sipTLSPort) = (host.isEmpty ? "0.0.0.0" : host, port)
                 } else {
                     config.mediaHost = host.isEmpty ? "0.0.0.0" : host
                     config.mediaPort = port
                 }
             case "--db": config.databasePath = value
+            case "--sip-realm":
+                guard !value.isEmpty, !value.contains("\""), value.utf8.count <= 128 else {
+                    throw ConfigurationError(message: "--sip-realm wants a name without quotes")
+                }
+                config.sipRealm = value
             case "--log-level":
                 guard let level = LogLevel(name: value) else { throw ConfigurationError(message: "unknown log level \(value)") }
                 config.logLevel = level

@@ -3,8 +3,9 @@ import SIP
 /// Who may register, as the registrar asks it (a consumer-defined interface: the credential store
 /// behind the Plivo Endpoint and Twilio SIP Credential REST APIs implements it).
 public protocol SIPCredentialDirectory: Sendable {
-    /// The SIP user `username` of `realm`, or nil when there is none.
-    func credential(username: String, realm: String) -> SIPCredential?
+    /// The credentials that may stand for `username` at `domain` (the Request-URI's or To's host):
+    /// none for an unknown user, several when credential lists overlap (each is tried).
+    func credentials(username: String, domain: String) -> [SIPCredential]
 }
 
 /// A SIP user: its account, and H(username:realm:password) per digest algorithm (the password
@@ -36,5 +37,5 @@ public struct StaticSIPCredentials: SIPCredentialDirectory {
         byUsername = Dictionary(credentials.map { ($0.username, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    public func credential(username: String, realm: String) -> SIPCredential? { byUsername[username] }
+    public func credentials(username: String, domain: String) -> [SIPCredential] { byUsername[username].map { [$0] } ?? [] }
 }

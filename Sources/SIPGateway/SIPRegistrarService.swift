@@ -12,7 +12,7 @@ import Synchronization
 /// work; a source with 5 failures in 60 s is refused for 5 minutes (`AuthFailureLimiter`).
 public final class SIPRegistrarService: Sendable {
     public struct Configuration: Sendable {
-        /// The realm of challenges and the domain of addresses of record.
+        /// The realm of challenges: the one REST-created credentials are hashed for (`SIPDigestSecret.defaultRealm`).
         public var realm: String
         public var algorithms: [DigestAlgorithm] = [.md5]
         public var policy = Registrar.Policy()
@@ -89,19 +89,26 @@ public final class SIPRegistrarService: Sendable {
             counters.withLock { $0.refusedSources += 1 }
             return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag)
         }
-        guard let to = request.to, case .sip(let aorURI) = to.uri, let user = aorURI.user else {
+        guard let to = request.to, case .sip(let aorURI) = to.uri, let user = aorURI.user, !user.isEmpty else {
             return SIPResponse(replyingTo: request, statusCode: 400, reasonPhrase: "Bad Request (To is not a SIP address of record)", toTag: toTag)
         }
+        let domain = aorURI.host.description.lowercased()
         guard let authorization = try? request.headers.first("Authorization", as: SIPDigestCredentials.self) else {
             counters.withLock { $0.challenged += 1 }
             return challenge(request, toTag: toTag, stale: false, now: now)
         }
-        let credential = authorization.username == user ? directory.credential(username: authorization.username, realm: verifier.realm) : nil
-        let verdict = verifier.verify(DigestCredentials(username: authorization.username, realm: authorization.realm, nonce: authorization.nonce,
-                                                        uri: authorization.uri, response: authorization.response,
-                                                        algorithm: authorization.algorithm, qop: authorization.qop,
-                                                        nc: authorization.nonceCount, cnonce: authorization.cnonce),
-                                      method: "REGISTER", storedHA1: credential?.userHashes, now: now)
+        // Every candidate is checked (several credential lists may hold the user); with none, the
+        // verifier still does the same work against its decoy, so an unknown user looks like a wrong password.
+        let candidates = authorization.username == user ? directory.credentials(username: user, domain: domain) : []
+        let presented = DigestCredentials(username: authorization.username, realm: authorization.realm, nonce: authorization.nonce,
+                                          uri: authorization.uri, response: authorization.response, algorithm: authorization.algorithm,
+                                          qop: authorization.qop, nc: authorization.nonceCount, cnonce: authorization.cnonce)
+        var verdict = verifier.verify(presented, method: "REGISTER", storedHA1: candidates.first?.userHashes, now: now)
+        var credential = candidates.first
+        for candidate in candidates.dropFirst() where verdict != .authenticated && verdict != .stale {
+            verdict = verifier.verify(presented, method: "REGISTER", storedHA1: candidate.userHashes, now: now)
+            credential = candidate
+        }
         switch verdict {
         case .stale:
             counters.withLock { $0.challenged += 1 }
@@ -115,7 +122,7 @@ public final class SIPRegistrarService: Sendable {
             limiter.withLock { $0.succeeded(source) }
         }
         guard let credential else { return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag) }
-        return bind(request, aor: "sip:\(user)@\(configuration.realm)", accountSid: credential.accountSid, peer: peer, toTag: toTag, now: now)
+        return bind(request, aor: "sip:\(user)@\(domain)", accountSid: credential.accountSid, peer: peer, toTag: toTag, now: now)
     }
 
     private func bind(_ request: SIPRequest, aor: String, accountSid: String, peer: SIPPeer, toTag: String, now: Double) -> SIPResponse {
@@ -171,10 +178,10 @@ public final class SIPRegistrarService: Sendable {
         return SIPResponse(replyingTo: request, statusCode: 401, toTag: toTag, headers: headers)
     }
 
-    /// The address of record's live bindings (for routing calls to it).
-    public func bindings(accountSid: String, user: String) -> [ContactBinding] {
+    /// The live bindings of `user` at `domain` (for routing calls to it).
+    public func bindings(accountSid: String, user: String, domain: String) -> [ContactBinding] {
         let now = clock()
-        return ((try? store.sipBindings(accountSid: accountSid, aor: "sip:\(user)@\(configuration.realm)")) ?? [])
+        return ((try? store.sipBindings(accountSid: accountSid, aor: "sip:\(user)@\(domain.lowercased())")) ?? [])
             .map(Self.binding).filter { $0.expiresAt > now }
     }
 

@@ -62,19 +62,11 @@ enum VP8EncodeBench {
         return "| \(name) | \(Int(micros.rounded())) | \((share * 10).rounded() / 10) % | \(kbps.map(String.init) ?? "") |"
     }
 
-    /// The test pattern with grain added (a deterministic generator), so the encoder spends its
-    /// bitrate as it would on a camera.
+    /// The test pattern with grain (`TestPattern.grain`), so the encoder spends its bitrate as it
+    /// would on a camera.
     static func grainyPictures(count: Int) -> [I420Frame] {
-        var pattern = TestPattern(width: 640, height: 360)
-        var state: UInt32 = 0x1234_5678
-        return (0..<count).map { _ in
-            var picture = pattern.next()
-            for i in stride(from: 0, to: picture.y.count, by: 3) {
-                state = state &* 1_664_525 &+ 1_013_904_223
-                picture.y[i] &+= UInt8(truncatingIfNeeded: state >> 27)
-            }
-            return picture
-        }
+        var pattern = TestPattern(width: 640, height: 360, grain: 12)
+        return (0..<count).map { _ in pattern.next() }
     }
 
     /// Microseconds of this thread's CPU time `body` took.

@@ -3,10 +3,15 @@
 /// - the frame's number in the top-left corner as a row of 16 black and white blocks, so a
 ///   receiver can tell which frame it decoded (`frameNumber(in:)`) even after lossy coding;
 /// - a black band across the bottom quarter with a white bar moving right 8 pixels a frame
-///   (`movingBarPosition(in:)`), so consecutive frames differ where a person looks.
+///   (`movingBarPosition(in:)`), so consecutive frames differ where a person looks;
+/// - optionally grain (`grain`): every luma pixel but the frame code's moves by a pseudo-random
+///   amount of at most that many levels, new each frame, as a camera's sensor noise does — the
+///   plain pattern compresses far below what an encoder is given, grain makes it spend its budget.
 public struct TestPattern: Sendable, VideoFrameProducer {
     public let width: Int
     public let height: Int
+    /// The grain's amplitude in luma levels (0: none).
+    public let grain: Int
     /// Frames per second, for the 90 kHz timestamps.
     public let framesPerSecond: Int
     public private(set) var frameIndex: UInt32 = 0
@@ -27,10 +32,11 @@ public struct TestPattern: Sendable, VideoFrameProducer {
     public static let minimumWidth = block * bits
     public static let minimumHeight = block * 4
 
-    public init(width: Int = 640, height: Int = 360, framesPerSecond: Int = 30) {
+    public init(width: Int = 640, height: Int = 360, framesPerSecond: Int = 30, grain: Int = 0) {
         precondition(width >= Self.minimumWidth && height >= Self.minimumHeight, "the picture holds its frame code and its bar")
         self.width = width
         self.height = height
+        self.grain = min(max(grain, 0), 100)
         self.framesPerSecond = max(1, framesPerSecond)
         lumaRow = [UInt8](repeating: 0, count: width)
         uRow = [UInt8](repeating: 0, count: (width + 1) / 2)
@@ -85,6 +91,7 @@ public struct TestPattern: Sendable, VideoFrameProducer {
                 for c in 0..<width { y[base + c] = 16 }
                 for c in bar..<min(width, bar + Self.barWidth) { y[base + c] = 235 }
             }
+            if grain > 0 { Self.addGrain(y, amplitude: grain, seed: index) }
             // The frame number, most significant bit first, as white (1) or black (0) blocks.
             for bit in 0..<Self.bits {
                 let value: UInt8 = (index >> UInt32(Self.bits - 1 - bit)) & 1 == 1 ? 235 : 16
@@ -96,6 +103,20 @@ public struct TestPattern: Sendable, VideoFrameProducer {
         let chromaBand = band / 2, ch = frame.chromaHeight
         Self.fillChroma(&frame.u, row: uRow, width: cw, height: ch, barsUntil: chromaBand)
         Self.fillChroma(&frame.v, row: vRow, width: cw, height: ch, barsUntil: chromaBand)
+    }
+
+    /// Adds to each luma value a pseudo-random offset in -amplitude...amplitude (xorshift32 seeded
+    /// by the frame's number, so a pattern is the same frame by frame), kept within video range.
+    private static func addGrain(_ y: UnsafeMutableBufferPointer<UInt8>, amplitude: Int, seed: UInt32) {
+        var state: UInt32 = (seed &+ 1) &* 2_654_435_761 | 1
+        let span = UInt32(2 * amplitude + 1)
+        for i in y.indices {
+            state ^= state << 13
+            state ^= state >> 17
+            state ^= state << 5
+            let offset = Int((state >> 8) % span) - amplitude
+            y[i] = UInt8(min(235, max(16, Int(y[i]) + offset)))
+        }
     }
 
     /// Copies `row` to the chroma rows above the band and makes the band's rows neutral (128).

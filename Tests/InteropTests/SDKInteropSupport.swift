@@ -18,6 +18,9 @@ final class SDKPeer: RoomDelegate, RemoteParticipantDelegate {
         struct Seen {
             var frames = 0
             var numbers: [UInt32] = []
+            /// The width of the frame each number was read from (a smaller simulcast layer's picture
+            /// holds the code scaled down, which reads as another number).
+            var numberWidths: [Int] = []
             var sizes: [String: Int] = [:]
             /// Each change of the decoded size: when (since `origin`), width, height.
             var changes: [(seconds: Double, width: Int, height: Int)] = []
@@ -37,7 +40,10 @@ final class SDKPeer: RoomDelegate, RemoteParticipantDelegate {
             let now = ContinuousClock.now
             seen.withLock {
                 $0.frames += 1
-                if let number { $0.numbers.append(number) }
+                if let number {
+                    $0.numbers.append(number)
+                    $0.numberWidths.append(frame.width)
+                }
                 $0.sizes["\(frame.width)x\(frame.height)", default: 0] += 1
                 if $0.last?.width != frame.width || $0.last?.height != frame.height {
                     $0.last = (frame.width, frame.height)
@@ -178,9 +184,11 @@ extension InProcessPlatform {
         return edge
     }
 
-    /// Runs `body` with a started in-process server; it shuts down after, also on failure.
-    static func withServer(_ body: (InProcessPlatform) async throws -> Void) async throws {
-        let platform = try InProcessPlatform.start(identity: "unused")
+    /// Runs `body` with a started in-process server (its configuration changed by `configure`);
+    /// it shuts down after, also on failure.
+    static func withServer(configure: (inout ServerConfiguration) -> Void = { _ in },
+                           _ body: (InProcessPlatform) async throws -> Void) async throws {
+        let platform = try InProcessPlatform.start(identity: "unused", configure: configure)
         do {
             try await body(platform)
         } catch {

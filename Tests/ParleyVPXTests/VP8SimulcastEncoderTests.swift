@@ -73,4 +73,24 @@ import VideoCore
         #expect(one.layers.map(\.rid) == ["f"] && one.layers.map(\.bitrate) == [800_000])
         #expect(throws: VPXError.self) { try VP8SimulcastEncoder(width: 0, height: 360) }
     }
+
+    /// With grain (a camera's noise) each layer spends about its share of the budget, so the
+    /// layers' rates stand apart as a real camera's do; the plain pattern stays far under them.
+    @Test(arguments: [2_150_000, 1_000_000]) func grainFillsEachLayersBudget(_ maxBitrate: Int) throws {
+        let encoder = try VP8SimulcastEncoder(width: 640, height: 360, maxBitrate: maxBitrate)
+        var pattern = TestPattern(width: 640, height: 360, grain: 12)
+        var bytes = [0, 0, 0]
+        // Two seconds; the first half lets rate control settle after the first key frames.
+        for index in 0..<60 {
+            for encoded in try encoder.encode(pattern.next()) where index >= 30 {
+                bytes[try #require(["q", "h", "f"].firstIndex(of: encoded.rid))] += encoded.frame.data.count
+            }
+        }
+        let rates = bytes.map { $0 * 8 }
+        print("simulcast 640x360 with grain at \(maxBitrate) bit/s: q \(rates[0]) h \(rates[1]) f \(rates[2]) bit/s")
+        for (layer, rate) in zip(encoder.layers, rates) {
+            #expect(rate > layer.bitrate * 6 / 10 && rate < layer.bitrate * 3 / 2, "\(layer.rid): \(rate) bit/s for \(layer.bitrate)")
+        }
+        #expect(rates[2] > 2 * rates[1] && rates[1] > 2 * rates[0])
+    }
 }

@@ -40,4 +40,21 @@ import VideoCore
         try pattern.rewind()
         #expect(try pattern.produce(into: &frame) && TestPattern.frameNumber(in: frame) == 0)
     }
+
+    @Test func grainChangesEveryFrameAndKeepsTheCodeAndBarReadable() throws {
+        var grainy = TestPattern(width: 320, height: 240, grain: 12), again = TestPattern(width: 320, height: 240, grain: 12)
+        var plain = TestPattern(width: 320, height: 240)
+        for index in 0..<3 {
+            let frame = grainy.next(), clean = plain.next()
+            #expect(frame == again.next(), "the same grain from the same start")
+            #expect(TestPattern.frameNumber(in: frame) == UInt32(index))
+            #expect(TestPattern.movingBarPosition(in: frame) == TestPattern.movingBarPosition(in: clean))
+            let moved = zip(frame.y, clean.y).filter { $0 != $1 }.map { abs(Int($0) - Int($1)) }
+            #expect(moved.count > frame.y.count / 2 && moved.allSatisfy { $0 <= 12 }, "\(moved.count) pixels moved")
+        }
+        var a = TestPattern(width: 320, height: 240, grain: 12)
+        let first = a.next(), second = a.next()
+        // Rows 20…40 hold only bars, which slide 4 pixels a frame: outside their edges, only grain differs.
+        #expect(zip(first.y[(20 * 320)..<(40 * 320)], second.y[(20 * 320)..<(40 * 320)]).filter { $0 != $1 }.count > 20 * 320 / 2)
+    }
 }

@@ -139,7 +139,7 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     static func peer(of fd: Int32) -> SocketAddress? { query(fd, getpeername) }
 
     /// The IP address bytes alone (no port), e.g. to count connections per source address.
-    var ipBytes: [UInt8] { withUnsafeIPBytes { Array($0) } }
+    public var ipBytes: [UInt8] { withUnsafeIPBytes { Array($0) } }
 
     /// The local address of a bound socket.
     static func local(of fd: Int32) -> SocketAddress? { query(fd, getsockname) }

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyCrypto
 import ParleyNet
 import ParleyStore
 import SIP
@@ -58,6 +59,12 @@ public final class SIPRegistrarService: Sendable {
     public func handle(_ message: SIPMessage, from peer: SIPPeer) {
         guard let request = message.request, request.method != .ack,
               let transactions = transactions.withLock({ $0 }) else { return }
+        // A refused address is answered statelessly: it holds no transaction while it floods.
+        if limiter.withLock({ $0.isBlocked(Self.source(of: peer), now: clock()) }) {
+            counters.withLock { $0.refusedSources += 1 }
+            transport.withLock { $0 }?.send(.response(SIPResponse(replyingTo: request, statusCode: 403, toTag: Self.tag())), to: peer)
+            return
+        }
         switch transactions.admit(request, from: peer) {
         case .retransmission: return
         case .overloaded:
@@ -84,11 +91,7 @@ public final class SIPRegistrarService: Sendable {
 
     private func register(_ request: SIPRequest, from peer: SIPPeer, toTag: String) -> SIPResponse {
         let now = clock()
-        let source = peer.address.description.split(separator: ":").dropLast().joined(separator: ":")
-        if limiter.withLock({ $0.isBlocked(source, now: now) }) {
-            counters.withLock { $0.refusedSources += 1 }
-            return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag)
-        }
+        let source = Self.source(of: peer)
         guard let to = request.to, case .sip(let aorURI) = to.uri, let user = aorURI.user, !user.isEmpty else {
             return SIPResponse(replyingTo: request, statusCode: 400, reasonPhrase: "Bad Request (To is not a SIP address of record)", toTag: toTag)
         }
@@ -199,6 +202,9 @@ public final class SIPRegistrarService: Sendable {
                          callID: binding.callID, cseq: Int64(binding.cseq), instance: binding.instance, regID: binding.regID,
                          source: binding.source)
     }
+
+    /// The address failures are counted by (without the port: a client may change it at will).
+    static func source(of peer: SIPPeer) -> String { Hex.encode(peer.address.ipBytes) }
 
     static func tag() -> String { String(UInt64.random(in: 1...UInt64.max), radix: 36) }
 

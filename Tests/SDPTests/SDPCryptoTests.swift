@@ -40,7 +40,7 @@ import Testing
 
     /// Keys written without base64 padding (seen from some endpoints) decode too; output is padded.
     @Test func unpaddedKey() throws {
-        let crypto = try SDPCrypto(parsing: "1 AES_256_CM_HMAC_SHA1_80 inline:dGhpc2lzYXRlc3RrZXlvZjQ0Ynl0ZXNmb3JhZWFkYWVzMjU2Z2NtMTIzNA")
+        let crypto = try SDPCrypto(parsing: "1 AES_256_CM_HMAC_SHA1_80 inline:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkqKywtLg")
         #expect(crypto.keys.first?.keySalt.count == 46)
         #expect(try SDPCrypto(parsing: crypto.description) == crypto)
     }

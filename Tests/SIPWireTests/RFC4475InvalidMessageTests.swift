@@ -213,7 +213,9 @@ import Testing
         #expect(message.maxForwards == nil)
         #expect(message.contentLength == nil)
         #expect(!message.body.isEmpty)
-        #expect(message.to?.uri.sipURI?.userParameter == "phone")
+        // An addr-spec: `;user=phone` after it is a To parameter, not the URI's (RFC 3261 §20.10).
+        #expect(message.to?.parameters.value("user") == "phone" && message.to?.uri.sipURI?.userParameter == nil)
+        #expect(message.from?.uri.sipURI?.userParameter == "phone")
         #expect(message.recordRoutes.first?.uri.sipURI?.maddr == "ss1.example.com")
     }
 }

@@ -27,12 +27,13 @@ import Testing
 
     @Test func wholeStreamAtOnce() throws {
         var framer = SIPStreamFramer(role: .server)
-        framer.append(Array((Self.options + Self.options + Self.options.prefix(40)).utf8))
+        let bytes = Array(Self.options.utf8)
+        framer.append(bytes + bytes + bytes.prefix(40))
         #expect(try framer.next()?.message?.body == Array("hello".utf8))
         #expect(try framer.next()?.message != nil)
         #expect(try framer.next() == nil)
         #expect(framer.bufferedCount == 40)
-        framer.append(Array(Self.options.dropFirst(40).utf8))
+        framer.append(bytes.dropFirst(40))
         #expect(try framer.next()?.message?.callID == "a84b4c76e66710")
     }
 

@@ -4,9 +4,14 @@ import Testing
 /// Stream framing (RFC 3261 §18.3), RFC 5626 §3.5.1 keep-alives, the 64 KB bound, and the
 /// datagram rules of §18.3.
 @Suite struct SIPStreamFramerTests {
-    static let options = "OPTIONS sip:carol@chicago.com SIP/2.0\r\nVia: SIP/2.0/TCP pc33.atlanta.com;branch=z9hG4bKhjhs8ass877\r\n"
-        + "Max-Forwards: 70\r\nTo: <sip:carol@chicago.com>\r\nFrom: Alice <sip:alice@atlanta.com>;tag=1928301774\r\n"
-        + "Call-ID: a84b4c76e66710\r\nCSeq: 63104 OPTIONS\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"
+    static let options = optionsRequest()
+
+    /// An OPTIONS request with a 5-byte body and the Content-Length given.
+    static func optionsRequest(contentLength: String = "5") -> String {
+        "OPTIONS sip:carol@chicago.com SIP/2.0\r\nVia: SIP/2.0/TCP pc33.atlanta.com;branch=z9hG4bKhjhs8ass877\r\n"
+            + "Max-Forwards: 70\r\nTo: <sip:carol@chicago.com>\r\nFrom: Alice <sip:alice@atlanta.com>;tag=1928301774\r\n"
+            + "Call-ID: a84b4c76e66710\r\nCSeq: 63104 OPTIONS\r\nContent-Type: text/plain\r\nContent-Length: \(contentLength)\r\n\r\nhello"
+    }
 
     /// Two messages with pings between them, fed one byte at a time, come out whole and in order.
     @Test func bytesArrivingOneByOne() throws {
@@ -77,7 +82,7 @@ import Testing
         #expect(thrown?.statusCode == 513)
 
         var big = SIPStreamFramer(role: .server)
-        big.append(Array(Self.options.replacingLength(with: "70000").utf8))
+        big.append(Array(Self.optionsRequest(contentLength: "70000").utf8))
         #expect(throws: SIPParseError.messageTooLarge(limit: 65_536)) { try big.next() }
 
         var small = SIPStreamFramer(role: .server, limits: SIPLimits(maxMessageBytes: 100))
@@ -91,9 +96,9 @@ import Testing
         let withoutLength = "MESSAGE sip:a@b SIP/2.0\r\nVia: SIP/2.0/UDP h;branch=z9hG4bK1\r\nFrom: <sip:c@d>;tag=1\r\nTo: <sip:a@b>\r\n"
             + "Call-ID: x\r\nCSeq: 1 MESSAGE\r\n\r\nrest of datagram"
         #expect(try SIPMessage.parse(datagram: Array(withoutLength.utf8)).bodyText == "rest of datagram")
-        #expect(try SIPMessage.parse(datagram: Array(Self.options.replacingLength(with: "3").utf8)).bodyText == "hel")
+        #expect(try SIPMessage.parse(datagram: Array(Self.optionsRequest(contentLength: "3").utf8)).bodyText == "hel")
         #expect(throws: SIPParseError.bodyTruncated(expected: 6, available: 5)) {
-            try SIPMessage.parse(datagram: Array(Self.options.replacingLength(with: "6").utf8))
+            try SIPMessage.parse(datagram: Array(Self.optionsRequest(contentLength: "6").utf8))
         }
         let huge = [UInt8](repeating: 0x41, count: 65_537)
         #expect(throws: SIPParseError.messageTooLarge(limit: 65_536)) { try SIPMessage.parse(datagram: huge) }
@@ -129,13 +134,5 @@ import Testing
 extension SIPStreamFramer.Event {
     var message: SIPMessage? {
         if case .message(let message) = self { message } else { nil }
-    }
-}
-
-extension String {
-    /// The text with its `Content-Length: 5` replaced.
-    func replacingLength(with value: String) -> String {
-        guard let range = range(of: "Content-Length: 5\r\n") else { return self }
-        return self[..<range.lowerBound] + "Content-Length: \(value)\r\n" + self[range.upperBound...]
     }
 }

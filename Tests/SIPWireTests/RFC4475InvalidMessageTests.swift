@@ -124,7 +124,12 @@ import Testing
     }
 
     @Test func section3_3_1_missingRequiredHeaders() throws {
-        #expect(try SIPFixtures.error("insuf") == .missingHeader("From"))
+        let error = try #require(try SIPFixtures.error("insuf"))
+        #expect(error == .missingHeader("From"))
+        let request = try #require(try SIPFixtures.parse("insuf").request)
+        let answer = SIPResponse(replyingTo: request, error: error)
+        #expect(answer.startLine == "SIP/2.0 400 Bad Request (Missing From)")
+        #expect(answer.via?.branch == "z9hG4bKkdj.insuf" && answer.cseq == SIPCSeq(193942, .invite))
     }
 
     @Test func section3_3_2_unknownRequestURIScheme() throws {

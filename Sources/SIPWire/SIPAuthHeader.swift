@@ -77,8 +77,27 @@ extension String {
     }
 }
 
+/// A Digest challenge or credentials: read from the parameters of a `Digest` authentication
+/// header (``SIPAuthHeader``), parsed from text through it.
+public protocol SIPDigestHeaderValue: SIPHeaderValue {
+    /// Reads the Digest parameters of `auth`; throws for another scheme or a missing parameter.
+    init(_ auth: SIPAuthHeader, header: String) throws(SIPParseError)
+}
+
+extension SIPDigestHeaderValue {
+    public init(parsing text: String, header: String) throws(SIPParseError) {
+        try self.init(try SIPAuthHeader(parsing: text, header: header), header: header)
+    }
+}
+
 /// Reading and writing the Digest parameters common to challenges and credentials.
 enum SIPDigestParameters {
+    /// The parameters of a `Digest` header (not a token68), to read with ``take(_:from:)``.
+    static func parameters(of auth: SIPAuthHeader, header: String) throws(SIPParseError) -> [SIPParameter] {
+        guard auth.isDigest, auth.token68 == nil else { throw .invalidHeader(name: header) }
+        return auth.parameters
+    }
+
     /// Removes and returns the unquoted value of `name`.
     static func take(_ name: String, from parameters: inout [SIPParameter]) -> String? {
         guard let parameter = parameters.parameter(name) else { return nil }

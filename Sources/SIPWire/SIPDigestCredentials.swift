@@ -1,6 +1,6 @@
 /// Digest credentials from Authorization or Proxy-Authorization (RFC 3261 §20.7, §22.4;
 /// RFC 7616 §3.4). The response hash is checked by the SIP stack, not here.
-public struct SIPDigestCredentials: SIPHeaderValue {
+public struct SIPDigestCredentials: SIPDigestHeaderValue {
     /// The username, or its hash when ``userhash`` is set (RFC 7616 §3.4.4); decoded from
     /// `username*` (RFC 8187 `UTF-8''…`) when the client sent that form.
     public var username: String
@@ -37,15 +37,10 @@ public struct SIPDigestCredentials: SIPHeaderValue {
         self.otherParameters = otherParameters
     }
 
-    public init(parsing text: String, header: String) throws(SIPParseError) {
-        try self.init(try SIPAuthHeader(parsing: text, header: header), header: header)
-    }
-
     /// Reads the Digest parameters of an authentication header; username (or `username*`),
     /// realm, nonce, uri and response are required (RFC 7616 §3.4).
     public init(_ auth: SIPAuthHeader, header: String) throws(SIPParseError) {
-        guard auth.isDigest, auth.token68 == nil else { throw .invalidHeader(name: header) }
-        var parameters = auth.parameters
+        var parameters = try SIPDigestParameters.parameters(of: auth, header: header)
         let plain = SIPDigestParameters.take("username", from: &parameters)
         let extended = SIPDigestParameters.take("username*", from: &parameters).flatMap(Self.extendedValue)
         guard let username = plain ?? extended,

@@ -45,7 +45,9 @@ public struct SIPAuthHeader: SIPHeaderValue {
             let valueStart = scanner.index
             if scanner.peek == UInt8(ascii: "\"") {
                 guard scanner.quotedString() != nil else { throw .invalidHeader(name: header) }
-            } else if scanner.run(Self.valueCharacters) == nil {
+            } else if scanner.peek == UInt8(ascii: "=") || scanner.run(Self.valueCharacters) == nil {
+                // A value may hold `=` (unquoted base64 nonces) but not start with one: `a==`
+                // would be a token68 (fuzz/regressions/sip-digest/token68-padding-then-commas).
                 throw .invalidHeader(name: header)
             }
             parameters.append(SIPParameter(name, String(decoding: scanner.bytes[valueStart..<scanner.index], as: UTF8.self)))

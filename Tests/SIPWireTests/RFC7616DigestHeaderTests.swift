@@ -122,6 +122,18 @@ import Testing
         }
     }
 
+    /// fuzz/regressions/sip-digest/token68-padding-then-commas: `Basic QWxh====…,,,` read as a
+    /// parameter `QWxh` with the value `===…` wrote back `Basic QWxh====…`, a token68. A value
+    /// starting with `=` is refused, so what parses writes back the same.
+    @Test func token68PaddingFollowedByCommasIsRefused() throws {
+        let text = "   \t Basic QWxh" + String(repeating: "=", count: 45) + ",,,,,     \t\t,,,\t\t"
+        #expect(throws: SIPParseError.invalidHeader(name: "Authorization")) { try SIPAuthHeader(parsing: text, header: "Authorization") }
+        #expect(throws: SIPParseError.invalidHeader(name: "Authorization")) { try SIPAuthHeader(parsing: "Basic QWxh =", header: "Authorization") }
+        let nonce = try SIPAuthHeader(parsing: "Digest nonce=YWJj==, realm=r", header: "Authorization")
+        #expect(nonce.parameters == [SIPParameter("nonce", "YWJj=="), SIPParameter("realm", "r")])
+        #expect(try SIPAuthHeader(parsing: nonce.headerValue, header: "Authorization") == nonce)
+    }
+
     @Test func otherSchemesAndToken68() throws {
         let basic = try SIPAuthHeader(parsing: "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==", header: "Authorization")
         #expect(basic.token68 == "QWxhZGRpbjpvcGVuIHNlc2FtZQ==" && !basic.isDigest)

@@ -84,10 +84,14 @@ public struct SIPDigestCredentials: SIPDigestHeaderValue {
         return SIPAuthHeader(scheme: "Digest", parameters: typed.compactMap { $0 } + otherParameters).headerValue
     }
 
-    /// An RFC 8187 ext-value `charset'language'pct-encoded` (only UTF-8 is accepted).
+    /// An RFC 8187 ext-value `charset'language'pct-encoded` (only UTF-8 is accepted). A decoded
+    /// CR or LF is refused: no quoted-string holds one, so the username could not be written back
+    /// (fuzz/regressions/sip-digest/username-star-with-cr).
     static func extendedValue(_ text: String) -> String? {
         let parts = text.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, SIPCharacters.equalFold(parts[0], "UTF-8") else { return nil }
-        return SIPEscaping.decode(parts[2], allowed: SIPCharacters.Set("!#$&+-.^_`|~"))
+        guard parts.count == 3, SIPCharacters.equalFold(parts[0], "UTF-8"),
+              let value = SIPEscaping.decode(parts[2], allowed: SIPCharacters.Set("!#$&+-.^_`|~")),
+              !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return nil }
+        return value
     }
 }

@@ -134,6 +134,18 @@ import Testing
         #expect(try SIPAuthHeader(parsing: nonce.headerValue, header: "Authorization") == nonce)
     }
 
+    /// fuzz/regressions/sip-digest/username-star-with-cr: a `username*` decoding to a CR had no
+    /// quoted form to be written back in; it is refused (other control characters are escaped).
+    @Test func extendedUsernameWithLineBreakIsRefused() throws {
+        let tail = #", realm="r", uri="/", nonce="n", response="x""#
+        #expect(throws: SIPParseError.invalidHeader(name: "Authorization")) {
+            try SIPDigestCredentials(parsing: "Digest username*=UTF-8''J%C3%A4s%0Do2e" + tail, header: "Authorization")
+        }
+        let tab = try SIPDigestCredentials(parsing: "Digest username*=UTF-8''a%09b%01" + tail, header: "Authorization")
+        #expect(tab.username == "a\tb\u{1}")
+        #expect(try SIPDigestCredentials(parsing: tab.headerValue, header: "Authorization") == tab)
+    }
+
     @Test func otherSchemesAndToken68() throws {
         let basic = try SIPAuthHeader(parsing: "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==", header: "Authorization")
         #expect(basic.token68 == "QWxhZGRpbjpvcGVuIHNlc2FtZQ==" && !basic.isDigest)

@@ -80,7 +80,7 @@ let package = Package(
         // SIP messages (RFC 3261 §7, §20, §25): URIs (sip, sips, tel), header fields and their typed
         // values (Via, From/To, CSeq, Contact, digest challenges and credentials, …), a datagram
         // parser and a stream framer with RFC 5626 keep-alives, the serializer; pure, no transactions.
-        .target(name: "SIPWire", swiftSettings: strict),
+        .target(name: "SIPWire", dependencies: ["WireKit"], swiftSettings: strict),
         // VP8 over RTP: payload descriptor and frame header (RFC 7741, RFC 6386 §9.1).
         .target(name: "VP8", swiftSettings: strict),
         // Video building blocks: I420 frames, scaling, the test pattern, Y4M and IVF parsing, PNG
@@ -262,7 +262,7 @@ let package = Package(
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
                                          "JSONWire", "ParleyStore", "WebRTC", "ICE", "ParleyCrypto", "VideoREST", "ServerMedia", "SFU",
-                                         "PlatformCore", "VideoCore", "ParleyVPX"],
+                                         "PlatformCore", "VideoCore", "ParleyVPX", "SIPWire"],
                           swiftSettings: strict),
 
         // Tests.

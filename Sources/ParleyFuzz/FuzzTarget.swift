@@ -10,7 +10,8 @@ enum FuzzTarget: String, CaseIterable {
     case audioReceive = "audio-receive"
     case mediaOffer = "media-offer"
     case videoREST = "video-rest"
-    case recording, y4m, ivf
+    case recording, y4m, ivf, sip, sdes
+    case sipDigest = "sip-digest"
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -37,6 +38,9 @@ enum FuzzTarget: String, CaseIterable {
         case .recording: RecordingFuzz.run(data)
         case .y4m: Y4MFuzz.run(data)
         case .ivf: IVFFuzz.run(data)
+        case .sip: SIPFuzz.run(data)
+        case .sipDigest: SIPDigestFuzz.run(data)
+        case .sdes: SDESFuzz.run(data)
         }
     }
 }

@@ -1,3 +1,5 @@
+import WireKit
+
 /// Small text helpers shared by the line and attribute parsers. SDP fields are separated by a
 /// single SP (RFC 8866 §9); we split on runs of SP so stray double spaces are tolerated, and
 /// serialize with one SP, which re-parses to the same fields.
@@ -32,16 +34,8 @@ enum SDPText {
     /// A non-empty run of ASCII digits as `T`, or nil on any other character or on overflow.
     /// No sign, no whitespace: SDP integers are `1*DIGIT` (RFC 8866 §9).
     static func decimal<T: FixedWidthInteger & UnsignedInteger>(_ text: Substring, as type: T.Type = T.self) -> T? {
-        guard !text.utf8.isEmpty, text.utf8.count <= 40 else { return nil }
-        var value: T = 0
-        for byte in text.utf8 {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(T(byte - 0x30))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-        }
-        return value
+        guard text.utf8.count <= 40 else { return nil }
+        return ASCIIDecimal.parse(text.utf8, as: T.self)
     }
 
     /// Whether every scalar is an `ice-char` (ALPHA / DIGIT / "+" / "/"), RFC 8839 §5.1.

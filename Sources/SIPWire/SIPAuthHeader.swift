@@ -45,7 +45,9 @@ public struct SIPAuthHeader: SIPHeaderValue {
             let valueStart = scanner.index
             if scanner.peek == UInt8(ascii: "\"") {
                 guard scanner.quotedString() != nil else { throw .invalidHeader(name: header) }
-            } else if scanner.run(Self.valueCharacters) == nil {
+            } else if scanner.peek == UInt8(ascii: "=") || scanner.run(Self.valueCharacters) == nil {
+                // A value may hold `=` (unquoted base64 nonces) but not start with one: `a==`
+                // would be a token68 (fuzz/regressions/sip-digest/token68-padding-then-commas).
                 throw .invalidHeader(name: header)
             }
             parameters.append(SIPParameter(name, String(decoding: scanner.bytes[valueStart..<scanner.index], as: UTF8.self)))
@@ -77,8 +79,27 @@ extension String {
     }
 }
 
+/// A Digest challenge or credentials: read from the parameters of a `Digest` authentication
+/// header (``SIPAuthHeader``), parsed from text through it.
+public protocol SIPDigestHeaderValue: SIPHeaderValue {
+    /// Reads the Digest parameters of `auth`; throws for another scheme or a missing parameter.
+    init(_ auth: SIPAuthHeader, header: String) throws(SIPParseError)
+}
+
+extension SIPDigestHeaderValue {
+    public init(parsing text: String, header: String) throws(SIPParseError) {
+        try self.init(try SIPAuthHeader(parsing: text, header: header), header: header)
+    }
+}
+
 /// Reading and writing the Digest parameters common to challenges and credentials.
 enum SIPDigestParameters {
+    /// The parameters of a `Digest` header (not a token68), to read with ``take(_:from:)``.
+    static func parameters(of auth: SIPAuthHeader, header: String) throws(SIPParseError) -> [SIPParameter] {
+        guard auth.isDigest, auth.token68 == nil else { throw .invalidHeader(name: header) }
+        return auth.parameters
+    }
+
     /// Removes and returns the unquoted value of `name`.
     static func take(_ name: String, from parameters: inout [SIPParameter]) -> String? {
         guard let parameter = parameters.parameter(name) else { return nil }

@@ -1,3 +1,5 @@
+import WireKit
+
 /// The character classes of the SIP grammar (RFC 3261 §25.1), as lookup tables over bytes.
 /// Bytes ≥ 0x80 (UTF-8) belong to none of them; quoted strings and reason phrases take them.
 enum SIPCharacters {
@@ -63,16 +65,7 @@ enum SIPCharacters {
 
     /// A non-empty run of ASCII digits as an integer, nil on any other byte or on overflow.
     static func decimal<T: FixedWidthInteger & UnsignedInteger>(_ text: some StringProtocol, as type: T.Type = T.self) -> T? {
-        guard !text.utf8.isEmpty else { return nil }
-        var value: T = 0
-        for byte in text.utf8 {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            let (shifted, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = shifted.addingReportingOverflow(T(byte - 0x30))
-            guard !overflow1, !overflow2 else { return nil }
-            value = sum
-        }
-        return value
+        ASCIIDecimal.parse(text.utf8, as: T.self)
     }
 
     /// ASCII case-insensitive equality.

@@ -1,6 +1,6 @@
 /// A Digest challenge from WWW-Authenticate or Proxy-Authenticate (RFC 3261 §20.27, §22.4;
 /// RFC 7616 §3.3; RFC 8760 adds SHA-256 and SHA-512/256 algorithms to SIP).
-public struct SIPDigestChallenge: SIPHeaderValue {
+public struct SIPDigestChallenge: SIPDigestHeaderValue {
     public var realm: String
     public var nonce: String
     public var opaque: String?
@@ -34,15 +34,10 @@ public struct SIPDigestChallenge: SIPHeaderValue {
         self.otherParameters = otherParameters
     }
 
-    /// Parses a `Digest` challenge; realm and nonce are required (RFC 7616 §3.3).
-    public init(parsing text: String, header: String) throws(SIPParseError) {
-        try self.init(try SIPAuthHeader(parsing: text, header: header), header: header)
-    }
-
-    /// Reads the Digest parameters of an authentication header.
+    /// Reads the Digest parameters of an authentication header; realm and nonce are required
+    /// (RFC 7616 §3.3).
     public init(_ auth: SIPAuthHeader, header: String) throws(SIPParseError) {
-        guard auth.isDigest, auth.token68 == nil else { throw .invalidHeader(name: header) }
-        var parameters = auth.parameters
+        var parameters = try SIPDigestParameters.parameters(of: auth, header: header)
         guard let realm = SIPDigestParameters.take("realm", from: &parameters),
               let nonce = SIPDigestParameters.take("nonce", from: &parameters) else { throw .invalidHeader(name: header) }
         self.realm = realm

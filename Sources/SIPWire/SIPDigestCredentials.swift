@@ -1,6 +1,6 @@
 /// Digest credentials from Authorization or Proxy-Authorization (RFC 3261 §20.7, §22.4;
 /// RFC 7616 §3.4). The response hash is checked by the SIP stack, not here.
-public struct SIPDigestCredentials: SIPHeaderValue {
+public struct SIPDigestCredentials: SIPDigestHeaderValue {
     /// The username, or its hash when ``userhash`` is set (RFC 7616 §3.4.4); decoded from
     /// `username*` (RFC 8187 `UTF-8''…`) when the client sent that form.
     public var username: String
@@ -37,15 +37,10 @@ public struct SIPDigestCredentials: SIPHeaderValue {
         self.otherParameters = otherParameters
     }
 
-    public init(parsing text: String, header: String) throws(SIPParseError) {
-        try self.init(try SIPAuthHeader(parsing: text, header: header), header: header)
-    }
-
     /// Reads the Digest parameters of an authentication header; username (or `username*`),
     /// realm, nonce, uri and response are required (RFC 7616 §3.4).
     public init(_ auth: SIPAuthHeader, header: String) throws(SIPParseError) {
-        guard auth.isDigest, auth.token68 == nil else { throw .invalidHeader(name: header) }
-        var parameters = auth.parameters
+        var parameters = try SIPDigestParameters.parameters(of: auth, header: header)
         let plain = SIPDigestParameters.take("username", from: &parameters)
         let extended = SIPDigestParameters.take("username*", from: &parameters).flatMap(Self.extendedValue)
         guard let username = plain ?? extended,
@@ -89,10 +84,14 @@ public struct SIPDigestCredentials: SIPHeaderValue {
         return SIPAuthHeader(scheme: "Digest", parameters: typed.compactMap { $0 } + otherParameters).headerValue
     }
 
-    /// An RFC 8187 ext-value `charset'language'pct-encoded` (only UTF-8 is accepted).
+    /// An RFC 8187 ext-value `charset'language'pct-encoded` (only UTF-8 is accepted). A decoded
+    /// CR or LF is refused: no quoted-string holds one, so the username could not be written back
+    /// (fuzz/regressions/sip-digest/username-star-with-cr).
     static func extendedValue(_ text: String) -> String? {
         let parts = text.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, SIPCharacters.equalFold(parts[0], "UTF-8") else { return nil }
-        return SIPEscaping.decode(parts[2], allowed: SIPCharacters.Set("!#$&+-.^_`|~"))
+        guard parts.count == 3, SIPCharacters.equalFold(parts[0], "UTF-8"),
+              let value = SIPEscaping.decode(parts[2], allowed: SIPCharacters.Set("!#$&+-.^_`|~")),
+              !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return nil }
+        return value
     }
 }

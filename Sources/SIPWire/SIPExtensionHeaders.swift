@@ -45,12 +45,9 @@ public struct SIPEvent: SIPHeaderValue {
     }
 
     public init(parsing text: String, header: String) throws(SIPParseError) {
-        var scanner = SIPScanner(text)
-        scanner.skipWhitespace()
-        guard let package = scanner.token() else { throw .invalidHeader(name: header) }
+        let (package, parameters) = try SIPScanner.tokenAndParameters(text, header: header)
         self.package = package
-        parameters = try scanner.headerParameters(header: header)
-        guard scanner.isAtEnd else { throw .invalidHeader(name: header) }
+        self.parameters = parameters
     }
 
     /// The `id` parameter.
@@ -73,12 +70,9 @@ public struct SIPSubscriptionState: SIPHeaderValue {
     }
 
     public init(parsing text: String, header: String) throws(SIPParseError) {
-        var scanner = SIPScanner(text)
-        scanner.skipWhitespace()
-        guard let state = scanner.token() else { throw .invalidHeader(name: header) }
+        let (state, parameters) = try SIPScanner.tokenAndParameters(text, header: header)
         self.state = SIPCharacters.lowercased(state)
-        parameters = try scanner.headerParameters(header: header)
-        guard scanner.isAtEnd else { throw .invalidHeader(name: header) }
+        self.parameters = parameters
     }
 
     public var expires: UInt32? { parameters.value("expires").flatMap { SIPCharacters.decimal($0, as: UInt32.self) } }
@@ -102,12 +96,9 @@ public struct SIPReason: SIPHeaderValue {
     }
 
     public init(parsing text: String, header: String) throws(SIPParseError) {
-        var scanner = SIPScanner(text)
-        scanner.skipWhitespace()
-        guard let name = scanner.token() else { throw .invalidHeader(name: header) }
+        let (name, parameters) = try SIPScanner.tokenAndParameters(text, header: header)
         protocolName = name
-        parameters = try scanner.headerParameters(header: header)
-        guard scanner.isAtEnd else { throw .invalidHeader(name: header) }
+        self.parameters = parameters
     }
 
     public var cause: Int? { parameters.value("cause").flatMap { SIPCharacters.decimal($0, as: UInt16.self) }.map(Int.init) }

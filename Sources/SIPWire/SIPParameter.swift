@@ -84,3 +84,15 @@ extension SIPScanner {
 
     static let parameterValue = SIPCharacters.Set("-.!%*_+`'~:[]")
 }
+
+extension SIPScanner {
+    /// `token *( SEMI generic-param )`, the whole of `text` (Event, Subscription-State, Reason).
+    static func tokenAndParameters(_ text: String, header: String) throws(SIPParseError) -> (String, [SIPParameter]) {
+        var scanner = SIPScanner(text)
+        scanner.skipWhitespace()
+        guard let token = scanner.token() else { throw .invalidHeader(name: header) }
+        let parameters = try scanner.headerParameters(header: header)
+        guard scanner.isAtEnd else { throw .invalidHeader(name: header) }
+        return (token, parameters)
+    }
+}

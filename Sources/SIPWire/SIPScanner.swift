@@ -88,11 +88,21 @@ struct SIPScanner {
 
 /// Quoting for values written back into header fields.
 enum SIPQuoting {
-    /// `text` as a `quoted-string`, escaping `"` and `\` (RFC 3261 §25.1).
+    /// `text` as a `quoted-string` (RFC 3261 §25.1): `"`, `\` and the control characters
+    /// `qdtext` excludes become `quoted-pair`s, so what a parser decoded (RFC 4475 §3.1.1.2's
+    /// `"BEL:\<BEL>"`) is written back parseable. CR and LF have no quoted form and become SP.
     static func quote(_ text: some StringProtocol) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
-            if scalar == "\"" || scalar == "\\" { out.unicodeScalars.append("\\") }
+            switch scalar.value {
+            case 0x0A, 0x0D:
+                out.unicodeScalars.append(" ")
+                continue
+            case 0x22, 0x5C, 0x00...0x08, 0x0B...0x1F, 0x7F:
+                out.unicodeScalars.append("\\")
+            default:
+                break
+            }
             out.unicodeScalars.append(scalar)
         }
         out += "\""

@@ -62,4 +62,33 @@ import WireKit
         #expect(Base64.decodedCount("Z=g=") == nil)
         #expect(Base64.decodedCount("Zm9-") == nil)
     }
+
+    /// RFC 4648 §10 vectors decode back; unpadded input only when asked; §3.5 non-zero pad bits refused.
+    @Test func decodesTheRFCVectors() {
+        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
+                       "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            #expect(Base64.decode(encoded) == Array(plain.utf8))
+            let unpadded = encoded.filter { $0 != "=" }
+            #expect(Base64.decode(unpadded, requirePadding: false) == Array(plain.utf8))
+        }
+        for invalid in ["Zg", "Zg=", "Z===", "Zh==", "Zm9v!A==", "Zm 9v", "=Zm9"] {
+            #expect(Base64.decode(invalid) == nil, "\(invalid)")
+        }
+        #expect(Base64.decode("Zh", requirePadding: false) == nil)
+        #expect(Base64.decode("Z", requirePadding: false) == nil)
+    }
+}
+
+@Suite struct ASCIIDecimalTests {
+    @Test func parsesDigitsWithinTheType() {
+        #expect(ASCIIDecimal.parse(Array("0068".utf8), as: UInt8.self) == 68)
+        #expect(ASCIIDecimal.parse(Array("255".utf8), as: UInt8.self) == 255)
+        #expect(ASCIIDecimal.parse(Array("256".utf8), as: UInt8.self) == nil)
+        #expect(ASCIIDecimal.parse(Array("18446744073709551615".utf8), as: UInt64.self) == .max)
+        #expect(ASCIIDecimal.parse(Array("18446744073709551616".utf8), as: UInt64.self) == nil)
+        for invalid in ["", "-1", "+1", " 1", "1 ", "1a", "0x1"] {
+            #expect(ASCIIDecimal.parse(Array(invalid.utf8), as: UInt32.self) == nil, "\(invalid)")
+        }
+    }
 }

@@ -25,6 +25,9 @@ public struct ConnectOptions: Sendable {
     /// The video codecs to send, most preferred first (the seed's `preferredVideoCodecs`): VP8,
     /// with three simulcast layers (`q`, `h`, `f`) when asked.
     public var preferredVideoCodecs: [VideoCodec]
+    /// The most our audio and video send (nil: no limit but the server's estimate); change it
+    /// later with `LocalParticipant.setEncodingParameters(_:)`.
+    public var encodingParameters: EncodingParameters?
     /// How the server shares our downlink among the video we receive; nil: its defaults.
     public var bandwidthProfileOptions: BandwidthProfileOptions?
     /// The edge (a name in `Video.servers`); nil: `Video.edge`.
@@ -45,6 +48,7 @@ public struct ConnectOptions: Sendable {
         isNetworkQualityEnabled = false
         preferredVideoCodecs = [.vp8(simulcast: false)]
         bandwidthProfileOptions = nil
+        encodingParameters = nil
         edge = nil
         delegateQueue = nil
         uuid = UUID()

@@ -46,6 +46,10 @@ final class LocalAudioSender: AudioCapturingContext {
 
     func stop() { device.stopCapturing() }
 
+    /// Caps the Opus encoder at `limit` bits per second (`EncodingParameters.audioBitrate`): its
+    /// 40 kbit/s default when nil or higher. G.711 has no rate to set.
+    func setMaxBitrate(_ limit: Int?) { stream.withLock { $0.cap(limit) } }
+
     func deliverCapturedSamples(_ samples: UnsafeBufferPointer<Int16>) {
         guard track.isEnabled else { return }
         let level = AudioLevel.rfc6464(samples)
@@ -75,4 +79,9 @@ struct OpusFrames {
     }
 
     mutating func update(_ format: AudioFormat) { try? stream.updateInputFormat(format) }
+
+    /// The encoder's rate: the stream's configured bitrate, or `limit` when lower.
+    mutating func cap(_ limit: Int?) {
+        stream.opus?.bitrate = Int32(clamping: min(stream.configuration.bitrate, limit ?? .max))
+    }
 }

@@ -58,14 +58,34 @@ extension Room {
                 Log.warning(.platform, "room \(sid ?? "-"): video track \(track.name): \(error)")
             }
         }
+        adopt(audio: senders, video: cameras)
+    }
+
+    /// New senders join the room's lists under its encoding limits; stopped at once when the
+    /// room is over.
+    func adopt(audio senders: [LocalAudioSender], video cameras: [LocalVideoSender]) {
+        // Under the room's lock, so a concurrent `setEncodingParameters` cannot be missed (a
+        // sender's lock never takes the room's).
         let stale = inner.withLock { s -> ([LocalAudioSender], [LocalVideoSender]) in
             guard s.state != .disconnected else { return (senders, cameras) }
+            for sender in senders { sender.setMaxBitrate(s.encoding?.audioLimit) }
+            for sender in cameras { sender.setMaxBitrate(s.encoding?.videoLimit) }
             s.audioSenders += senders
             s.videoSenders += cameras
             return ([], [])
         }
         for sender in stale.0 { sender.stop() }
         for sender in stale.1 { sender.stop() }
+    }
+
+    /// New limits on what we send (`LocalParticipant.setEncodingParameters`): every sender now
+    /// and later follows them.
+    func setEncodingParameters(_ parameters: EncodingParameters?) {
+        inner.withLock { s in
+            s.encoding = parameters
+            for sender in s.audioSenders { sender.setMaxBitrate(parameters?.audioLimit) }
+            for sender in s.videoSenders { sender.setMaxBitrate(parameters?.videoLimit) }
+        }
     }
 
     /// Stops capturing and playing (the room ended for us).

@@ -48,7 +48,7 @@ extension Room {
                     for link in links() { link.sendAudio(payload) }
                 }
                 try sender.start()
-                inner.withLock { $0.audioSenders.append(sender) }
+                adopt(audio: [sender], video: [])
             } catch {
                 Log.warning(.platform, "room \(sid ?? "-"): audio track \(track.name): \(error)")
             }
@@ -60,7 +60,7 @@ extension Room {
             }
             do throws(ParleyError) {
                 try sender.start()
-                inner.withLock { $0.videoSenders.append(sender) }
+                adopt(audio: [], video: [sender])
             } catch {
                 Log.warning(.platform, "room \(sid ?? "-"): video track \(track.name): \(error)")
             }

@@ -1,0 +1,83 @@
+import AccessToken
+import AudioDevices
+import Foundation
+import ParleyCore
+import ParleyServer
+import ParleyTestSupport
+@testable import ParleyVideo
+import Testing
+import VideoCore
+
+/// `EncodingParameters` through a real in-process `parley-server`: the payload bitrate the SDK
+/// sends, measured from `Room.getStats`, stays under the app's caps, and raising them takes
+/// effect at once (`LocalParticipant.setEncodingParameters`). The video cap and the server's
+/// estimate (REMB, under its publish cap) combine as their minimum.
+@Suite(.serialized) struct RoomEncodingTests {
+    /// Payload bits per second of the track's first audio or video sender over `packets` packets
+    /// from now (by the wall clock between two `getStats`).
+    static func sentBitrate(_ room: Room, video: Bool, packets: UInt64) async throws -> Double {
+        func sample() async -> (packets: UInt64, bytes: UInt64) {
+            let stats = await room.getStats()
+            let track = video ? stats.localVideoTrackStats.first : stats.localAudioTrackStats.first
+            return (track?.layers.reduce(0) { $0 + $1.packetsSent } ?? 0, track?.bytesSent ?? 0)
+        }
+        let start = await sample(), started = ContinuousClock.now
+        var now = start
+        for _ in 0..<2_000 where now.packets < start.packets + packets {
+            try await Task.sleep(for: .milliseconds(20))
+            now = await sample()
+        }
+        let elapsed = ContinuousClock.now - started
+        try #require(now.packets >= start.packets + packets, "only \(now.packets - start.packets) packets sent")
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Double(now.bytes - start.bytes) * 8 / seconds
+    }
+
+    /// Waits until the video encoder aims at `ceiling`.
+    static func ceiling(of room: Room, becomes ceiling: Int) async throws -> Int? {
+        var seen: Int?
+        for _ in 0..<500 {
+            seen = room.inner.withLock { $0.videoSenders.first?.bitrateCeiling }
+            if seen == ceiling { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return seen
+    }
+
+    @Test(.timeLimit(.minutes(2))) func theSentBitrateRespectsTheAppsCapsAndFollowsThemUp() async throws {
+        // The server's publish cap makes its REMB 800 kbit/s: the encoders' own ceiling is 760 kbit/s.
+        let platform = try InProcessPlatform.start(identity: "unused") { $0.roomPublishKbps = 800 }
+        defer { Task { await platform.server.shutdown() } }
+        let token = try InProcessPlatform.token(platform.server, identity: "cam", grants: [.video(VideoGrant(room: "studio"))])
+        let edge = platform.videoEdge
+        let microphone = try ToneAudioDevice(frequency: 440, levelDBFS: -12)
+        let room = try await Video.connect(ConnectOptions(token: token) { builder in
+            builder.roomName = "studio"
+            builder.edge = edge
+            builder.audioTracks = [LocalAudioTrack(name: "mic", device: microphone)]
+            // Grain makes the encoder spend what it is given.
+            builder.videoTracks = [LocalVideoTrack(name: "camera", source: PacedVideoSource(TestPattern(width: 320, height: 180, grain: 12)))]
+            builder.encodingParameters = EncodingParameters(audioBitrate: 12_000, videoBitrate: 150_000)
+        })
+        defer { room.disconnect() }
+        #expect(try await Self.ceiling(of: room, becomes: 150_000) == 150_000)
+        // A second to settle (the first key frame), then two windows.
+        _ = try await Self.sentBitrate(room, video: true, packets: 30)
+        let lowVideo = try await Self.sentBitrate(room, video: true, packets: 120)
+        let lowAudio = try await Self.sentBitrate(room, video: false, packets: 150)
+        print("encoding caps 12k/150k: audio \(Int(lowAudio)) bit/s, video \(Int(lowVideo)) bit/s")
+        #expect(lowVideo <= 150_000 * 1.25, "video sends \(Int(lowVideo)) bit/s under a 150 kbit/s cap")
+        #expect(lowAudio <= 12_000 * 1.2, "audio sends \(Int(lowAudio)) bit/s under a 12 kbit/s cap")
+
+        // Lifted: the audio back to its 40 kbit/s default, the video up to the server's 760 kbit/s.
+        try #require(room.localParticipant != nil)
+        room.localParticipant?.setEncodingParameters(EncodingParameters(audioBitrate: 0, videoBitrate: 2_000_000))
+        #expect(try await Self.ceiling(of: room, becomes: 760_000) == 760_000, "the cap is the lower of the app's and 95 % of REMB")
+        _ = try await Self.sentBitrate(room, video: true, packets: 60)
+        let highVideo = try await Self.sentBitrate(room, video: true, packets: 300)
+        let highAudio = try await Self.sentBitrate(room, video: false, packets: 150)
+        print("encoding caps lifted (server 800k): audio \(Int(highAudio)) bit/s, video \(Int(highVideo)) bit/s")
+        #expect(highVideo >= 150_000 * 1.5 && highVideo <= 760_000 * 1.25, "video sends \(Int(highVideo)) bit/s")
+        #expect(highAudio >= 12_000 * 1.5, "audio sends \(Int(highAudio)) bit/s without a cap")
+    }
+}

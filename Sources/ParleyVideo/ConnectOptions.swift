@@ -1,4 +1,6 @@
 import Foundation
+import ParleyAudio
+import WebRTC
 
 /// How to connect to a room (the seed's `ConnectOptions`), made with a builder:
 ///
@@ -22,6 +24,15 @@ public struct ConnectOptions: Sendable {
     public var isDominantSpeakerEnabled: Bool
     /// Hear network quality levels (default false).
     public var isNetworkQualityEnabled: Bool
+    /// Whose levels we hear with `isNetworkQualityEnabled` (the seed's
+    /// `networkQualityConfiguration`; default: ours minimal, the others' none, as Twilio's).
+    public var networkQualityConfiguration: NetworkQualityConfiguration
+    /// The audio codecs to send and receive, most preferred first (the seed's
+    /// `preferredAudioCodecs`; default Opus, PCMU, PCMA): every audio section of our offer lists
+    /// these only, in this order, and the server answers with the first it forwards. The server
+    /// forwards a track only to receive slots of the same codec (it does not transcode): a PCMU
+    /// publisher is heard by participants whose slots took PCMU. Peer-to-peer rooms use Opus.
+    public var preferredAudioCodecs: [AudioCodec]
     /// The video codecs to send, most preferred first (the seed's `preferredVideoCodecs`): VP8,
     /// with three simulcast layers (`q`, `h`, `f`) when asked.
     public var preferredVideoCodecs: [VideoCodec]
@@ -46,6 +57,8 @@ public struct ConnectOptions: Sendable {
         isAutomaticSubscriptionEnabled = true
         isDominantSpeakerEnabled = false
         isNetworkQualityEnabled = false
+        networkQualityConfiguration = NetworkQualityConfiguration()
+        preferredAudioCodecs = [.opus, .pcmu, .pcma]
         preferredVideoCodecs = [.vp8(simulcast: false)]
         bandwidthProfileOptions = nil
         encodingParameters = nil
@@ -56,6 +69,16 @@ public struct ConnectOptions: Sendable {
     }
 }
 
+/// An audio codec the SDK sends and receives (the seed's `OpusCodec`, `PcmuCodec`, `PcmaCodec`).
+public enum AudioCodec: Sendable, Hashable, CaseIterable {
+    /// Opus at 48 kHz (40 kbit/s unless `EncodingParameters` caps it).
+    case opus
+    /// G.711 µ-law, 64 kbit/s.
+    case pcmu
+    /// G.711 A-law, 64 kbit/s.
+    case pcma
+}
+
 /// A video codec the SDK sends (the seed's `Vp8Codec`).
 public enum VideoCodec: Sendable, Hashable {
     case vp8(simulcast: Bool)
@@ -63,6 +86,35 @@ public enum VideoCodec: Sendable, Hashable {
     var isSimulcast: Bool {
         switch self {
         case .vp8(let simulcast): simulcast
+        }
+    }
+}
+
+extension AudioCodec {
+    /// The codec as offered in SDP.
+    var wire: WebRTC.AudioCodec {
+        switch self {
+        case .opus: .opus
+        case .pcmu: .pcmu
+        case .pcma: .pcma
+        }
+    }
+
+    /// The audio engine's codec.
+    var kind: AudioCodecKind {
+        switch self {
+        case .opus: .opus
+        case .pcmu: .pcmu
+        case .pcma: .pcma
+        }
+    }
+
+    /// The codec an answer chose.
+    init(_ negotiated: WebRTC.AudioCodec) {
+        switch negotiated {
+        case .opus: self = .opus
+        case .pcmu: self = .pcmu
+        case .pcma: self = .pcma
         }
     }
 }

@@ -28,7 +28,7 @@ extension Room {
             let server = try Video.settings.server(for: options.edge)
             channel = try await SignalingChannel.open(baseURL: server, token: options.token,
                                                       client: "parley-swift-video/\(Video.sdkVersion)", router: Self.route)
-            media = try RoomMediaConnection()
+            media = try RoomMediaConnection(audioCodecs: options.preferredAudioCodecs)
         } catch {
             return failToConnect(error)
         }

@@ -11,7 +11,7 @@ extension Room {
         media.observe { [weak self] state in self?.mediaStateChanged(state) }
         Task { [weak self] in
             guard await media.connected(), let self, self.state != .disconnected else { return }
-            self.startSenders(media, audio: media.audioSenders, video: media.videoSenders)
+            await self.startSenders(media, audio: media.audioSenders, video: media.videoSenders)
         }
         // Key frames the server asks for (PLI/FIR on our simulcast layers), and its estimate of
         // our uplink (REMB), which the encoders follow.
@@ -33,14 +33,17 @@ extension Room {
         }
     }
 
-    /// Starts capturing and sending the given tracks (those with a device or a source).
+    /// Starts capturing and sending the given tracks (those with a device or a source); audio in
+    /// the codec the server's answer chose for its section.
     func startSenders(_ media: RoomMediaConnection, audio: [(track: LocalAudioTrack, transceiver: RTPTransceiver)],
-                      video: [(track: LocalVideoTrack, transceiver: RTPTransceiver)]) {
+                      video: [(track: LocalVideoTrack, transceiver: RTPTransceiver)]) async {
         var senders: [LocalAudioSender] = []
         for (track, transceiver) in audio {
             guard let device = track.device else { continue }
+            let negotiated = await media.peer.statistics(of: transceiver)?.codec?.audio
             do throws(ParleyError) {
-                let sender = try LocalAudioSender(track: track, device: device, peer: media.peer, transceiver: transceiver)
+                let sender = try LocalAudioSender(track: track, device: device, codec: negotiated.map(AudioCodec.init) ?? .opus,
+                                                  peer: media.peer, transceiver: transceiver)
                 try sender.start()
                 senders.append(sender)
             } catch {

@@ -64,6 +64,7 @@ public final class Room: Sendable {
         var inner = Inner()
         inner.delegate = delegate
         inner.encoding = options.encodingParameters
+        inner.model.hearsRemoteNetworkQuality = options.networkQualityConfiguration.remoteVerbosity != .none
         self.inner = Mutex(inner)
     }
 

@@ -26,8 +26,10 @@ final class RoomMediaConnection: Sendable {
     /// reconnection).
     private let observer = Mutex<(@Sendable (PeerConnection.State) -> Void)?>(nil)
 
-    init() throws(ParleyError) {
+    /// - Parameter audioCodecs: what every audio section offers, most preferred first.
+    init(audioCodecs: [AudioCodec]) throws(ParleyError) {
         var configuration = PeerConnection.Configuration()
+        configuration.audioCodecs = audioCodecs.map(\.wire)
         configuration.offerTelephoneEvent = false
         // Data tracks, ours and the others': one data channel section (RFC 8841) always.
         configuration.offerDataChannels = true

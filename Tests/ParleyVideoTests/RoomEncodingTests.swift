@@ -80,4 +80,51 @@ import VideoCore
         #expect(highVideo >= 150_000 * 1.5 && highVideo <= 760_000 * 1.25, "video sends \(Int(highVideo)) bit/s")
         #expect(highAudio >= 12_000 * 1.5, "audio sends \(Int(highAudio)) bit/s without a cap")
     }
+
+    /// `preferredAudioCodecs`: two participants preferring PCMU offer it first in every audio
+    /// section, so the server answers PCMU for what they send and for their receive slots; each
+    /// sends G.711 and hears the other's tone through the SFU.
+    @Test(.timeLimit(.minutes(1))) func participantsPreferringPCMUSendAndHearPCMU() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        let edge = platform.videoEdge
+        let tones: [(String, Double, [AudioCodec])] = [("alice", 440, [.pcmu]), ("bob", 660, [.pcmu, .opus])]
+        var rooms: [Room] = []
+        var listeners: [String: RoomAudioTests.Listener] = [:]
+        for (identity, frequency, codecs) in tones {
+            let listener = RoomAudioTests.Listener()
+            listeners[identity] = listener
+            let token = try InProcessPlatform.token(platform.server, identity: identity, grants: [.video(VideoGrant(room: "g711"))])
+            let device = try ToneAudioDevice(frequency: frequency, levelDBFS: -12)
+            rooms.append(try await Video.connect(ConnectOptions(token: token) { builder in
+                builder.roomName = "g711"
+                builder.edge = edge
+                builder.audioTracks = [LocalAudioTrack(name: "mic", device: device)]
+                builder.preferredAudioCodecs = codecs
+            }, delegate: listener))
+        }
+        defer { for room in rooms { room.disconnect() } }
+        for _ in 0..<1_000 {
+            let enough = tones.allSatisfy { me, _, _ in
+                tones.filter { $0.0 != me }.allSatisfy { other, _, _ in (listeners[me]?.capture(other)?.count ?? 0) >= 96_000 }
+            }
+            if enough { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        for (me, _, _) in tones {
+            for (other, frequency, _) in tones where other != me {
+                let samples = try #require(listeners[me]?.capture(other)?.samples.withLock { $0 }, "\(me) hears nothing of \(other)")
+                #expect(samples.count >= 96_000, "\(me) got \(samples.count) samples of \(other)")
+                let heard = heardFrequency(samples)
+                #expect(abs(heard - frequency) < 15, "\(me) hears \(other) at \(heard) Hz, not \(frequency)")
+            }
+        }
+        for room in rooms {
+            let stats = await room.getStats()
+            #expect(stats.localAudioTrackStats.map(\.codec) == ["PCMU"], "\(room.localParticipant?.identity ?? "-") sends \(stats.localAudioTrackStats.map(\.codec))")
+            #expect(stats.remoteAudioTrackStats.map(\.codec) == ["PCMU"], "\(room.localParticipant?.identity ?? "-") receives \(stats.remoteAudioTrackStats.map(\.codec))")
+            // 64 kbit/s: 160 bytes every 20 ms.
+            #expect(stats.localAudioTrackStats.first.map { $0.bytesSent == 160 * $0.layers.reduce(0) { $0 + $1.packetsSent } } == true)
+        }
+    }
 }

@@ -223,7 +223,7 @@ let package = Package(
         // The video SDK (the seed's Twilio Video API): rooms over room signaling and client
         // peer connections.
         .target(name: "ParleyVideo",
-                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "Signaling", "DataChannel", "ParleyAudio", "AudioCore",
+                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "ICE", "Signaling", "DataChannel", "ParleyAudio", "AudioCore",
                                "VideoCore", "ParleyVPX", "VP8"],
                 swiftSettings: strict),
 

@@ -41,6 +41,12 @@ public struct ConnectOptions: Sendable {
     public var encodingParameters: EncodingParameters?
     /// How the server shares our downlink among the video we receive; nil: its defaults.
     public var bandwidthProfileOptions: BandwidthProfileOptions?
+    /// STUN/TURN servers and the transport policy of the room's media (nil: none of our own, all
+    /// candidates).
+    public var iceOptions: ICEOptions?
+    /// Whether this room's SDK events go to the server's Insights (default true, as the seed's;
+    /// `Video.isInsightsEnabled` off turns them off for every room).
+    public var isInsightsEnabled: Bool
     /// The edge (a name in `Video.servers`); nil: `Video.edge`.
     public var edge: String?
     /// Where delegate methods run; nil: the SDK's default queue.
@@ -62,6 +68,8 @@ public struct ConnectOptions: Sendable {
         preferredVideoCodecs = [.vp8(simulcast: false)]
         bandwidthProfileOptions = nil
         encodingParameters = nil
+        iceOptions = nil
+        isInsightsEnabled = true
         edge = nil
         delegateQueue = nil
         uuid = UUID()

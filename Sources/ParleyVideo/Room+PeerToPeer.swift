@@ -69,7 +69,9 @@ extension Room {
 
     private func link(to participantSid: String) throws(ParleyError) -> PeerLink {
         if let link = inner.withLock({ $0.links[participantSid] }) { return link }
-        let link = try PeerLink(participantSid: participantSid, iceServers: inner.withLock { $0.peerICEServers })
+        let ice = options.iceOptions ?? ICEOptions()
+        let link = try PeerLink(participantSid: participantSid, iceServers: inner.withLock { $0.peerICEServers } + ice.peerServers(),
+                                transportPolicy: ice.transportPolicy)
         inner.withLock { $0.links[participantSid] = link }
         link.watch { [weak self] in self?.peerConnected(link) }
         return link

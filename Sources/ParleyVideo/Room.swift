@@ -106,6 +106,7 @@ public final class Room: Sendable {
             await channel.close()
         }
         if wasConnected {
+            publishInsight("disconnected")
             notify { $0.roomDidDisconnect(room: self, error: nil) }
         } else {
             finishWaiters(failure: ParleyError(.signalingConnectionDisconnected, reason: "disconnected before it connected"))

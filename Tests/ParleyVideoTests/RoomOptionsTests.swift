@@ -1,6 +1,8 @@
 import AccessToken
 import AudioDevices
 import Foundation
+import HTTPWire
+import ParleyNet
 import ParleyCore
 import ParleyServer
 import ParleyTestSupport
@@ -66,5 +68,74 @@ import Testing
         #expect(bob.inner.withLock { $0.model.remoteLevelsIgnored } > 0, "the server sent bob alice's level")
         #expect(bob.remoteParticipants.first?.networkQualityLevel == .unknown && watchers[1].heard.withLock { $0.remote } == 0,
                 "bob hears no level of alice's")
+    }
+
+    /// `isInsightsEnabled`: a room with it on posts its `room` events (`connected`,
+    /// `disconnected`) to the server's `/v1/insights`, read back with the same video token; a
+    /// room with it off posts none.
+    @Test(.timeLimit(.minutes(1))) func insightsFollowTheRoomsSwitch() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        let edge = platform.videoEdge
+        var tokens: [String: String] = [:]
+        for (identity, insights) in [("told", true), ("quiet", false)] {
+            let token = try InProcessPlatform.token(platform.server, identity: identity, grants: [.video(VideoGrant(room: "survey"))])
+            tokens[identity] = token
+            let room = try await Video.connect(ConnectOptions(token: token) { builder in
+                builder.roomName = "survey"
+                builder.edge = edge
+                builder.isInsightsEnabled = insights
+            })
+            room.disconnect()
+        }
+        await Video.insights.flush()
+        func names(_ identity: String) async throws -> [String] {
+            let client = try HTTPClient()
+            defer { client.shutdown() }
+            var request = HTTPRequest(method: "GET", target: "/v1/insights")
+            request.headers.set("Authorization", "Bearer \(tokens[identity] ?? "")")
+            let response = try await client.send(request, to: platform.baseURL + "/v1/insights", timeout: .seconds(10))
+            #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+            let body = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+            return ((body?["events"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+        }
+        #expect(Set(try await names("told")) == ["connected", "disconnected"])
+        #expect(try await names("quiet").isEmpty)
+    }
+
+    /// `iceOptions` reach the media connection: relay-only with no TURN server leaves no
+    /// candidate to pair, so the room cannot connect its media (a 534xx media error), where the
+    /// same join with the default options connects.
+    @Test(.timeLimit(.minutes(1))) func aRelayOnlyPolicyWithoutTURNCannotConnectMedia() async throws {
+        let platform = try InProcessPlatform.start(identity: "unused")
+        defer { Task { await platform.server.shutdown() } }
+        let edge = platform.videoEdge
+        let token = try InProcessPlatform.token(platform.server, identity: "hidden", grants: [.video(VideoGrant(room: "vault"))])
+        let options = ConnectOptions(token: token) { builder in
+            builder.roomName = "vault"
+            builder.edge = edge
+            builder.iceOptions = ICEOptions(servers: [], transportPolicy: .relay)
+        }
+        let room = Video.connect(options: options, delegate: nil)
+        defer { room.disconnect() }
+        let media = try #require(await Self.media(of: room))
+        let usualToken = try InProcessPlatform.token(platform.server, identity: "open", grants: [.video(VideoGrant(room: "vault"))])
+        let usual = try await Video.connect(ConnectOptions(token: usualToken) { builder in
+            builder.roomName = "vault"
+            builder.edge = edge
+        })
+        defer { usual.disconnect() }
+        let usualMedia = try #require(await Self.media(of: usual))
+        #expect(await usualMedia.connected(), "the default options connect media")
+        #expect(await media.connected() == false, "relay-only media connected without a TURN server")
+    }
+
+    /// The room's media connection, once made.
+    static func media(of room: Room) async -> RoomMediaConnection? {
+        for _ in 0..<500 {
+            if let media = room.inner.withLock({ $0.media }) { return media }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
     }
 }

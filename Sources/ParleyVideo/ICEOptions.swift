@@ -1,5 +1,4 @@
 import ICE
-import ParleyClientCore
 import ParleyCore
 import WebRTC
 
@@ -9,11 +8,26 @@ import WebRTC
 /// handed out with `room.joined`. `.relay` signals and pairs only TURN-relayed candidates
 /// (without a TURN server here or from the server, media cannot connect: 53405).
 public struct ICEOptions: Sendable, Hashable {
-    /// STUN (`stun:IP:PORT`) and TURN (`turn:IP:PORT[?transport=udp]`) servers, IP literals.
-    public var servers: [ICEServer]
+    /// One STUN or TURN server (the seed's `IceServer`; the voice SDK's `ICEServer` has the same
+    /// fields), W3C `RTCIceServer` with one URL.
+    public struct Server: Sendable, Hashable {
+        /// `stun:IP:PORT` or `turn:IP:PORT[?transport=udp]`, IP literals (no DNS lookups).
+        public var urlString: String
+        public var username: String?
+        public var password: String?
+
+        public init(urlString: String, username: String? = nil, password: String? = nil) {
+            self.urlString = urlString
+            self.username = username
+            self.password = password
+        }
+    }
+
+    /// STUN and TURN servers.
+    public var servers: [Server]
     public var transportPolicy: ICETransportPolicy
 
-    public init(servers: [ICEServer] = [], transportPolicy: ICETransportPolicy = .all) {
+    public init(servers: [Server] = [], transportPolicy: ICETransportPolicy = .all) {
         self.servers = servers
         self.transportPolicy = transportPolicy
     }

@@ -1,6 +1,7 @@
 import AudioCore
 import ParleyAudio
 import ParleyCore
+import ParleyOpus
 import Synchronization
 import WebRTC
 

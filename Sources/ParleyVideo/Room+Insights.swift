@@ -1,4 +1,5 @@
 import ParleyClientCore
+import ParleyCore
 
 /// The room's Insights events (group `room`, `POST /v1/insights` through the client core's
 /// publisher, as the voice SDK's): `connected`, `connect-failed`, `reconnecting`, `reconnected`

@@ -154,10 +154,6 @@ struct RoomModel: Equatable {
     }
 
     private mutating func setState(_ state: RoomParticipantState, of sid: String) -> [RoomChange] {
-        guard hearsRemoteNetworkQuality else {
-            remoteLevelsIgnored += 1
-            return nil
-        }
         guard let index = participants.firstIndex(where: { $0.sid == sid }), participants[index].state != state else { return [] }
         participants[index].state = state
         return [state == .reconnecting ? .participantReconnecting(sid: sid) : .participantReconnected(sid: sid)]
@@ -170,6 +166,10 @@ struct RoomModel: Equatable {
             guard localNetworkQualityLevel != level else { return nil }
             localNetworkQualityLevel = level
             return .networkQualityLevel(participantSid: sid, level)
+        }
+        guard hearsRemoteNetworkQuality else {
+            remoteLevelsIgnored += 1
+            return nil
         }
         guard let index = participants.firstIndex(where: { $0.sid == sid }),
               participants[index].networkQualityLevel != level else { return nil }

@@ -1,10 +1,22 @@
 import AudioCore
 import Foundation
 import ICE
-import ParleyClientCore
 
-/// An ICE server for calls (the seed's `TVOIceServer`): the client core's, shared with the video SDK.
-public typealias ICEServer = ParleyClientCore.ICEServer
+/// An ICE server for calls (the seed's `TVOIceServer`, W3C `RTCIceServer` with one URL): STUN
+/// (`stun:IP:PORT`) or TURN (`turn:IP:PORT[?transport=udp]`). Which candidates a call may use is
+/// ICE's `ICETransportPolicy` (`.all`, or `.relay` for TURN relays only, which hides the device's
+/// addresses).
+public struct ICEServer: Sendable, Hashable {
+    public var urlString: String
+    public var username: String?
+    public var password: String?
+
+    public init(urlString: String, username: String? = nil, password: String? = nil) {
+        self.urlString = urlString
+        self.username = username
+        self.password = password
+    }
+}
 
 /// An audio codec the app prefers, in order (the seed's `TVOAudioCodec`s).
 public enum AudioCodecPreference: Sendable, Hashable {

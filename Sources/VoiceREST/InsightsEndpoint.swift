@@ -7,7 +7,7 @@ import ParleyStore
 import PlatformCore
 
 /// Insights events and call feedback from the SDKs (issue 6 §5), with `Authorization: Bearer <JWT>`
-/// (a voice grant is needed, else 403 with 31403):
+/// (a voice or a video grant is needed, else 403 with 31403):
 ///
 /// - `POST /v1/insights` `{"events": [{"group", "name", "level": "info"|"warning"|"error",
 ///   "timestamp": <ms>, "call_sid"?, "payload"?: {…}}]}`: 1-100 events, at most 64 KiB → 202

@@ -5,6 +5,7 @@ import ParleyCore
 import ParleyServer
 import ParleyTestSupport
 @testable import ParleyVideo
+import Synchronization
 import Testing
 import VideoCore
 

@@ -2,6 +2,8 @@ import AccessToken
 import AudioDevices
 import Foundation
 import HTTPWire
+import ICE
+import ParleyClientCore
 import ParleyNet
 import ParleyCore
 import ParleyServer

@@ -115,7 +115,7 @@ import VideoCore
         for (me, _, _) in tones {
             for (other, frequency, _) in tones where other != me {
                 let samples = try #require(listeners[me]?.capture(other)?.samples.withLock { $0 }, "\(me) hears nothing of \(other)")
-                #expect(samples.count >= 96_000, "\(me) got \(samples.count) samples of \(other)")
+                try #require(samples.count >= 96_000, "\(me) got \(samples.count) samples of \(other)")
                 let heard = heardFrequency(samples)
                 #expect(abs(heard - frequency) < 15, "\(me) hears \(other) at \(heard) Hz, not \(frequency)")
             }

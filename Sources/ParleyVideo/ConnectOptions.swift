@@ -29,7 +29,8 @@ public struct ConnectOptions: Sendable {
     public var networkQualityConfiguration: NetworkQualityConfiguration
     /// The audio codecs to send and receive, most preferred first (the seed's
     /// `preferredAudioCodecs`; default Opus, PCMU, PCMA): every audio section of our offer lists
-    /// these only, in this order, and the server answers with the first it forwards. The server
+    /// these only, in this order; the server answers Opus whenever it is offered (its own
+    /// preference), so G.711 is sent when Opus is left out (`[.pcmu]`). The server
     /// forwards a track only to receive slots of the same codec (it does not transcode): a PCMU
     /// publisher is heard by participants whose slots took PCMU. Peer-to-peer rooms use Opus.
     public var preferredAudioCodecs: [AudioCodec]

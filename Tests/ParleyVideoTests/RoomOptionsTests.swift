@@ -112,15 +112,6 @@ import Testing
         let platform = try InProcessPlatform.start(identity: "unused")
         defer { Task { await platform.server.shutdown() } }
         let edge = platform.videoEdge
-        let token = try InProcessPlatform.token(platform.server, identity: "hidden", grants: [.video(VideoGrant(room: "vault"))])
-        let options = ConnectOptions(token: token) { builder in
-            builder.roomName = "vault"
-            builder.edge = edge
-            builder.iceOptions = ICEOptions(servers: [], transportPolicy: .relay)
-        }
-        let room = Video.connect(options: options, delegate: nil)
-        defer { room.disconnect() }
-        let media = try #require(await Self.media(of: room))
         let usualToken = try InProcessPlatform.token(platform.server, identity: "open", grants: [.video(VideoGrant(room: "vault"))])
         let usual = try await Video.connect(ConnectOptions(token: usualToken) { builder in
             builder.roomName = "vault"
@@ -129,6 +120,14 @@ import Testing
         defer { usual.disconnect() }
         let usualMedia = try #require(await Self.media(of: usual))
         #expect(await usualMedia.connected(), "the default options connect media")
+        let token = try InProcessPlatform.token(platform.server, identity: "hidden", grants: [.video(VideoGrant(room: "vault"))])
+        let room = Video.connect(options: ConnectOptions(token: token) { builder in
+            builder.roomName = "vault"
+            builder.edge = edge
+            builder.iceOptions = ICEOptions(servers: [], transportPolicy: .relay)
+        }, delegate: nil)
+        defer { room.disconnect() }
+        let media = try #require(await Self.media(of: room))
         #expect(await media.connected() == false, "relay-only media connected without a TURN server")
     }
 

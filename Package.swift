@@ -223,7 +223,7 @@ let package = Package(
         // The video SDK (the seed's Twilio Video API): rooms over room signaling and client
         // peer connections.
         .target(name: "ParleyVideo",
-                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "Signaling", "DataChannel", "ParleyAudio", "AudioCore",
+                dependencies: ["ParleyClientCore", "ParleyCore", "WebRTC", "ICE", "Signaling", "DataChannel", "ParleyAudio", "ParleyOpus", "AudioCore",
                                "VideoCore", "ParleyVPX", "VP8"],
                 swiftSettings: strict),
 
@@ -313,7 +313,7 @@ let package = Package(
                                    "HTTPWire", "JSONWire", "ParleyCore", "CallQuality", "ICE", "ParleyAudio", "PlatformCore", "WebRTC"],
                     swiftSettings: strict),
         .testTarget(name: "ParleyVideoTests",
-                    dependencies: ["ParleyVideo", "ParleyTestSupport", "ParleyServer", "Signaling", "ParleyCore", "AccessToken", "WebRTC", "ParleyNet", "HTTPWire", "ParleyClientCore", "ParleyStore", "AudioCore", "AudioDevices", "VideoCore"],
+                    dependencies: ["ParleyVideo", "ParleyTestSupport", "ParleyServer", "Signaling", "ParleyCore", "AccessToken", "WebRTC", "ICE", "ParleyNet", "HTTPWire", "ParleyClientCore", "ParleyStore", "AudioCore", "AudioDevices", "VideoCore"],
                     swiftSettings: strict),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP", "ParleyTestSupport", "ParleyCore"], swiftSettings: strict),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleySRTP", "RTP", "RTCP"], swiftSettings: strict),

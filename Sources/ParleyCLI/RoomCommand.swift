@@ -30,6 +30,7 @@ enum RoomCommand {
             $0.dataTracks = options.dataMessage == nil ? [] : [LocalDataTrack(name: "data")]
             $0.isDominantSpeakerEnabled = true
             $0.isNetworkQualityEnabled = true
+            $0.networkQualityConfiguration = NetworkQualityConfiguration(localVerbosity: .minimal, remoteVerbosity: .minimal)
             $0.delegateQueue = console.queue
         }
         Interruption.shared.catchSignals()

@@ -71,6 +71,7 @@ struct RoomsDemo: Sendable {
             $0.videoTracks = [LocalVideoTrack(name: "camera", source: camera)]
             $0.isDominantSpeakerEnabled = true
             $0.isNetworkQualityEnabled = true
+            $0.networkQualityConfiguration = NetworkQualityConfiguration(localVerbosity: .minimal, remoteVerbosity: .minimal)
             $0.delegateQueue = console.queue
         }
         let joinedAt = ContinuousClock.now

@@ -1,11 +1,12 @@
 import AudioCore
 import ParleyAudio
 import ParleyCore
+import ParleyOpus
 import Synchronization
 import WebRTC
 
-/// A local audio track on the wire: its device's captured samples, encoded as Opus in 20 ms
-/// frames (`AudioSendStream`), each sent on the track's transceiver with its RFC 6464 level.
+/// A local audio track on the wire: its device's captured samples, encoded in 20 ms frames
+/// (`AudioSendStream`; Opus, or G.711 when the answer chose it), each sent on the track's transceiver with its RFC 6464 level.
 /// A disabled track sends nothing.
 final class LocalAudioSender: AudioCapturingContext {
     /// Where each 20 ms Opus frame goes: its payload, RTP timestamp, marker and RFC 6464 level.
@@ -17,21 +18,21 @@ final class LocalAudioSender: AudioCapturingContext {
     private let stream: Mutex<OpusFrames>
 
     /// Sending on a room transceiver (group rooms).
-    convenience init(track: LocalAudioTrack, device: any AudioDevice, peer: PeerConnection,
+    convenience init(track: LocalAudioTrack, device: any AudioDevice, codec: AudioCodec, peer: PeerConnection,
                      transceiver: RTPTransceiver) throws(ParleyError) {
-        try self.init(track: track, device: device) { payload, timestamp, marker, level in
+        try self.init(track: track, device: device, codec: codec) { payload, timestamp, marker, level in
             peer.send(payload: payload, on: transceiver, timestamp: timestamp, marker: marker, audioLevel: level)
         }
     }
 
-    init(track: LocalAudioTrack, device: any AudioDevice, outlet: @escaping Outlet) throws(ParleyError) {
+    init(track: LocalAudioTrack, device: any AudioDevice, codec: AudioCodec = .opus, outlet: @escaping Outlet) throws(ParleyError) {
         guard let format = device.captureFormat() else {
             throw ParleyError(.mediaClientLocalDescFailed, reason: "the audio device of track \(track.name) does not capture")
         }
         self.device = device
         self.outlet = outlet
         self.track = track
-        stream = Mutex(OpusFrames(stream: try AudioSendStream(configuration: AudioSendStreamConfiguration(codec: .opus),
+        stream = Mutex(OpusFrames(stream: try AudioSendStream(configuration: AudioSendStreamConfiguration(codec: codec.kind),
                                                              inputFormat: format)))
     }
 
@@ -45,6 +46,10 @@ final class LocalAudioSender: AudioCapturingContext {
     }
 
     func stop() { device.stopCapturing() }
+
+    /// Caps the Opus encoder at `limit` bits per second (`EncodingParameters.audioBitrate`): its
+    /// 40 kbit/s default when nil or higher. G.711 has no rate to set.
+    func setMaxBitrate(_ limit: Int?) { stream.withLock { $0.cap(limit) } }
 
     func deliverCapturedSamples(_ samples: UnsafeBufferPointer<Int16>) {
         guard track.isEnabled else { return }
@@ -75,4 +80,9 @@ struct OpusFrames {
     }
 
     mutating func update(_ format: AudioFormat) { try? stream.updateInputFormat(format) }
+
+    /// The encoder's rate: the stream's configured bitrate, or `limit` when lower.
+    mutating func cap(_ limit: Int?) {
+        stream.opus?.bitrate = Int32(clamping: min(stream.configuration.bitrate, limit ?? .max))
+    }
 }

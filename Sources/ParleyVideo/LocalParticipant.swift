@@ -91,6 +91,13 @@ public final class LocalParticipant: Sendable {
         try await room.finishUnpublishing(started)
     }
 
+    /// Limits what this participant sends from now on (the seed's `setEncodingParameters`): the
+    /// audio and video bitrate caps of `EncodingParameters` (0 or nil: none), applied to the
+    /// encoders of every published track and of those published later.
+    public func setEncodingParameters(_ parameters: EncodingParameters?) {
+        inner.withLock { $0.room }?.setEncodingParameters(parameters)
+    }
+
     private func startUnpublishing(_ track: any LocalTrack) -> Bool {
         guard let room = inner.withLock({ $0.room }), let started = try? room.takeForUnpublishing(track) else { return false }
         Task {

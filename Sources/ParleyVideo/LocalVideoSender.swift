@@ -16,8 +16,21 @@ final class LocalVideoSender: Sendable {
         var packetizers: [String: VP8Packetizer] = [:]
         var framesEncoded = 0
         var lastKeyFrame = ContinuousClock.now
-        /// The receiver's estimate for what we send (REMB), bits per second.
+        /// 95 % of the receiver's estimate for what we send (REMB), bits per second.
+        var estimate: Int?
+        /// The app's limit (`EncodingParameters.videoBitrate`).
+        var cap: Int?
+        /// What the encoders aim at: the lower of the two, never above their default total.
         var ceiling: Int?
+
+        /// Sets the encoders to the lower of the estimate and the cap (their default when neither).
+        mutating func aim() {
+            let limits = [estimate, cap].compactMap { $0 }
+            let target = limits.min().map { min(LocalVideoSender.defaultMaxBitrate, $0) }
+            guard target != ceiling else { return }
+            ceiling = target
+            try? encoder?.setMaxBitrate(target ?? LocalVideoSender.defaultMaxBitrate)
+        }
     }
 
     /// The encoders' total when nothing limits them (libvpx's simulcast default: 150 + 500 + 1,500 kbit/s).
@@ -71,13 +84,23 @@ final class LocalVideoSender: Sendable {
     var framesEncoded: Int { encoding.withLock { $0.framesEncoded } }
 
     /// The server's estimate for our uplink (REMB, its publish cap included): the encoders aim at
-    /// 95 % of it, never above their default total. Changes under 5 % are ignored.
+    /// 95 % of it, or the app's cap when lower, never above their default total. Changes under
+    /// 5 % are ignored.
     func receiverEstimated(_ bitrate: UInt64) {
-        let target = min(Self.defaultMaxBitrate, Int(clamping: bitrate * 95 / 100))
+        let estimate = Int(clamping: bitrate * 95 / 100)
         encoding.withLock { e in
-            if let old = e.ceiling, abs(old - target) * 20 < old { return }
-            e.ceiling = target
-            try? e.encoder?.setMaxBitrate(target)
+            if let old = e.estimate, abs(old - estimate) * 20 < old { return }
+            e.estimate = estimate
+            e.aim()
+        }
+    }
+
+    /// The app's limit on what the encoders send (`EncodingParameters.videoBitrate`), bits per
+    /// second; nil lifts it.
+    func setMaxBitrate(_ limit: Int?) {
+        encoding.withLock { e in
+            e.cap = limit
+            e.aim()
         }
     }
 

@@ -1,3 +1,4 @@
+import ICE
 import ParleyCore
 import Synchronization
 import WebRTC
@@ -20,9 +21,9 @@ final class PeerLink: Sendable {
 
     private let state = Mutex(State())
 
-    init(participantSid: String, iceServers: [PeerConnection.ICEServer]) throws(ParleyError) {
+    init(participantSid: String, iceServers: [PeerConnection.ICEServer], transportPolicy: ICETransportPolicy = .all) throws(ParleyError) {
         self.participantSid = participantSid
-        var configuration = PeerConnection.Configuration(iceServers: iceServers)
+        var configuration = PeerConnection.Configuration(iceServers: iceServers, transportPolicy: transportPolicy)
         configuration.videoCodecs = [.vp8]
         configuration.offerTelephoneEvent = false
         peer = try PeerConnection(configuration: configuration)

@@ -11,7 +11,7 @@ public protocol AudioSink: AnyObject, Sendable {
 }
 
 /// Another participant's audio we receive (the seed's `RemoteAudioTrack`): its packets go
-/// through a jitter buffer and the Opus decoder (`AudioReceiveStream`), and every 20 ms the next
+/// through a jitter buffer and the decoder (`AudioReceiveStream`; Opus or G.711), and every 20 ms the next
 /// frame goes to each sink. `isPlaybackEnabled` off silences the sinks.
 public final class RemoteAudioTrack: SlotReceiver {
     public let sid: String
@@ -72,8 +72,8 @@ public final class RemoteAudioTrack: SlotReceiver {
         let now = microseconds
         state.withLock { s in
             if s.receiver == nil {
-                s.receiver = try? AudioReceiveStream(decoder: OpusAudioDecoder(), configuration: AudioReceiveStreamConfiguration(
-                    payloadType: packet.payloadType))
+                s.receiver = try? AudioReceiveStream(decoder: Self.decoder(payloadType: packet.payloadType),
+                                                     configuration: AudioReceiveStreamConfiguration(payloadType: packet.payloadType))
             }
             s.packets += 1
             packet.payload.withUnsafeBytes { payload in
@@ -81,6 +81,16 @@ public final class RemoteAudioTrack: SlotReceiver {
                                         timestamp: packet.timestamp, ssrc: packet.ssrc, marker: packet.marker,
                                         payload: payload, at: now, isRetransmission: packet.isRetransmission)
             }
+        }
+    }
+
+    /// The decoder of the slot's codec: G.711 by its static payload type (RFC 3551 §6: 0 PCMU,
+    /// 8 PCMA), else Opus (a dynamic type: our offers carry no other).
+    private static func decoder(payloadType: UInt8) throws(ParleyError) -> any AudioDecoder {
+        switch payloadType {
+        case 0: try G711AudioDecoder(kind: .pcmu)
+        case 8: try G711AudioDecoder(kind: .pcma)
+        default: try OpusAudioDecoder()
         }
     }
 

@@ -112,6 +112,7 @@ extension Room {
         guard connected else { return }
         for participant in model.participants { _ = makeParticipant(participant.sid, model: model) }
         finishWaiters(failure: nil)
+        publishInsight("connected")
         notify { $0.roomDidConnect(room: self) }
         // Data tracks listed as subscribed in room.joined count once their channels open.
         for participant in model.participants {

@@ -28,7 +28,7 @@ extension Room {
             let server = try Video.settings.server(for: options.edge)
             channel = try await SignalingChannel.open(baseURL: server, token: options.token,
                                                       client: "parley-swift-video/\(Video.sdkVersion)", router: Self.route)
-            media = try RoomMediaConnection()
+            media = try RoomMediaConnection(audioCodecs: options.preferredAudioCodecs, ice: options.iceOptions ?? ICEOptions())
         } catch {
             return failToConnect(error)
         }
@@ -134,6 +134,7 @@ extension Room {
         guard report else { return }
         Log.info(.platform, "room \(options.roomName ?? "-"): cannot connect: \(error)")
         finishWaiters(failure: error)
+        publishInsight("connect-failed", error: error)
         notify { $0.roomDidFailToConnect(room: self, error: error) }
     }
 
@@ -143,7 +144,9 @@ extension Room {
             s.state = .reconnecting
             return true
         }
-        if changed { notify { $0.roomIsReconnecting(room: self, error: error) } }
+        guard changed else { return }
+        publishInsight("reconnecting", level: .warning)
+        notify { $0.roomIsReconnecting(room: self, error: error) }
     }
 
     private func reconnected() {
@@ -152,7 +155,9 @@ extension Room {
             s.state = .connected
             return true
         }
-        if changed { notify { $0.roomDidReconnect(room: self) } }
+        guard changed else { return }
+        publishInsight("reconnected")
+        notify { $0.roomDidReconnect(room: self) }
     }
 
     /// The signaling connection is gone for good (or the server ended us): the room is over.
@@ -169,6 +174,7 @@ extension Room {
             await media?.close()
             await channel?.close()
         }
+        publishInsight("disconnected", error: error)
         notify { $0.roomDidDisconnect(room: self, error: error) }
     }
 }

@@ -11,7 +11,7 @@ extension Room {
         media.observe { [weak self] state in self?.mediaStateChanged(state) }
         Task { [weak self] in
             guard await media.connected(), let self, self.state != .disconnected else { return }
-            self.startSenders(media, audio: media.audioSenders, video: media.videoSenders)
+            await self.startSenders(media, audio: media.audioSenders, video: media.videoSenders)
         }
         // Key frames the server asks for (PLI/FIR on our simulcast layers), and its estimate of
         // our uplink (REMB), which the encoders follow.
@@ -33,14 +33,17 @@ extension Room {
         }
     }
 
-    /// Starts capturing and sending the given tracks (those with a device or a source).
+    /// Starts capturing and sending the given tracks (those with a device or a source); audio in
+    /// the codec the server's answer chose for its section.
     func startSenders(_ media: RoomMediaConnection, audio: [(track: LocalAudioTrack, transceiver: RTPTransceiver)],
-                      video: [(track: LocalVideoTrack, transceiver: RTPTransceiver)]) {
+                      video: [(track: LocalVideoTrack, transceiver: RTPTransceiver)]) async {
         var senders: [LocalAudioSender] = []
         for (track, transceiver) in audio {
             guard let device = track.device else { continue }
+            let negotiated = await media.peer.statistics(of: transceiver)?.codec?.audio
             do throws(ParleyError) {
-                let sender = try LocalAudioSender(track: track, device: device, peer: media.peer, transceiver: transceiver)
+                let sender = try LocalAudioSender(track: track, device: device, codec: negotiated.map(AudioCodec.init) ?? .opus,
+                                                  peer: media.peer, transceiver: transceiver)
                 try sender.start()
                 senders.append(sender)
             } catch {
@@ -58,14 +61,34 @@ extension Room {
                 Log.warning(.platform, "room \(sid ?? "-"): video track \(track.name): \(error)")
             }
         }
+        adopt(audio: senders, video: cameras)
+    }
+
+    /// New senders join the room's lists under its encoding limits; stopped at once when the
+    /// room is over.
+    func adopt(audio senders: [LocalAudioSender], video cameras: [LocalVideoSender]) {
+        // Under the room's lock, so a concurrent `setEncodingParameters` cannot be missed (a
+        // sender's lock never takes the room's).
         let stale = inner.withLock { s -> ([LocalAudioSender], [LocalVideoSender]) in
             guard s.state != .disconnected else { return (senders, cameras) }
+            for sender in senders { sender.setMaxBitrate(s.encoding?.audioLimit) }
+            for sender in cameras { sender.setMaxBitrate(s.encoding?.videoLimit) }
             s.audioSenders += senders
             s.videoSenders += cameras
             return ([], [])
         }
         for sender in stale.0 { sender.stop() }
         for sender in stale.1 { sender.stop() }
+    }
+
+    /// New limits on what we send (`LocalParticipant.setEncodingParameters`): every sender now
+    /// and later follows them.
+    func setEncodingParameters(_ parameters: EncodingParameters?) {
+        inner.withLock { s in
+            s.encoding = parameters
+            for sender in s.audioSenders { sender.setMaxBitrate(parameters?.audioLimit) }
+            for sender in s.videoSenders { sender.setMaxBitrate(parameters?.videoLimit) }
+        }
     }
 
     /// Stops capturing and playing (the room ended for us).

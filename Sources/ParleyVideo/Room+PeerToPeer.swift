@@ -48,7 +48,7 @@ extension Room {
                     for link in links() { link.sendAudio(payload) }
                 }
                 try sender.start()
-                inner.withLock { $0.audioSenders.append(sender) }
+                adopt(audio: [sender], video: [])
             } catch {
                 Log.warning(.platform, "room \(sid ?? "-"): audio track \(track.name): \(error)")
             }
@@ -60,7 +60,7 @@ extension Room {
             }
             do throws(ParleyError) {
                 try sender.start()
-                inner.withLock { $0.videoSenders.append(sender) }
+                adopt(audio: [], video: [sender])
             } catch {
                 Log.warning(.platform, "room \(sid ?? "-"): video track \(track.name): \(error)")
             }
@@ -69,7 +69,9 @@ extension Room {
 
     private func link(to participantSid: String) throws(ParleyError) -> PeerLink {
         if let link = inner.withLock({ $0.links[participantSid] }) { return link }
-        let link = try PeerLink(participantSid: participantSid, iceServers: inner.withLock { $0.peerICEServers })
+        let ice = options.iceOptions ?? ICEOptions()
+        let link = try PeerLink(participantSid: participantSid, iceServers: inner.withLock { $0.peerICEServers } + ice.peerServers(),
+                                transportPolicy: ice.transportPolicy)
         inner.withLock { $0.links[participantSid] = link }
         link.watch { [weak self] in self?.peerConnected(link) }
         return link

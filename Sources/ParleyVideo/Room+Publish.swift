@@ -15,7 +15,7 @@ extension Room {
         let media = try connectedMedia()
         let described = try await media.addSender(track)
         let sid = try await publish(described, media: media)
-        startSenders(media, audio: media.audioSenders.filter { $0.track === track }, video: [])
+        await startSenders(media, audio: media.audioSenders.filter { $0.track === track }, video: [])
         return sid
     }
 
@@ -23,7 +23,7 @@ extension Room {
         let media = try connectedMedia()
         let described = try await media.addSender(track, simulcast: options.preferredVideoCodecs.first?.isSimulcast == true)
         let sid = try await publish(described, media: media)
-        startSenders(media, audio: [], video: media.videoSenders.filter { $0.track === track })
+        await startSenders(media, audio: [], video: media.videoSenders.filter { $0.track === track })
         return sid
     }
 

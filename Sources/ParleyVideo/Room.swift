@@ -29,6 +29,9 @@ public final class Room: Sendable {
         var described: [RoomTrackInfo] = []
         var audioSenders: [LocalAudioSender] = []
         var videoSenders: [LocalVideoSender] = []
+        /// The app's limits on what we send (`ConnectOptions.encodingParameters`, then
+        /// `LocalParticipant.setEncodingParameters`).
+        var encoding: EncodingParameters?
         /// Why the server refused our last `room.offer` publication.
         var publishFailure: ParleyError?
         /// How many `room.answer`s came, and the sections the last one says we publish in
@@ -60,6 +63,8 @@ public final class Room: Sendable {
         delegateQueue = options.delegateQueue ?? DelegateQueue.default
         var inner = Inner()
         inner.delegate = delegate
+        inner.encoding = options.encodingParameters
+        inner.model.hearsRemoteNetworkQuality = options.networkQualityConfiguration.remoteVerbosity != .none
         self.inner = Mutex(inner)
     }
 
@@ -101,6 +106,7 @@ public final class Room: Sendable {
             await channel.close()
         }
         if wasConnected {
+            publishInsight("disconnected")
             notify { $0.roomDidDisconnect(room: self, error: nil) }
         } else {
             finishWaiters(failure: ParleyError(.signalingConnectionDisconnected, reason: "disconnected before it connected"))

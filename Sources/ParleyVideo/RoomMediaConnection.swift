@@ -26,8 +26,12 @@ final class RoomMediaConnection: Sendable {
     /// reconnection).
     private let observer = Mutex<(@Sendable (PeerConnection.State) -> Void)?>(nil)
 
-    init() throws(ParleyError) {
-        var configuration = PeerConnection.Configuration()
+    /// - Parameters:
+    ///   - audioCodecs: what every audio section offers, most preferred first.
+    ///   - ice: the app's STUN/TURN servers and transport policy.
+    init(audioCodecs: [AudioCodec], ice: ICEOptions) throws(ParleyError) {
+        var configuration = PeerConnection.Configuration(iceServers: try ice.peerServers(), transportPolicy: ice.transportPolicy)
+        configuration.audioCodecs = audioCodecs.map(\.wire)
         configuration.offerTelephoneEvent = false
         // Data tracks, ours and the others': one data channel section (RFC 8841) always.
         configuration.offerDataChannels = true

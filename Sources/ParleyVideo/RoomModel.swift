@@ -29,6 +29,10 @@ struct RoomModel: Equatable {
     /// Our published tracks: mid → the server's track SID.
     private(set) var published: [String: String] = [:]
     private(set) var localNetworkQualityLevel: Int?
+    /// Whether the app hears the others' levels (`NetworkQualityConfiguration.remoteVerbosity`
+    /// other than `.none`); when not, their levels are counted in `remoteLevelsIgnored` and dropped.
+    var hearsRemoteNetworkQuality = true
+    private(set) var remoteLevelsIgnored = 0
     private(set) var disconnected: RoomDisconnected?
 
     var isConnected: Bool { room != nil && disconnected == nil }
@@ -162,6 +166,10 @@ struct RoomModel: Equatable {
             guard localNetworkQualityLevel != level else { return nil }
             localNetworkQualityLevel = level
             return .networkQualityLevel(participantSid: sid, level)
+        }
+        guard hearsRemoteNetworkQuality else {
+            remoteLevelsIgnored += 1
+            return nil
         }
         guard let index = participants.firstIndex(where: { $0.sid == sid }),
               participants[index].networkQualityLevel != level else { return nil }

@@ -5,12 +5,16 @@ import WebRTC
 /// we send and per remote track we receive.
 public struct StatsReport: Sendable {
     /// A local track as sent: its SID and name, codec, and per simulcast layer (one without
-    /// simulcast) the SSRC, packets sent, retransmissions and key frames asked of it.
+    /// simulcast) the SSRC, packets and payload bytes sent (the encoder's output: no RTP
+    /// headers, no retransmissions), retransmissions and key frames asked of it.
     public struct LocalTrackStats: Sendable {
         public var trackSid: String?
         public var trackName: String
         public var codec: String?
-        public var layers: [(rid: String?, ssrc: UInt32, packetsSent: UInt64, retransmissionsSent: Int, keyFrameRequests: Int)]
+        public var layers: [(rid: String?, ssrc: UInt32, packetsSent: UInt64, retransmissionsSent: Int, keyFrameRequests: Int,
+                             bytesSent: UInt64)]
+        /// Payload bytes sent over every layer.
+        public var bytesSent: UInt64 { layers.reduce(0) { $0 + $1.bytesSent } }
     }
 
     /// A remote track as received: its SID and name, codec, SSRC, packets (and of those
@@ -67,6 +71,6 @@ extension Room {
     private static func local(_ name: String, _ sid: String?, _ stats: TransceiverStatistics) -> StatsReport.LocalTrackStats {
         StatsReport.LocalTrackStats(trackSid: sid, trackName: name, codec: stats.codec?.encodingName,
                                     layers: stats.sendStreams.map { ($0.rid, $0.ssrc, $0.packetsSent, $0.retransmissionsSent,
-                                                                     $0.keyFrameRequests) })
+                                                                     $0.keyFrameRequests, $0.payloadBytesSent) })
     }
 }

@@ -12,6 +12,9 @@ public enum Video {
 
     static let settings = ClientSettings(entryPoint: "Video")
 
+    /// The video SDK's Insights events go out through this publisher (`POST /v1/insights`).
+    static let insights = InsightsPublisher(settings: settings)
+
     /// Edge name → base URL of a `parley-server` (`http://host:port`).
     public static var servers: [String: String] {
         get { settings.servers }
@@ -33,6 +36,18 @@ public enum Video {
     /// Sets the logging level of one module.
     public static func setLogLevel(_ logLevel: LogLevel, module: LogModule) {
         settings.setLogLevel(logLevel, module: module)
+    }
+
+    /// The logging level of one module.
+    public static func logLevel(for module: LogModule) -> LogLevel {
+        settings.logLevel(for: module)
+    }
+
+    /// Whether the SDK publishes Insights events to the server (default true; the seed's
+    /// `ConnectOptions.isInsightsEnabled` turns them off for one room).
+    public static var isInsightsEnabled: Bool {
+        get { settings.isInsightsEnabled }
+        set { settings.isInsightsEnabled = newValue }
     }
 
     /// Where log records go (standard error by default).

@@ -7,7 +7,7 @@ import ParleyStore
 import PlatformCore
 
 /// Insights events and call feedback from the SDKs (issue 6 §5), with `Authorization: Bearer <JWT>`
-/// (a voice grant is needed, else 403 with 31403):
+/// (a voice or a video grant is needed, else 403 with 31403):
 ///
 /// - `POST /v1/insights` `{"events": [{"group", "name", "level": "info"|"warning"|"error",
 ///   "timestamp": <ms>, "call_sid"?, "payload"?: {…}}]}`: 1-100 events, at most 64 KiB → 202
@@ -40,8 +40,9 @@ package struct InsightsEndpoint: APIEndpoint {
         do { token = try router.authenticate(request) } catch {
             return APIErrorResponse.make(error, status: APIErrorResponse.status(forTokenError: error))
         }
-        guard token.voice != nil else {
-            return APIErrorResponse.make(ParleyError(.forbidden, reason: "the access token has no voice grant"), status: 403)
+        // The voice SDK's events and the video SDK's (a video grant alone: its rooms' events).
+        guard token.voice != nil || token.video != nil else {
+            return APIErrorResponse.make(ParleyError(.forbidden, reason: "the access token has no voice or video grant"), status: 403)
         }
         let origin = InsightsWire.Origin(accountSid: token.accountSid, identity: token.identity, nowMilliseconds: now())
         switch (request.method, request.path) {

@@ -17,6 +17,8 @@ struct ClientSendLayer {
     /// Our `RTPSession` send stream (sender reports), once negotiated.
     var sendStream: Int?
     var packetsSent: UInt64 = 0
+    /// RTP payload bytes of `packetsSent` (headers and retransmissions not counted).
+    var payloadBytesSent: UInt64 = 0
     var retransmissionsSent = 0
     var keyFrameRequests = 0
     /// Tests: the next packets are kept but not sent (an uplink loss).

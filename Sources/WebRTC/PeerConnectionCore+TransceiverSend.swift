@@ -60,6 +60,7 @@ extension PeerConnectionCore {
             rtp.noteSent(stream: stream, timestamp: timestamp, payloadBytes: payload.count, now: arrival)
         }
         media.list[index].layers[layer].packetsSent += 1
+        media.list[index].layers[layer].payloadBytesSent += UInt64(payload.count)
         if media.list[index].kind == .video { stats.videoPacketsSent += 1 } else { stats.packetsSent += 1 }
         if media.list[index].layers[layer].dropNext > 0 {
             media.list[index].layers[layer].dropNext -= 1  // a simulated uplink loss: kept, not sent

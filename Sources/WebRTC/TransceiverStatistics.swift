@@ -6,6 +6,8 @@ public struct TransceiverStatistics: Sendable, Hashable {
         public var ssrc: UInt32
         public var rtxSSRC: UInt32?
         public var packetsSent: UInt64
+        /// RTP payload bytes of `packetsSent` (the encoder's output: no headers, no retransmissions).
+        public var payloadBytesSent: UInt64
         /// Packets sent again for the peer's NACKs (RFC 4585 §6.2.1), as RTX when negotiated.
         public var retransmissionsSent: Int
         /// PLIs and FIRs the peer sent for this stream.
@@ -41,7 +43,7 @@ public struct TransceiverStatistics: Sendable, Hashable {
         rtxPayloadType = transceiver.negotiated?.rtxPayloadType
         isNACKNegotiated = transceiver.negotiated?.genericNACK ?? false
         sendStreams = transceiver.layers.map {
-            SendStream(rid: $0.rid, ssrc: $0.ssrc, rtxSSRC: $0.rtxSSRC, packetsSent: $0.packetsSent,
+            SendStream(rid: $0.rid, ssrc: $0.ssrc, rtxSSRC: $0.rtxSSRC, packetsSent: $0.packetsSent, payloadBytesSent: $0.payloadBytesSent,
                        retransmissionsSent: $0.retransmissionsSent, keyFrameRequests: $0.keyFrameRequests)
         }
         remoteSSRC = transceiver.remoteSSRC

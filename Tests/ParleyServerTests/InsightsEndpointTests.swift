@@ -1,3 +1,4 @@
+import AccessToken
 import Foundation
 import HTTPWire
 import JSONWire
@@ -130,8 +131,13 @@ import Testing
         let anonymous = try await c.send("POST", "/v1/insights", token: nil, body: #"{"events": [\#(Self.event("x", at: 1))]}"#)
         #expect(anonymous.status == 401 && anonymous.jsonObject.int("code") == 20101)
         #expect(try await c.send("GET", "/v1/insights", token: "junk").status == 401)
-        let video = try await c.send("GET", "/v1/insights", token: try h.token("alice", voice: false))
-        #expect(video.status == 403 && video.jsonObject.int("code") == 31403)
+        // A video grant is enough (the video SDK's room events); a token with neither grant is not.
+        #expect(try await c.send("GET", "/v1/insights", token: try h.token("alice", voice: false)).status == 200)
+        let neither = try AccessTokenBuilder.mint(accountSid: h.credentials.account.sid, apiKeySid: h.credentials.apiKey.sid,
+                                                  apiSecret: h.credentials.apiKey.secret, identity: "alice", ttl: 600, grants: [],
+                                                  now: Int64(Date().timeIntervalSince1970))
+        let refused = try await c.send("GET", "/v1/insights", token: neither)
+        #expect(refused.status == 403 && refused.jsonObject.int("code") == 31403)
         #expect(try await c.send("GET", "/v1/insights?call_sid=CA1", token: alice).status == 400)
         #expect(try await c.send("GET", "/v1/insights?page_size=0", token: alice).status == 400)
         let method = try await c.send("DELETE", "/v1/insights", token: alice)

@@ -52,6 +52,7 @@ extension Room {
                 guard let self, self.state == .reconnecting else { return }
                 do throws(ParleyError) {
                     let offer = try await media.peer.restartICE()
+                    inner.withLock { $0.offersSent += 1 }
                     channel.send(.roomOffer(RoomOffer(offer: offer, tracks: tracks)), id: "room-restart")
                 } catch {
                     Log.info(.platform, "room \(self.sid ?? "-"): ICE restart not made: \(error)")

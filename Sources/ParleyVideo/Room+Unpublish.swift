@@ -61,6 +61,11 @@ extension Room {
             }
         case .data(let outbox):
             guard let outbox else { return }
+            // An offer sent before the track left `described` still names it: were it answered
+            // after the channel closed, the server would publish the track again. Close after it.
+            try await waitUntil("our last room.offer was not answered", refusals: false) { s in
+                s.answers >= s.offersSent || s.publishFailure != nil
+            }
             inner.withLock { $0.closingDataStreams[outbox.stream] = false }
             outbox.close()
             defer { _ = inner.withLock { $0.closingDataStreams.removeValue(forKey: outbox.stream) } }
@@ -77,7 +82,11 @@ extension Room {
         while true {
             do throws(ParleyError) {
                 let offer = try await media.offer()
-                channel.send(.roomOffer(RoomOffer(offer: offer, tracks: inner.withLock { $0.described })), id: id)
+                let tracks = inner.withLock { s in
+                    s.offersSent += 1
+                    return s.described
+                }
+                channel.send(.roomOffer(RoomOffer(offer: offer, tracks: tracks)), id: id)
                 return
             } catch {
                 guard ContinuousClock.now < deadline, state == .connected else { throw error }

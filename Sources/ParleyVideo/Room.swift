@@ -37,6 +37,8 @@ public final class Room: Sendable {
         /// How many `room.answer`s came, and the sections the last one says we publish in
         /// (an unpublication waits for its section to be gone).
         var answers = 0
+        /// `room.offer`s sent; while more than `answers`, one may still describe a track we unpublish.
+        var offersSent = 0
         var answeredMids: Set<String> = []
         /// Our data channels being closed (unpublished), by stream: true once closed both ways.
         var closingDataStreams: [UInt16: Bool] = [:]

@@ -1,3 +1,4 @@
+import ParleyStore
 import SIP
 
 /// Who may register, as the registrar asks it (a consumer-defined interface: the credential store
@@ -21,15 +22,18 @@ public struct SIPCredential: Sendable, Hashable {
         self.userHashes = userHashes
     }
 
-    /// A credential from a password, hashed for `realm` with MD5 and SHA-256.
+    /// A credential from the hashes a store keeps (`SIPDigestSecret`: MD5 and SHA-256).
+    public init(accountSid: String, username: String, secret: SIPDigestSecret) {
+        self.init(accountSid: accountSid, username: username, userHashes: [.md5: secret.ha1MD5, .sha256: secret.ha1SHA256])
+    }
+
+    /// A credential from a password, hashed for `realm` as the store hashes them.
     public init(accountSid: String, username: String, password: String, realm: String) {
-        self.init(accountSid: accountSid, username: username,
-                  userHashes: [.md5: DigestAlgorithm.md5.userHash(username: username, realm: realm, password: password),
-                               .sha256: DigestAlgorithm.sha256.userHash(username: username, realm: realm, password: password)])
+        self.init(accountSid: accountSid, username: username, secret: SIPDigestSecret(username: username, realm: realm, password: password))
     }
 }
 
-/// A fixed set of credentials (tests, `--sip-user` on the command line).
+/// A fixed set of credentials (tests).
 public struct StaticSIPCredentials: SIPCredentialDirectory {
     private let byUsername: [String: SIPCredential]
 

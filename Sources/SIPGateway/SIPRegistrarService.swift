@@ -34,8 +34,8 @@ public final class SIPRegistrarService: Sendable {
     private let limiter = Mutex(AuthFailureLimiter())
     private let counters = Mutex(Statistics())
     private let clock: @Sendable () -> Double
-    private let transactions: Mutex<SIPServerTransactions?> = Mutex(nil)
-    private let transport: Mutex<SIPTransport?> = Mutex(nil)
+    /// The transport it serves on and its transactions (`attach`).
+    private let attachment: Mutex<(transport: SIPTransport, transactions: SIPServerTransactions)?> = Mutex(nil)
 
     public init(configuration: Configuration, directory: any SIPCredentialDirectory, store: any SIPRegistrationStore,
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
@@ -51,25 +51,23 @@ public final class SIPRegistrarService: Sendable {
     /// Serves on `transport` (call before `transport.start()`'s first message can arrive; the
     /// transport's handler must call `handle`).
     public func attach(_ transport: SIPTransport) {
-        self.transport.withLock { $0 = transport }
-        transactions.withLock { $0 = SIPServerTransactions(transport: transport) }
+        attachment.withLock { $0 = (transport, SIPServerTransactions(transport: transport)) }
     }
 
     /// A message from the transport.
     public func handle(_ message: SIPMessage, from peer: SIPPeer) {
         guard let request = message.request, request.method != .ack,
-              let transactions = transactions.withLock({ $0 }) else { return }
+              let (transport, transactions) = attachment.withLock({ $0 }) else { return }
         // A refused address is answered statelessly: it holds no transaction while it floods.
         if limiter.withLock({ $0.isBlocked(Self.source(of: peer), now: clock()) }) {
             counters.withLock { $0.refusedSources += 1 }
-            transport.withLock { $0 }?.send(.response(SIPResponse(replyingTo: request, statusCode: 403, toTag: Self.tag())), to: peer)
+            transport.send(.response(SIPResponse(replyingTo: request, statusCode: 403, toTag: Self.tag())), to: peer)
             return
         }
         switch transactions.admit(request, from: peer) {
         case .retransmission: return
         case .overloaded:
-            transport.withLock { $0 }?.send(.response(SIPResponse(replyingTo: request, statusCode: 503,
-                                                                   headers: ["Retry-After": "5"])), to: peer)
+            transport.send(.response(SIPResponse(replyingTo: request, statusCode: 503, headers: ["Retry-After": "5"])), to: peer)
             return
         case .new: break
         }
@@ -103,9 +101,7 @@ public final class SIPRegistrarService: Sendable {
         // Every candidate is checked (several credential lists may hold the user); with none, the
         // verifier still does the same work against its decoy, so an unknown user looks like a wrong password.
         let candidates = authorization.username == user ? directory.credentials(username: user, domain: domain) : []
-        let presented = DigestCredentials(username: authorization.username, realm: authorization.realm, nonce: authorization.nonce,
-                                          uri: authorization.uri, response: authorization.response, algorithm: authorization.algorithm,
-                                          qop: authorization.qop, nc: authorization.nonceCount, cnonce: authorization.cnonce)
+        let presented = DigestCredentials(authorization)
         var verdict = verifier.verify(presented, method: "REGISTER", storedHA1: candidates.first?.userHashes, now: now)
         var credential = candidates.first
         for candidate in candidates.dropFirst() where verdict != .authenticated && verdict != .stale {
@@ -125,7 +121,7 @@ public final class SIPRegistrarService: Sendable {
             limiter.withLock { $0.succeeded(source) }
         }
         guard let credential else { return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag) }
-        return bind(request, aor: "sip:\(user)@\(domain)", accountSid: credential.accountSid, peer: peer, toTag: toTag, now: now)
+        return bind(request, aor: Self.addressOfRecord(user: user, domain: domain), accountSid: credential.accountSid, peer: peer, toTag: toTag, now: now)
     }
 
     private func bind(_ request: SIPRequest, aor: String, accountSid: String, peer: SIPPeer, toTag: String, now: Double) -> SIPResponse {
@@ -162,7 +158,7 @@ public final class SIPRegistrarService: Sendable {
             for binding in bindings {
                 headers.add("Contact", "<\(binding.contact)>;expires=\(max(0, Int((binding.expiresAt - now).rounded())))")
             }
-            headers.add("Date", Self.httpDate(now))
+            headers.add("Date", SIPDate(secondsSince1970: Int64(now)).headerValue)
             return SIPResponse(replyingTo: request, statusCode: 200, toTag: toTag, headers: headers)
         case .intervalTooBrief(let minExpires):
             return SIPResponse(replyingTo: request, statusCode: 423, toTag: toTag, headers: ["Min-Expires": String(minExpires)])
@@ -184,7 +180,7 @@ public final class SIPRegistrarService: Sendable {
     /// The live bindings of `user` at `domain` (for routing calls to it).
     public func bindings(accountSid: String, user: String, domain: String) -> [ContactBinding] {
         let now = clock()
-        return ((try? store.sipBindings(accountSid: accountSid, aor: "sip:\(user)@\(domain.lowercased())")) ?? [])
+        return ((try? store.sipBindings(accountSid: accountSid, aor: Self.addressOfRecord(user: user, domain: domain))) ?? [])
             .map(Self.binding).filter { $0.expiresAt > now }
     }
 
@@ -203,16 +199,19 @@ public final class SIPRegistrarService: Sendable {
                          source: binding.source)
     }
 
+    /// `sip:user@domain` (the domain lowercased): how bindings are keyed.
+    static func addressOfRecord(user: String, domain: String) -> String { "sip:\(user)@\(domain.lowercased())" }
+
     /// The address failures are counted by (without the port: a client may change it at will).
     static func source(of peer: SIPPeer) -> String { Hex.encode(peer.address.ipBytes) }
 
     static func tag() -> String { String(UInt64.random(in: 1...UInt64.max), radix: 36) }
+}
 
-    static func httpDate(_ seconds: Double) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: Date(timeIntervalSince1970: seconds))
+extension DigestCredentials {
+    /// What the parsed Authorization header says, for the verifier.
+    init(_ parsed: SIPDigestCredentials) {
+        self.init(username: parsed.username, realm: parsed.realm, nonce: parsed.nonce, uri: parsed.uri, response: parsed.response,
+                  algorithm: parsed.algorithm, qop: parsed.qop, nc: parsed.nonceCount, cnonce: parsed.cnonce)
     }
 }

@@ -22,9 +22,8 @@ public struct StoreSIPCredentials: SIPCredentialDirectory {
             Log.warning(.platform, "SIP credentials for a REGISTER could not be read: \(error)")
             return []
         }
-        return candidates.filter { $0.secret.realm == realm }.map { candidate in
-            SIPCredential(accountSid: candidate.accountSid, username: username,
-                          userHashes: [.md5: candidate.secret.ha1MD5, .sha256: candidate.secret.ha1SHA256])
+        return candidates.filter { $0.secret.realm == realm }.map {
+            SIPCredential(accountSid: $0.accountSid, username: username, secret: $0.secret)
         }
     }
 }

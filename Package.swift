@@ -154,7 +154,7 @@ let package = Package(
         // metrics, quotas, the credential watcher, the Twilio-shaped errors.
         .target(name: "PlatformCore",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyStore", "AccessToken", "HTTPWire", "ParleyCrypto", "TwiML",
-                               "JSONWire"],
+                               "JSONWire", "WireKit"],
                 swiftSettings: strict),
         // Server media: what the server plays, mixes and records (speech, fetched audio, tones, the
         // 20 ms media clock, conference mixes, recordings and their MP3s, room track recordings,

@@ -1,28 +1,20 @@
+import WireKit
+
 /// Dates as the vendor's REST API writes and reads them: RFC 2822 in resources
 /// (`Tue, 31 Aug 2010 20:36:28 +0000`), ISO 8601 dates or UTC date-times in list filters
 /// (`2009-07-06`, `2009-07-06T14:30:00Z`). Pure: epoch seconds in, text out, and back; no Foundation.
 package enum RESTTime {
-    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
     /// RFC 2822 §3.3 date-time in UTC, e.g. `Tue, 31 Aug 2010 20:36:28 +0000`.
-    package static func rfc2822(_ seconds: Int64) -> String {
-        let days = floorDiv(seconds, 86_400)
-        let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
-        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        return "\(weekday), \(pad(day)) \(months[month - 1]) \(year) \(pad(secondOfDay / 3600)):"
-            + "\(pad(secondOfDay % 3600 / 60)):\(pad(secondOfDay % 60)) +0000"
-    }
+    package static func rfc2822(_ seconds: Int64) -> String { CivilTime.rfc1123(seconds) + " +0000" }
 
     /// ISO 8601 UTC date-time, as the Video v1 API writes dates and callback timestamps
     /// (`2010-08-31T20:36:28Z`).
     package static func iso8601(_ seconds: Int64) -> String {
-        let days = floorDiv(seconds, 86_400)
+        let days = CivilTime.floorDiv(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
-        return "\(year)-\(pad(Int64(month)))-\(pad(day))T\(pad(secondOfDay / 3600)):\(pad(secondOfDay % 3600 / 60)):"
-            + "\(pad(secondOfDay % 60))Z"
+        let (year, month, day) = CivilTime.civil(fromDays: days)
+        let pad = CivilTime.pad
+        return "\(year)-\(pad(Int64(month)))-\(pad(day))T\(pad(secondOfDay / 3600)):\(pad(secondOfDay % 3600 / 60)):\(pad(secondOfDay % 60))Z"
     }
 
     /// A parsed filter value: the instant it names and whether it named a whole day.
@@ -32,7 +24,7 @@ package enum RESTTime {
         /// True for `YYYY-MM-DD`, false for a date-time.
         package let isDate: Bool
         /// Midnight UTC starting the day that contains `seconds`.
-        package var dayStart: Int64 { floorDiv(seconds, 86_400) * 86_400 }
+        package var dayStart: Int64 { CivilTime.floorDiv(seconds, 86_400) * 86_400 }
         /// The last second of that day.
         package var dayEnd: Int64 { dayStart + 86_399 }
     }
@@ -44,7 +36,7 @@ package enum RESTTime {
               let year = number(b, 0, 4), b[4] == UInt8(ascii: "-"), let month = number(b, 5, 2),
               b[7] == UInt8(ascii: "-"), let day = number(b, 8, 2),
               (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
-        let midnight = days(fromCivil: year, month, day) * 86_400
+        let midnight = CivilTime.days(fromCivil: year, month, day) * 86_400
         if b.count == 10 { return FilterTime(seconds: midnight, isDate: true) }
         guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "),
               let hour = number(b, 11, 2), b[13] == UInt8(ascii: ":"), let minute = number(b, 14, 2),
@@ -52,29 +44,6 @@ package enum RESTTime {
               hour < 24, minute < 60, second < 60,
               b.count == 19 || b[19] == UInt8(ascii: "Z") else { return nil }
         return FilterTime(seconds: midnight + hour * 3600 + minute * 60 + second, isDate: false)
-    }
-
-    // MARK: Civil calendar (proleptic Gregorian; H. Hinnant's days_from_civil / civil_from_days)
-
-    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDiv(y, 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int64) {
-        let z = days + 719_468
-        let era = floorDiv(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), Int(month), day)
     }
 
     private static func daysIn(month: Int64, year: Int64) -> Int64 {
@@ -92,12 +61,5 @@ package enum RESTTime {
             n = n * 10 + Int64(b[i] - 0x30)
         }
         return n
-    }
-
-    private static func pad(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 }

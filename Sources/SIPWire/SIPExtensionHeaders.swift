@@ -1,3 +1,5 @@
+import WireKit
+
 /// `Session-Expires` (RFC 4028 §4): the session interval in seconds and who refreshes.
 public struct SIPSessionExpires: SIPHeaderValue {
     public enum Refresher: String, Sendable, Hashable {
@@ -113,9 +115,9 @@ public struct SIPDate: SIPHeaderValue {
 
     public init(parsing text: String, header: String) throws(SIPParseError) {
         let fields = text.split(separator: " ")
-        guard fields.count == 6, fields[0].hasSuffix(","), Self.days.contains(String(fields[0].dropLast())), fields[1].utf8.count == 2,
+        guard fields.count == 6, fields[0].hasSuffix(","), CivilTime.weekdayNames.contains(String(fields[0].dropLast())), fields[1].utf8.count == 2,
               SIPCharacters.decimal(fields[1], as: UInt8.self).map({ (1...31).contains($0) }) == true,
-              Self.months.contains(String(fields[2])), fields[3].utf8.count == 4, SIPCharacters.decimal(fields[3], as: UInt16.self) != nil,
+              CivilTime.months.contains(String(fields[2])), fields[3].utf8.count == 4, SIPCharacters.decimal(fields[3], as: UInt16.self) != nil,
               Self.isTime(fields[4]), fields[5] == "GMT" else { throw .invalidHeader(name: header) }
         self.text = text
     }
@@ -128,28 +130,8 @@ public struct SIPDate: SIPHeaderValue {
         }
     }
 
-    /// The Date value for `seconds` since 1970-01-01 UTC (days from civil dates, no calendar object).
-    public init(secondsSince1970 seconds: Int64) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let time = seconds - days * 86_400
-        // Civil date from days since the epoch (era of 400 years, March-based years).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        let weekday = Int((days % 7 + 7 + 3) % 7)  // 1970-01-01 was a Thursday (index 3 from Monday)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        text = "\(Self.days[weekday]), \(two(day)) \(Self.months[Int(month) - 1]) \(year) "
-            + "\(two(time / 3_600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
-    }
-
-    private static let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    /// The Date value for `seconds` since 1970-01-01 UTC.
+    public init(secondsSince1970 seconds: Int64) { text = CivilTime.rfc1123(seconds) + " GMT" }
 
     public var headerValue: String { text }
 }

@@ -8,7 +8,7 @@
 //                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio ParleyVPX AccessToken
 //                        ICE Signaling DataChannel SpeechScoring
-//   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications SCTP SFU
+//   3 networking, storage ParleyNet ParleyStore WebRTC SIPMedia AudioDevices PushNotifications SCTP SFU SIP
 //   4 server, client core PlatformCore, ServerMedia, VoiceREST, VoiceEngine, VideoREST, RoomService (in that
 //                        order), then ParleyServer (the wiring); ParleyClientCore
 //   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
@@ -184,6 +184,10 @@ let package = Package(
         // SIP (issue 18): RFC 3261 transactions (§17, with RFC 6026) as value-type state machines,
         // digest authentication (RFC 7616/8760) with stateless nonces, the failed-authentication limiter.
         .target(name: "SIP", dependencies: ["ParleyCrypto", "ParleyCore", "ParleyNet", "SIPWire"], swiftSettings: strict),
+        // SIP legs' audio (issue 18): a socket per leg, plain RTP or SDES-SRTP, symmetric RTP, RTCP mux,
+        // RFC 4733 keys, forwarding between legs, played frames and taps. No SIP signaling.
+        .target(name: "SIPMedia", dependencies: ["ParleyCore", "ParleyCrypto", "ParleyNet", "ParleyRTP", "ParleySRTP", "RTP", "RTCP"],
+                swiftSettings: strict),
         // SIP service (issue 18): the registrar (digest, bindings in the store, OPTIONS) on SIP's
         // transports; the B2BUA and trunks follow.
         .target(name: "SIPGateway", dependencies: ["SIP", "SIPWire", "ParleyStore", "ParleyNet", "ParleyCore", "ParleyCrypto"], swiftSettings: strict),
@@ -276,6 +280,8 @@ let package = Package(
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),
         .testTarget(name: "SFUTests", dependencies: ["SFU"], swiftSettings: strict),
         .testTarget(name: "SIPTests", dependencies: ["SIP"], swiftSettings: strict),
+        .testTarget(name: "SIPMediaTests", dependencies: ["SIPMedia", "ParleyNet", "ParleyRTP", "ParleySRTP", "RTP", "ParleyCore"],
+                    swiftSettings: strict),
         .testTarget(name: "MediaContainersTests", dependencies: ["MediaContainers", "ParleyOpus", "ParleyVPX", "VideoCore", "ParleyCore",
                                                                  "ParleyTestSupport"],
                     swiftSettings: strict),

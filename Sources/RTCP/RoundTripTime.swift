@@ -1,5 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// NTP timestamp helpers (RFC 3550 §4).
 public enum NTPTime {
+    /// The wall clock as a 64-bit NTP timestamp (seconds since 1900 in 32.32).
+    public static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let seconds = UInt64(ts.tv_sec) &+ 2_208_988_800
+        let fraction = (UInt64(ts.tv_nsec) << 32) / 1_000_000_000
+        return seconds << 32 | fraction
+    }
+
     /// The middle 32 bits of a 64-bit NTP timestamp (16.16 seconds), as carried in LSR (§6.4.1).
     public static func compact(_ ntpTimestamp: UInt64) -> UInt32 {
         UInt32(truncatingIfNeeded: ntpTimestamp >> 16)

@@ -168,7 +168,7 @@ extension PeerConnectionCore {
     /// SRTCP: sender reports (for our LSR/DLSR) and report blocks on our streams (RTT, loss, jitter).
     func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
         guard bytes.count <= scratch.count, let source = bytes.baseAddress else { return }
-        let arrival = now, arrivalNTP = PeerSession.ntpNow()
+        let arrival = now, arrivalNTP = NTPTime.now()
         let result: Result<RTCPReceiveSummary, RTPSessionError> = scratch.withUnsafeMutableBytes { buffer in
             buffer.baseAddress!.copyMemory(from: source, byteCount: bytes.count)
             do throws(RTPSessionError) {
@@ -193,7 +193,7 @@ extension PeerConnectionCore {
     /// Our compound RTCP (built by the RTP session), protected with SRTCP.
     func sendReports() {
         do {
-            if sendOnSelectedPair(try rtp.reportDatagram(now: now, ntp: PeerSession.ntpNow())) { stats.rtcpSent += 1 }
+            if sendOnSelectedPair(try rtp.reportDatagram(now: now, ntp: NTPTime.now())) { stats.rtcpSent += 1 }
         } catch {
             stats.srtpErrors += 1
         }

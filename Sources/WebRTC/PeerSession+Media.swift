@@ -95,7 +95,7 @@ extension PeerSession {
         let summary: RTCPReceiveSummary
         do {
             summary = try rtp.receiveRTCP(datagram.slot, length: datagram.bytes.count, arrival: now,
-                                          arrivalNTP: Self.ntpNow())
+                                          arrivalNTP: NTPTime.now())
         } catch {
             count(error)
             return
@@ -135,19 +135,10 @@ extension PeerSession {
     func sendReports(now: Double, out: inout [Datagram]) {
         guard let destination = selectedSocketAddress else { return }
         do {
-            out.append(Datagram(address: destination, bytes: try rtp.reportDatagram(now: now, ntp: Self.ntpNow())))
+            out.append(Datagram(address: destination, bytes: try rtp.reportDatagram(now: now, ntp: NTPTime.now())))
             counters.rtcpSent += 1
         } catch {
             count(error)
         }
-    }
-
-    /// The wall clock as a 64-bit NTP timestamp (RFC 3550 §4: seconds since 1900 in 32.32).
-    static func ntpNow() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        let seconds = UInt64(ts.tv_sec) &+ 2_208_988_800
-        let fraction = (UInt64(ts.tv_nsec) << 32) / 1_000_000_000
-        return seconds << 32 | fraction
     }
 }

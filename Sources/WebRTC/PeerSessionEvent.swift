@@ -116,23 +116,3 @@ public struct MediaTapPacket: Sendable, Hashable {
         self.arrival = arrival
     }
 }
-
-/// Carries values from the loop thread to a handler running on its own task, in order
-/// (an `AsyncStream` drained by one task). `send` never blocks the loop; past `limit` unconsumed
-/// values the oldest are dropped.
-final class OffLoopDelivery<Value: Sendable>: Sendable {
-    private let continuation: AsyncStream<Value>.Continuation
-
-    init(limit: Int, handler: @escaping @Sendable (Value) -> Void) {
-        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(limit))
-        self.continuation = continuation
-        Task.detached {
-            for await value in stream { handler(value) }
-        }
-    }
-
-    func send(_ value: Value) { continuation.yield(value) }
-
-    /// Delivers what is queued, then ends the task.
-    func finish() { continuation.finish() }
-}

@@ -9,14 +9,16 @@ import RTP
 /// first block of a packet is read: several events in one packet (§2.5.1.5) are rare for DTMF.
 ///
 /// A value type with no I/O; time (`now`, seconds) is passed in.
-struct TelephoneEventTracker {
-    static let expiry = 2.0
+public struct TelephoneEventTracker {
+    public static let expiry = 2.0
 
     private var lastReportedTimestamp: UInt32?
     private var pending: (timestamp: UInt32, event: UInt8, lastSeen: Double)?
 
     /// Keys completed by this packet: none, one, or two (an unfinished previous event and this one).
-    mutating func receive(payload: UnsafeRawBufferPointer, timestamp: UInt32, now: Double) -> (Character?, Character?) {
+    public init() {}
+
+    public mutating func receive(payload: UnsafeRawBufferPointer, timestamp: UInt32, now: Double) -> (Character?, Character?) {
         guard let block = try? TelephoneEvent(parsing: payload) else { return (nil, nil) }
         var first: Character?
         if let pending, pending.timestamp != timestamp {
@@ -34,7 +36,7 @@ struct TelephoneEventTracker {
     }
 
     /// The pending key, if its event has been silent for `expiry` seconds.
-    mutating func expire(now: Double) -> Character? {
+    public mutating func expire(now: Double) -> Character? {
         guard let pending, now - pending.lastSeen >= Self.expiry else { return nil }
         self.pending = nil
         return report(pending.event, timestamp: pending.timestamp)
@@ -48,7 +50,7 @@ struct TelephoneEventTracker {
 
     /// The DTMF key of an event code (RFC 4733 §3.2: 0–9, 10 `*`, 11 `#`, 12–15 `A`–`D`); nil for
     /// other events (tones, line events).
-    static func key(_ event: UInt8) -> Character? {
+    public static func key(_ event: UInt8) -> Character? {
         switch event {
         case 0...9: Character(Unicode.Scalar(UInt8(ascii: "0") + event))
         case 10: "*"

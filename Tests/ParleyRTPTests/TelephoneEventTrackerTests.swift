@@ -1,6 +1,6 @@
 import RTP
 import Testing
-@testable import WebRTC
+import ParleyRTP
 
 /// RFC 4733 keys from telephone-event packets, each reported once.
 @Suite struct TelephoneEventTrackerTests {

@@ -1,0 +1,131 @@
+import ParleyCore
+import ParleyCrypto
+import ParleyNet
+import ParleyRTP
+
+/// The loop-confined half of `SIPMediaServer`: its legs, counters and timer. Only used on
+/// `loop`'s thread (reached through `LoopBound`).
+final class SIPMediaCore {
+    let configuration: SIPMediaServer.Configuration
+    let loop: EventLoop
+    var legs: [String: SIPMediaLeg] = [:]
+    var statistics = SIPMediaStatistics()
+    private let epoch = SystemClock.now
+    private var ticking = false
+
+    init(configuration: SIPMediaServer.Configuration, loop: EventLoop) {
+        self.configuration = configuration
+        self.loop = loop
+    }
+
+    var now: Double { SystemClock.now.seconds(since: epoch) }
+
+    func add(_ leg: SIPMediaLeg) {
+        legs[leg.id] = leg
+        statistics.legsOpened += 1
+        statistics.legs = legs.count
+        startTicking()
+    }
+
+    func receive(_ batch: UDPReceivedBatch, leg id: String) {
+        guard let leg = legs[id] else { return }
+        let now = self.now
+        for index in 0..<batch.count {
+            switch leg.receive(batch[index], now: now, statistics: &statistics) {
+            case .dropped:
+                statistics.dropped += 1
+            case .digit(let first, let second):
+                for key in [first, second].compactMap({ $0 }) {
+                    statistics.digitsReceived += 1
+                    leg.events?.send(.digit(legID: id, key))
+                }
+            case .audio, .rtcp:
+                break
+            }
+        }
+        for sink in leg.sinks { sink.socket.sendBatch.flush() }
+    }
+
+    func configure(_ id: String, _ parameters: SIPMediaParameters) -> Result<Void, ParleyError> {
+        guard let leg = legs[id] else { return .failure(ParleyError(.notFound, reason: "no SIP media leg \(id)")) }
+        do {
+            try leg.configure(parameters, now: now)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    func forward(from sourceID: String, to sinkID: String) -> Bool {
+        guard sourceID != sinkID, let source = legs[sourceID], let sink = legs[sinkID] else { return false }
+        guard source.parameters?.payloadType == nil || sink.parameters == nil
+                || (source.parameters!.clockRate == sink.parameters!.clockRate) else { return false }
+        sink.setSource(source)
+        return true
+    }
+
+    func stopForwarding(to sinkID: String) {
+        legs[sinkID]?.setSource(nil)
+    }
+
+    func play(_ payload: [UInt8], samples: Int, to id: String) {
+        guard let leg = legs[id] else { return }
+        let played = payload.withUnsafeBytes { leg.play($0, samples: samples, now: now) }
+        if played { statistics.played += 1 }
+        leg.socket.sendBatch.flush()
+    }
+
+    func setTap(_ tap: OffLoopDelivery<SIPMediaTapPacket>?, leg id: String) -> Bool {
+        guard let leg = legs[id] else {
+            tap?.finish()
+            return false
+        }
+        leg.tap?.finish()
+        leg.tap = tap
+        return true
+    }
+
+    func close(_ id: String) -> Bool {
+        guard let leg = legs.removeValue(forKey: id) else { return false }
+        leg.unlink()
+        leg.tap?.finish()
+        leg.events?.send(.closed(legID: id))
+        leg.events?.finish()
+        leg.socket.close()
+        statistics.legs = legs.count
+        return true
+    }
+
+    func closeAll() {
+        for id in Array(legs.keys) { _ = close(id) }
+    }
+
+    /// Once a second: RTCP reports, expired telephone events, and legs gone silent.
+    private func startTicking() {
+        guard !ticking else { return }
+        ticking = true
+        _ = loop.scheduleTimer(after: .seconds(1)) { [self] in tick() }
+    }
+
+    private func tick() {
+        ticking = false
+        guard !legs.isEmpty else { return }
+        let now = self.now
+        for leg in legs.values {
+            if let key = leg.telephoneEvents.expire(now: now) {
+                statistics.digitsReceived += 1
+                leg.events?.send(.digit(legID: leg.id, key))
+            }
+            if let parameters = leg.parameters, parameters.receives, !leg.silentReported,
+               now - leg.lastReceived >= configuration.silenceTimeout.seconds {
+                leg.silentReported = true
+                leg.events?.send(.silent(legID: leg.id))
+            }
+            leg.sendReportIfDue(now: now)
+            leg.socket.sendBatch.flush()
+        }
+        startTicking()
+    }
+
+    static func newID() -> String { "sip-" + SecureRandom.hex(byteCount: 10) }
+}

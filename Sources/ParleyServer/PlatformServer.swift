@@ -108,7 +108,8 @@ public final class PlatformServer: Sendable {
                                  host: configuration.host)
         webhookHTTP = try HTTPClient()
         mediaClock = MediaClock()
-        let bridge = WebRTCMediaBridge(media: media)
+        // Client legs on WebRTC; pairs that cannot forward (codecs differ) meet in a transcoding relay.
+        let bridge = CompositeMediaBridge(primary: WebRTCMediaBridge(media: media), clock: mediaClock)
         player = CallMediaPlayer(sink: bridge)
         mediaClock.add(player)
         // Ringback, hold music and silence are encoded once per codec, shared by every call.

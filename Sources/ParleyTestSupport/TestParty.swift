@@ -7,9 +7,9 @@ public struct TestParty: Sendable {
     public let signaling: SignalingTestClient
     public let peer: PeerConnection
 
-    public init(_ signaling: SignalingTestClient) throws {
+    public init(_ signaling: SignalingTestClient, configuration: PeerConnection.Configuration = PeerConnection.Configuration()) throws {
         self.signaling = signaling
-        peer = try PeerConnection()
+        peer = try PeerConnection(configuration: configuration)
     }
 
     /// Sends `invite` and returns the call SID once the server created the call.

@@ -58,6 +58,8 @@ package protocol CallMediaBridge: MediaFrameSink {
     /// Every audio packet the leg receives (never its telephone-events) goes to `tap`; nil removes
     /// it. For recordings and conference mixes. False if the leg is gone.
     func setAudioTap(_ id: MediaLegID, _ tap: (@Sendable (TappedAudioPacket) -> Void)?) async -> Bool
+    /// The audio codec the leg negotiated; nil if the leg is gone.
+    func audioCodec(of id: MediaLegID) async -> CallAudioCodec?
     /// A new offer for a connected leg (ICE restart); the answer to send back.
     func restart(_ id: MediaLegID, offer: String) async throws(ParleyError) -> String
     /// Ends the leg's media (its `.ended` event follows).

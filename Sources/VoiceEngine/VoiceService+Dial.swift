@@ -135,9 +135,9 @@ extension VoiceService {
 
     private func bridgeFailed(callSid: String) {
         guard let call = calls[callSid], let leg = call.dial?.bridged else { return }
-        Log.warning(.webrtc, "call \(callSid): the legs negotiated different codecs; transcoding is not supported yet")
+        Log.warning(.webrtc, "call \(callSid): the legs' media cannot be joined")
         endChild(call, leg, status: .failed, error: ParleyError(.mediaNoSupportedCodec,
-                                                                  reason: "the two legs negotiated different codecs"),
+                                                                  reason: "the two legs' media cannot be joined"),
                  notifyClient: true)
     }
 

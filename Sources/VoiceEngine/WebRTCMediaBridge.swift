@@ -39,6 +39,10 @@ package struct WebRTCMediaBridge: CallMediaBridge {
         }
     }
 
+    package func audioCodec(of id: MediaLegID) async -> CallAudioCodec? {
+        await media.session(id: id.rawValue).map { CallAudioCodec($0.codec) }
+    }
+
     package func restart(_ id: MediaLegID, offer: String) async throws(ParleyError) -> String {
         try await media.restartSession(id: id.rawValue, offer: offer)
     }

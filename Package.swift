@@ -182,8 +182,10 @@ let package = Package(
                 dependencies: ["ParleyCore", "ParleyStore", "SFU", "PlatformCore", "HTTPWire", "JSONWire", "ParleyCrypto"],
                 swiftSettings: strict),
         // SIP (issue 18): RFC 3261 transactions (§17, with RFC 6026) as value-type state machines,
-        // digest authentication (RFC 7616/8760) with stateless nonces, the failed-authentication limiter.
-        .target(name: "SIP", dependencies: ["ParleyCrypto", "ParleyCore", "ParleyNet", "SIPWire"], swiftSettings: strict),
+        // dialogs (§12) and the requests made in them, RFC 3264 offer/answer for one audio stream
+        // with SDES-SRTP, digest authentication (RFC 7616/8760) with stateless nonces, the
+        // failed-authentication limiter.
+        .target(name: "SIP", dependencies: ["ParleyCrypto", "ParleyCore", "ParleyNet", "SDP", "SIPWire"], swiftSettings: strict),
         // SIP service (issue 18): the registrar (digest, bindings in the store, OPTIONS) on SIP's
         // transports; the B2BUA and trunks follow.
         .target(name: "SIPGateway", dependencies: ["SIP", "SIPWire", "ParleyStore", "ParleyNet", "ParleyCore", "ParleyCrypto"], swiftSettings: strict),
@@ -275,7 +277,7 @@ let package = Package(
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),
         .testTarget(name: "SFUTests", dependencies: ["SFU"], swiftSettings: strict),
-        .testTarget(name: "SIPTests", dependencies: ["SIP"], swiftSettings: strict),
+        .testTarget(name: "SIPTests", dependencies: ["SIP", "SDP", "SIPWire"], swiftSettings: strict),
         .testTarget(name: "MediaContainersTests", dependencies: ["MediaContainers", "ParleyOpus", "ParleyVPX", "VideoCore", "ParleyCore",
                                                                  "ParleyTestSupport"],
                     swiftSettings: strict),

@@ -264,7 +264,7 @@ let package = Package(
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
                                          "JSONWire", "ParleyStore", "WebRTC", "ICE", "ParleyCrypto", "VideoREST", "ServerMedia", "SFU",
-                                         "PlatformCore", "VideoCore", "ParleyVPX", "SIPWire"],
+                                         "PlatformCore", "VideoCore", "ParleyVPX", "SIP", "SIPWire"],
                           swiftSettings: strict),
 
         // Tests.

@@ -182,8 +182,10 @@ let package = Package(
                 dependencies: ["ParleyCore", "ParleyStore", "SFU", "PlatformCore", "HTTPWire", "JSONWire", "ParleyCrypto"],
                 swiftSettings: strict),
         // SIP (issue 18): RFC 3261 transactions (§17, with RFC 6026) as value-type state machines,
-        // digest authentication (RFC 7616/8760) with stateless nonces, the failed-authentication limiter.
-        .target(name: "SIP", dependencies: ["ParleyCrypto", "ParleyCore", "ParleyNet", "SIPWire"], swiftSettings: strict),
+        // dialogs (§12) and the requests made in them, RFC 3264 offer/answer for one audio stream
+        // with SDES-SRTP, digest authentication (RFC 7616/8760) with stateless nonces, the
+        // failed-authentication limiter.
+        .target(name: "SIP", dependencies: ["ParleyCrypto", "ParleyCore", "ParleyNet", "SDP", "SIPWire"], swiftSettings: strict),
         // SIP legs' audio (issue 18): a socket per leg, plain RTP or SDES-SRTP, symmetric RTP, RTCP mux,
         // RFC 4733 keys, forwarding between legs, played frames and taps. No SIP signaling.
         .target(name: "SIPMedia", dependencies: ["ParleyCore", "ParleyCrypto", "ParleyNet", "ParleyRTP", "ParleySRTP", "RTP", "RTCP"],
@@ -266,7 +268,7 @@ let package = Package(
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
                                          "JSONWire", "ParleyStore", "WebRTC", "ICE", "ParleyCrypto", "VideoREST", "ServerMedia", "SFU",
-                                         "PlatformCore", "VideoCore", "ParleyVPX", "SIPWire"],
+                                         "PlatformCore", "VideoCore", "ParleyVPX", "SIP", "SIPWire"],
                           swiftSettings: strict),
 
         // Tests.
@@ -279,7 +281,7 @@ let package = Package(
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),
         .testTarget(name: "SFUTests", dependencies: ["SFU"], swiftSettings: strict),
-        .testTarget(name: "SIPTests", dependencies: ["SIP"], swiftSettings: strict),
+        .testTarget(name: "SIPTests", dependencies: ["SIP", "SDP", "SIPWire"], swiftSettings: strict),
         .testTarget(name: "SIPMediaTests", dependencies: ["SIPMedia", "ParleyNet", "ParleyRTP", "ParleySRTP", "RTP", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "MediaContainersTests", dependencies: ["MediaContainers", "ParleyOpus", "ParleyVPX", "VideoCore", "ParleyCore",

@@ -3,7 +3,7 @@ import SDP
 /// Feeds bytes to the SDP parser as text (invalid UTF-8 replaced, as a signaling server would
 /// decode it) and, when they parse, checks that serializing and re-parsing is stable: the same
 /// value and the same text. Also exercises the typed attribute views and the standalone
-/// (trickle) candidate parser.
+/// (trickle) candidate parser, and SIP's offer/answer (`SIPAudioFuzz`).
 enum SDPFuzz {
     static let limits = SDPLimits(maxBytes: 64 * 1024, maxLines: 2048, maxMediaSections: 64)
 
@@ -41,5 +41,6 @@ enum SDPFuzz {
             }
         }
         _ = (parsed.bundleGroups, parsed.msidSemantic)
+        SIPAudioFuzz.check(parsed)
     }
 }

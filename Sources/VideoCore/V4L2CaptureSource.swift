@@ -30,8 +30,15 @@ public final class V4L2CaptureSource: VideoSource {
     /// or offers no format Parley converts.
     /// - Parameter onEnd: called once from the source's thread when capture fails (the device
     ///   unplugged, a driver error); not after `stop()`.
-    public init(path: String, format requested: VideoFormat, onEnd: (@Sendable (VideoSourceError?) -> Void)? = nil) throws(VideoSourceError) {
-        let node = try V4L2Device(path: path)
+    public convenience init(path: String, format requested: VideoFormat,
+                            onEnd: (@Sendable (VideoSourceError?) -> Void)? = nil) throws(VideoSourceError) {
+        try self.init(path: path, format: requested, calls: KernelV4L2(), onEnd: onEnd)
+    }
+
+    /// The same on `calls` (tests drive a fake device).
+    package init(path: String, format requested: VideoFormat, calls: any V4L2Calls,
+                 onEnd: (@Sendable (VideoSourceError?) -> Void)?) throws(VideoSourceError) {
+        let node = try V4L2Device(path: path, calls: calls)
         device = try node.capability()
         guard device.canStream else {
             throw .capture(device: path, message: "not a single-planar capture device with streaming I/O (capabilities 0x\(String(device.capabilities, radix: 16)))")
@@ -123,14 +130,14 @@ extension V4L2Device {
     /// Waits up to `milliseconds` for a filled buffer; throws when the device reports an error
     /// with nothing to read (unplugged, or no longer streaming).
     func waitReadable(milliseconds: Int32) throws(VideoSourceError) -> Bool {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let result = poll(&entry, 1, milliseconds)
+        var revents: Int16 = 0
+        let result = calls.poll(descriptor, Int16(POLLIN), timeout: milliseconds, revents: &revents)
         if result < 0 {
             if errno == EINTR { return false }
             throw .io(path: path, operation: "poll", errno: errno)
         }
-        if entry.revents & Int16(POLLIN) != 0 { return true }
-        if entry.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+        if revents & Int16(POLLIN) != 0 { return true }
+        if revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
             throw .capture(device: path, message: "the device stopped streaming (unplugged?)")
         }
         return false
@@ -157,8 +164,7 @@ final class V4L2Buffers {
             var buffer = Self.buffer(index)
             try node.control(PARLEY_VIDIOC_QUERYBUF, "VIDIOC_QUERYBUF", &buffer)
             let length = Int(buffer.length)
-            let address = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, node.descriptor, off_t(buffer.m.offset))
-            guard let address, address != UnsafeMutableRawPointer(bitPattern: -1) else {
+            guard let address = node.calls.mmap(node.descriptor, length: length, offset: Int(buffer.m.offset)) else {
                 throw .io(path: node.path, operation: "mmap", errno: errno)
             }
             mappings.append(UnsafeMutableRawBufferPointer(start: address, count: length))
@@ -166,7 +172,7 @@ final class V4L2Buffers {
     }
 
     deinit {
-        for mapping in mappings { munmap(mapping.baseAddress, mapping.count) }
+        for mapping in mappings { node.calls.munmap(mapping.baseAddress!, length: mapping.count) }
         var release = v4l2_requestbuffers()
         release.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         release.memory = V4L2_MEMORY_MMAP.rawValue

@@ -2,25 +2,59 @@
 import CV4L2
 import Glibc
 
+/// The system calls a V4L2 node is driven with: the kernel's, or a test's fake device. Each
+/// returns what the call returns, -1 (nil for mmap) with errno set on failure.
+package protocol V4L2Calls: Sendable {
+    func open(_ path: String) -> Int32
+    func close(_ descriptor: Int32)
+    func ioctl(_ descriptor: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32
+    func poll(_ descriptor: Int32, _ events: Int16, timeout milliseconds: Int32, revents: inout Int16) -> Int32
+    func mmap(_ descriptor: Int32, length: Int, offset: Int) -> UnsafeMutableRawPointer?
+    func munmap(_ address: UnsafeMutableRawPointer, length: Int)
+}
+
+/// The kernel's V4L2 (Documentation/userspace-api/media/v4l/func-*.rst).
+package struct KernelV4L2: V4L2Calls {
+    package init() {}
+    package func open(_ path: String) -> Int32 { Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
+    package func close(_ descriptor: Int32) { posixClose(descriptor) }
+    package func ioctl(_ descriptor: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32 {
+        parley_v4l2_ioctl(descriptor, request, argument)
+    }
+    package func poll(_ descriptor: Int32, _ events: Int16, timeout milliseconds: Int32, revents: inout Int16) -> Int32 {
+        var entry = pollfd(fd: descriptor, events: events, revents: 0)
+        let result = Glibc.poll(&entry, 1, milliseconds)
+        revents = entry.revents
+        return result
+    }
+    package func mmap(_ descriptor: Int32, length: Int, offset: Int) -> UnsafeMutableRawPointer? {
+        let address = Glibc.mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, off_t(offset))
+        return address == UnsafeMutableRawPointer(bitPattern: -1) ? nil : address
+    }
+    package func munmap(_ address: UnsafeMutableRawPointer, length: Int) { _ = Glibc.munmap(address, length) }
+}
+
 /// An open V4L2 node and the ioctls capture needs (Documentation/userspace-api/media/v4l/
 /// vidioc-*.rst), each failure a `VideoSourceError` naming the request. Closed on deinit.
 final class V4L2Device {
     let path: String
     let descriptor: Int32
+    let calls: any V4L2Calls
 
     /// Opens `path` non-blocking (so `VIDIOC_DQBUF` returns EAGAIN instead of waiting).
-    init(path: String) throws(VideoSourceError) {
-        let descriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+    init(path: String, calls: any V4L2Calls = KernelV4L2()) throws(VideoSourceError) {
+        let descriptor = calls.open(path)
         guard descriptor >= 0 else { throw .io(path: path, operation: "open", errno: errno) }
         self.path = path
         self.descriptor = descriptor
+        self.calls = calls
     }
 
-    deinit { posixClose(descriptor) }
+    deinit { calls.close(descriptor) }
 
     /// The ioctl `request` on `argument`; false with errno set when it fails.
     func attempt<Argument>(_ request: UInt, _ argument: inout Argument) -> Bool {
-        withUnsafeMutablePointer(to: &argument) { parley_v4l2_ioctl(descriptor, request, $0) } == 0
+        withUnsafeMutablePointer(to: &argument) { calls.ioctl(descriptor, request, $0) } == 0
     }
 
     /// The ioctl `request` (named `name` in the error) on `argument`.

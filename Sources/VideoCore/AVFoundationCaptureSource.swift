@@ -1,6 +1,9 @@
 #if canImport(AVFoundation) && !os(Linux)
 @preconcurrency import AVFoundation
+import CoreMedia
+import CoreVideo
 import Dispatch
+import Foundation
 import Synchronization
 
 /// A camera on macOS through AVFoundation: an `AVCaptureSession` delivering NV12
@@ -11,20 +14,18 @@ import Synchronization
 /// UNTESTED: Parley's CI runs on Linux, where this file is not compiled. Kept small on purpose;
 /// the Linux `V4L2CaptureSource` is the tested path.
 public final class AVFoundationCaptureSource: NSObject, VideoSource, AVCaptureVideoDataOutputSampleBufferDelegate, @unchecked Sendable {
-    // @unchecked: the session and output are configured in init, then only started and stopped
-    // under `state`'s lock; frames arrive on `queue` alone.
+    // @unchecked: the session and output are configured in init, then only started and stopped;
+    // `frame` and `firstTime` are touched on `queue` alone, where AVFoundation delivers frames.
     public let format: VideoFormat
     private let session = AVCaptureSession()
     private let output = AVCaptureVideoDataOutput()
     private let queue = DispatchQueue(label: "parley.avfoundation-capture")
     private let onQueue = DispatchSpecificKey<Bool>()
 
-    private struct State {
-        var consumer: VideoFrameConsumer?
-        var frame: I420Frame
-        var firstTime: CMTime?
-    }
-    private let state: Mutex<State>
+    private let consumer = Mutex<VideoFrameConsumer?>(nil)
+    private let restarted = Atomic<Bool>(false)
+    private var frame: I420Frame
+    private var firstTime = CMTime.invalid
 
     /// The cameras AVFoundation sees; `path` is the device's unique ID.
     static func devices() -> [VideoCaptureDevice] {
@@ -42,7 +43,7 @@ public final class AVFoundationCaptureSource: NSObject, VideoSource, AVCaptureVi
         let input: AVCaptureDeviceInput
         do { input = try AVCaptureDeviceInput(device: device) } catch { throw .capture(device: uniqueID, message: "\(error)") }
         self.format = format
-        state = Mutex(State(frame: I420Frame(width: format.width, height: format.height)))
+        frame = I420Frame(width: format.width, height: format.height)
         super.init()
         queue.setSpecific(key: onQueue, value: true)
         session.beginConfiguration()
@@ -69,44 +70,39 @@ public final class AVFoundationCaptureSource: NSObject, VideoSource, AVCaptureVi
         }
     }
 
-    public var isRunning: Bool { state.withLock { $0.consumer != nil } }
+    public var isRunning: Bool { consumer.withLock { $0 != nil } }
 
     public func start(_ consumer: @escaping VideoFrameConsumer) throws(VideoSourceError) {
-        try state.withLock { s throws(VideoSourceError) in
-            guard s.consumer == nil else { throw .alreadyStarted }
-            s.consumer = consumer
-            s.firstTime = nil
+        try self.consumer.withLock { current throws(VideoSourceError) in
+            guard current == nil else { throw .alreadyStarted }
+            current = consumer
         }
+        restarted.store(true, ordering: .releasing)
         output.setSampleBufferDelegate(self, queue: queue)
         session.startRunning()
     }
 
     public func stop() {
-        guard state.withLock({ s in defer { s.consumer = nil }; return s.consumer != nil }) else { return }
+        guard consumer.withLock({ current in defer { current = nil }; return current != nil }) else { return }
         session.stopRunning()
         output.setSampleBufferDelegate(nil, queue: nil)
         if DispatchQueue.getSpecific(key: onQueue) == nil { queue.sync {} }  // a frame in flight finishes first
     }
 
     public func captureOutput(_ output: AVCaptureOutput, didOutput sampleBuffer: CMSampleBuffer, from connection: AVCaptureConnection) {
-        guard let pixels = CMSampleBufferGetImageBuffer(sampleBuffer) else { return }
+        guard let consumer = self.consumer.withLock({ $0 }), let pixels = CMSampleBufferGetImageBuffer(sampleBuffer) else { return }
         CVPixelBufferLockBaseAddress(pixels, .readOnly)
         defer { CVPixelBufferUnlockBaseAddress(pixels, .readOnly) }
         guard CVPixelBufferGetPlaneCount(pixels) == 2, CVPixelBufferGetWidth(pixels) == format.width,
               CVPixelBufferGetHeight(pixels) == format.height,
               let luma = CVPixelBufferGetBaseAddressOfPlane(pixels, 0), let chroma = CVPixelBufferGetBaseAddressOfPlane(pixels, 1) else { return }
+        I420Conversion.nv12(luma: luma, lumaStride: CVPixelBufferGetBytesPerRowOfPlane(pixels, 0), chroma: chroma,
+                            chromaStride: CVPixelBufferGetBytesPerRowOfPlane(pixels, 1), into: &frame)
         let time = CMSampleBufferGetPresentationTimeStamp(sampleBuffer)
-        let delivery = state.withLock { s -> (VideoFrameConsumer, I420Frame)? in
-            guard let consumer = s.consumer else { return nil }
-            I420Conversion.nv12(luma: luma, lumaStride: CVPixelBufferGetBytesPerRowOfPlane(pixels, 0), chroma: chroma,
-                                chromaStride: CVPixelBufferGetBytesPerRowOfPlane(pixels, 1), into: &s.frame)
-            let first = s.firstTime ?? time
-            s.firstTime = first
-            let elapsed = CMTimeConvertScale(CMTimeSubtract(time, first), timescale: 90_000, method: .roundHalfAwayFromZero)
-            s.frame.timestamp = UInt32(truncatingIfNeeded: elapsed.value)
-            return (consumer, s.frame)
-        }
-        if let (consumer, frame) = delivery { consumer(frame) }
+        if restarted.exchange(false, ordering: .acquiringAndReleasing) || !firstTime.isValid { firstTime = time }
+        let elapsed = CMTimeConvertScale(CMTimeSubtract(time, firstTime), timescale: 90_000, method: .roundHalfAwayFromZero)
+        frame.timestamp = UInt32(truncatingIfNeeded: elapsed.value)
+        consumer(frame)
     }
 }
 #endif

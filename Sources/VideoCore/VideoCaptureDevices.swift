@@ -38,7 +38,8 @@ public enum VideoCaptureDevices {
     /// A source capturing from `device` at `format`, or the nearest the device takes (the
     /// source's `format` says which): a `V4L2CaptureSource` on Linux, an
     /// `AVFoundationCaptureSource` on macOS.
-    /// - Parameter onEnd: called once from the source's thread when capture fails mid-stream.
+    /// - Parameter onEnd: called once from the source's thread when capture fails mid-stream
+    ///   (V4L2; AVFoundation reports its session errors through its own notifications).
     public static func source(for device: VideoCaptureDevice, format: VideoFormat,
                               onEnd: (@Sendable (VideoSourceError?) -> Void)? = nil) throws(VideoSourceError) -> any VideoSource {
         #if os(Linux)

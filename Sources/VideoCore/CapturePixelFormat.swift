@@ -90,10 +90,9 @@ public enum I420Conversion {
             for row in 0..<chromaHeight {
                 let line = (chroma + row * chromaStride).assumingMemoryBound(to: UInt8.self)
                 let out = row * chromaWidth
-                for x in 0..<chromaWidth {
-                    u[out &+ x] = line[2 &* x]
-                    v[out &+ x] = line[2 &* x &+ 1]
-                }
+                // Two passes, one plane each: each vectorizes, one interleaved loop does not.
+                for x in 0..<chromaWidth { u[out &+ x] = line[2 &* x] }
+                for x in 0..<chromaWidth { v[out &+ x] = line[2 &* x &+ 1] }
             }
         }
     }
@@ -108,14 +107,16 @@ public enum I420Conversion {
                 let out = row * width
                 for x in 0..<width { y[out &+ x] = line[2 &* x] }
             }
-            for row in 0..<chromaHeight {
-                let top = (image + 2 * row * bytesPerLine).assumingMemoryBound(to: UInt8.self)
-                let bottom = 2 * row + 1 < height ? top + bytesPerLine : top
-                let out = row * chromaWidth
-                for x in 0..<chromaWidth {
-                    let i = 4 &* x
-                    u[out &+ x] = UInt8(truncatingIfNeeded: (UInt16(top[i &+ 1]) &+ UInt16(bottom[i &+ 1]) &+ 1) >> 1)
-                    v[out &+ x] = UInt8(truncatingIfNeeded: (UInt16(top[i &+ 3]) &+ UInt16(bottom[i &+ 3]) &+ 1) >> 1)
+            // A pass per plane, as in nv12: U at byte 1 of each 4, V at byte 3.
+            for (plane, offset) in [(u, 1), (v, 3)] {
+                for row in 0..<chromaHeight {
+                    let top = (image + 2 * row * bytesPerLine).assumingMemoryBound(to: UInt8.self)
+                    let bottom = 2 * row + 1 < height ? top + bytesPerLine : top
+                    let out = plane + row * chromaWidth
+                    for x in 0..<chromaWidth {
+                        let i = 4 &* x &+ offset
+                        out[x] = UInt8(truncatingIfNeeded: (UInt16(top[i]) &+ UInt16(bottom[i]) &+ 1) >> 1)
+                    }
                 }
             }
         }

@@ -91,6 +91,9 @@ public final class V4L2CaptureSource: VideoSource {
         while !thread.shouldStop {
             guard try node.waitReadable(milliseconds: 50) else { continue }
             guard let buffer = try newestFilled(buffers) else { continue }
+            guard buffer.index < buffers.mappings.count else {
+                throw .capture(device: node.path, message: "the driver returned buffer \(buffer.index) of \(buffers.mappings.count)")
+            }
             let mapping = buffers.mappings[Int(buffer.index)]
             let used = UnsafeRawBufferPointer(rebasing: mapping[..<min(Int(buffer.bytesused), mapping.count)])
             let converted = buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) == 0

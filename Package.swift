@@ -3,7 +3,7 @@
 // Layers (a target imports targets of its own layer or lower ones, never a higher one; see
 // docs/ARCHITECTURE.md; scripts/check-deps checks it, and that dependencies equal imports):
 //   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 CVPX CUsrSCTP
-//                        (system libraries), CParleyLinux (epoll/mmsg shim)
+//                        (system libraries), CParleyLinux (epoll/mmsg shim), CV4L2 (linux/videodev2.h)
 //   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP SIPWire TwiML VP8
 //                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio ParleyVPX AccessToken
@@ -64,6 +64,9 @@ let package = Package(
         .systemLibrary(name: "CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]),
         .target(name: "CParleyLinux"),
+        // V4L2's UAPI header (linux/videodev2.h, from linux-libc-dev): struct layouts and ioctl
+        // numbers for VideoCore's camera capture; empty off Linux. Nothing to link.
+        .systemLibrary(name: "CV4L2"),
 
         // Layer 1: core types and pure wire formats (bytes in, values out; no I/O).
         .target(name: "ParleyCore", swiftSettings: strict),
@@ -84,8 +87,9 @@ let package = Package(
         // VP8 over RTP: payload descriptor and frame header (RFC 7741, RFC 6386 §9.1).
         .target(name: "VP8", swiftSettings: strict),
         // Video building blocks: I420 frames, scaling, the test pattern, Y4M and IVF parsing, PNG
-        // snapshots, sources (paced on ParleyCore's clock) and sinks, V4L2 device listing.
-        .target(name: "VideoCore", dependencies: ["ParleyCore", "WireKit"], swiftSettings: strict),
+        // snapshots, sources (paced on ParleyCore's clock) and sinks, cameras (V4L2 capture on Linux,
+        // AVFoundation on macOS) and the pure conversions from their pixel formats.
+        .target(name: "VideoCore", dependencies: ["ParleyCore", "WireKit", "CV4L2"], swiftSettings: strict),
         // libvpx's VP8 encoder and decoder (the only importer of libvpx).
         .target(name: "ParleyVPX", dependencies: ["CVPX", "VideoCore", "VP8"], swiftSettings: strict),
         // SCTP over a datagram path the owner provides (DTLS for data channels), on usrsctp without threads.
@@ -276,7 +280,7 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"], swiftSettings: strict),
         .testTarget(name: "HTTPWireTests", dependencies: ["HTTPWire"], swiftSettings: strict),
         .testTarget(name: "VP8Tests", dependencies: ["VP8"], swiftSettings: strict),
-        .testTarget(name: "VideoCoreTests", dependencies: ["VideoCore"], swiftSettings: strict),
+        .testTarget(name: "VideoCoreTests", dependencies: ["VideoCore", "CV4L2"], swiftSettings: strict),
         .testTarget(name: "ParleyVPXTests", dependencies: ["ParleyVPX", "VideoCore", "VP8"], swiftSettings: strict),
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),

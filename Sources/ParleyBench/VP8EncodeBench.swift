@@ -9,7 +9,8 @@ import VideoCore
 /// `parley-bench vp8-encode`: what sending one camera's video costs. Encodes 640×360 test-pattern
 /// frames with camera-like grain (60 distinct pictures, cycled) at 30 fps, one layer at 1.5 Mbit/s
 /// and three simulcast layers (q/h/f at 2.15 Mbit/s in all), and prints µs per frame and the share of
-/// one core that 30 fps needs (µs per frame × 30 / 10⁶). Also the halving and decoding costs.
+/// one core that 30 fps needs (µs per frame × 30 / 10⁶). Also the halving and decoding costs, and
+/// the camera conversions into I420 (YUYV, NV12, I420).
 /// Times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so a busy machine delays the run
 /// but does not inflate the figures much (shared caches still do).
 enum VP8EncodeBench {
@@ -48,6 +49,16 @@ enum VP8EncodeBench {
             }
         }
         print(row("halving 640x360 to 320x180 and 160x90", halving / Double(frames), kbps: nil))
+        // What a camera adds before the encoder: its pixel format into I420 (V4L2CaptureSource).
+        for format in [CapturePixelFormat.yuyv, .nv12, .i420] {
+            let bytesPerLine = format.minimumBytesPerLine(width: 640)
+            let image = (0..<format.imageSize(width: 640, height: 360, bytesPerLine: bytesPerLine)!).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            var frame = I420Frame(width: 640, height: 360)
+            let converting = measure {
+                for _ in 0..<frames { _ = image.withUnsafeBytes { format.convert($0, bytesPerLine: bytesPerLine, into: &frame) } }
+            }
+            print(row("camera \(format) to I420 640x360", converting / Double(frames), kbps: nil))
+        }
         let encoder = try VP8Encoder(width: 640, height: 360, bitrate: 1_500_000)
         var encoded: [[UInt8]] = []
         for index in 0..<frames { encoded += try encoder.encode(pictures[index % pictures.count]).map(\.data) }

@@ -18,7 +18,7 @@ import ParleyCrypto
 //   parley-bench call-quality [--seeds N] [--condition NAME] [--output DIR] [--parallel N]
 //                                             the real call path (SDK → server → SDK, a relay on each hop), PESQ-WB
 //   parley-bench opus-encode                  Opus encode cost per 20 ms frame and share of one core
-//   parley-bench vp8-encode                   VP8 encode cost per 640×360 frame (one layer, three simulcast layers)
+//   parley-bench vp8-encode                   VP8 encode cost per 640×360 frame (one layer, three simulcast layers), camera conversions
 //   parley-bench video-join [--joins N]       ParleyVideo: Video.connect → roomDidConnect and → first decoded frame
 //   parley-bench recordings [--tracks N] [--seconds S] [--video-kbps K]
 //                                             room track recorders' CPU per track, the tap's cost, file sizes,

@@ -9,10 +9,11 @@ import ParleyVideo
 /// message), prints the room's events as they happen and records each remote track it receives.
 enum RoomCommand {
     static func run(_ args: [String], environment: [String: String]) throws -> Int32 {
-        guard let sub = args.first else { throw UsageError("room: expected join") }
+        guard let sub = args.first else { throw UsageError("room: expected join or devices") }
         switch sub {
         case "join": return try join(Array(args.dropFirst()), environment: environment)
-        default: throw UsageError("room: unknown subcommand \(sub) (expected join)")
+        case "devices": return try RoomCamera.listDevices(Array(args.dropFirst()))
+        default: throw UsageError("room: unknown subcommand \(sub) (expected join or devices)")
         }
     }
 

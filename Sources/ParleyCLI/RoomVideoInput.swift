@@ -1,9 +1,9 @@
 import ParleyVPX
 import VideoCore
 
-/// `--video testsrc | IN.y4m | IN.ivf` with `--video-size WxH` and `--fps N` (test pattern only):
-/// the local video track's source, opened and checked while parsing, so a missing or malformed
-/// file is a usage error.
+/// `--video testsrc | camera[:N] | /dev/videoN | IN.y4m | IN.ivf` with `--video-size WxH` and
+/// `--fps N` (test pattern and camera only): the local video track's source, opened and checked
+/// while parsing, so a missing camera or a missing or malformed file is a usage error.
 struct RoomVideoInput: Sendable {
     static let defaultWidth = 640, defaultHeight = 360, defaultFramesPerSecond = 30
 
@@ -15,7 +15,7 @@ struct RoomVideoInput: Sendable {
     init?(_ parsed: Arguments) throws(UsageError) {
         guard let video = parsed.value("video") else {
             if parsed.value("video-size") != nil || parsed.value("fps") != nil {
-                throw UsageError("--video-size and --fps go with --video testsrc")
+                throw UsageError("--video-size and --fps go with --video testsrc or a camera")
             }
             return nil
         }
@@ -26,13 +26,18 @@ struct RoomVideoInput: Sendable {
             description = "test pattern \(width)x\(height) at \(fps) fps"
             return
         }
-        guard parsed.value("video-size") == nil, parsed.value("fps") == nil else {
-            throw UsageError("--video-size and --fps go with --video testsrc (a file has its own size and rate)")
+        if RoomCamera.names(video) {
+            (source, description) = try RoomCamera.source(video, size: try Self.size(parsed.value("video-size")),
+                                                          framesPerSecond: try Self.framesPerSecond(parsed.value("fps")))
+            return
         }
-        guard fileExists(video) else { throw UsageError("--video must be testsrc, a .y4m or an .ivf file; no such file \(video)") }
+        guard parsed.value("video-size") == nil, parsed.value("fps") == nil else {
+            throw UsageError("--video-size and --fps go with --video testsrc or a camera (a file has its own size and rate)")
+        }
+        guard fileExists(video) else { throw UsageError("--video must be testsrc, camera[:N], /dev/videoN, a .y4m or an .ivf file; no such file \(video)") }
         let lowercased = video.lowercased()
         guard lowercased.hasSuffix(".y4m") || lowercased.hasSuffix(".ivf") else {
-            throw UsageError("--video must be testsrc, a .y4m or an .ivf file, got \(video)")
+            throw UsageError("--video must be testsrc, camera[:N], /dev/videoN, a .y4m or an .ivf file, got \(video)")
         }
         do throws(VideoSourceError) {
             if lowercased.hasSuffix(".y4m") {

@@ -70,13 +70,15 @@ NAME with a token minted from the credentials below):
 Rooms (the video SDK as a participant; --server URL or PARLEY_SERVER_URL; --token JWT, or --identity
 NAME with a token for the room minted from the credentials above):
   parley room join NAME (--token JWT | --identity NAME) [--audio IN.wav | --tone HZ]
-                   [--video testsrc|IN.y4m|IN.ivf] [--video-size WxH] [--fps N] [--record-dir DIR]
-                   [--snapshot-every SECONDS] [--send-data TEXT] [--duration SECONDS]
+                   [--video testsrc|camera[:N]|/dev/videoN|IN.y4m|IN.ivf] [--video-size WxH] [--fps N]
+                   [--record-dir DIR] [--snapshot-every SECONDS] [--send-data TEXT] [--duration SECONDS]
                    [--connect-timeout SECONDS] --server URL
       Join room NAME (a group room is created if none by that name is in progress), publish what
       is given (a looped WAV file or a tone; a test pattern, 640x360 at 30 fps unless --video-size
-      and --fps say otherwise, or a looped Y4M or VP8 IVF file; a data track sending TEXT a second
-      after connecting and again for each newcomer) and print the room's events, one line each: connected,
+      and --fps say otherwise; a camera, the first or the Nth of `parley room devices` or a V4L2
+      node, asked for that size and rate (the driver may pick the nearest it has); or a looped Y4M
+      or VP8 IVF file; a data track sending TEXT a second after connecting and again for each
+      newcomer) and print the room's events, one line each: connected,
       participants, tracks published and subscribed, dominant speaker, network quality, recording,
       data received, disconnected. With --record-dir each remote track is written there as
       <identity>-<track>.wav (16-bit PCM, mono, 48 kHz) or .y4m (decoded frames), and
@@ -85,6 +87,10 @@ NAME with a token for the room minted from the credentials above):
       --connect-timeout (default 30) bounds the wait to connect. Exit 0 after a normal end, 1 on
       a failure (its error code printed), 2 on a usage error, 130/143 after SIGINT/SIGTERM (the
       room is left first).
+  parley room devices
+      The cameras `--video camera:N` picks from (V4L2 capture nodes on Linux, AVFoundation's on
+      macOS), numbered from 0, with the pixel formats and sizes each offers; Parley converts YUYV,
+      NV12, I420 and YV12 (not MJPEG).
   parley demo rooms [--out DIR] [--seconds N]
       What `make demo-rooms` runs: a server on loopback, alice, bob and carol in one group room,
       each publishing a tone and a moving test pattern for N seconds (default 8); the room's

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ParleyCore
 import Synchronization
 
@@ -17,15 +12,8 @@ public final class PacedVideoSource: VideoSource {
     public let format: VideoFormat
     public let pacing: Pacing
     private let loops: Bool
-    private let onEnd: (@Sendable (VideoSourceError?) -> Void)?
-    private let state: Mutex<State>
-    private let stopRequested = Atomic<Bool>(false)
-
-    private struct State {
-        var producer: any VideoFrameProducer
-        var thread: pthread_t?
-        var running = false
-    }
+    private let producer: Mutex<any VideoFrameProducer>
+    private let thread: VideoSourceThread
 
     /// - Parameters:
     ///   - loops: at the end of the input, start again from the first frame.
@@ -36,51 +24,24 @@ public final class PacedVideoSource: VideoSource {
         format = producer.format
         self.pacing = pacing
         self.loops = loops
-        self.onEnd = onEnd
-        state = Mutex(State(producer: producer))
+        self.producer = Mutex(producer)
+        thread = VideoSourceThread(onEnd: onEnd)
     }
 
     deinit { stop() }
 
-    public var isRunning: Bool { state.withLock { $0.running } }
+    public var isRunning: Bool { thread.isRunning }
 
     public func start(_ consumer: @escaping VideoFrameConsumer) throws(VideoSourceError) {
-        try state.withLock { s throws(VideoSourceError) in
-            guard !s.running else { throw .alreadyStarted }
-            if let ended = s.thread { pthread_detach(ended) }  // a run that ended by itself
-            stopRequested.store(false, ordering: .releasing)
-            let body = ThreadBody { [self] in run(consumer) }
-            let context = Unmanaged.passRetained(body).toOpaque()
-            #if os(Linux)
-            var thread = pthread_t()
-            #else
-            var thread: pthread_t?
-            #endif
-            let status = pthread_create(&thread, nil, { raw in
-                Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
-                return nil
-            }, context)
-            guard status == 0 else {
-                Unmanaged<ThreadBody>.fromOpaque(context).release()
-                throw .io(path: "video source thread", operation: "pthread_create", errno: status)
-            }
-            s.thread = thread
-            s.running = true
-        }
+        try thread.start { [self] in run(consumer) }
     }
 
-    public func stop() {
-        stopRequested.store(true, ordering: .releasing)
-        guard let thread = state.withLock({ s -> pthread_t? in defer { s.thread = nil }; return s.thread }) else { return }
-        if pthread_equal(thread, pthread_self()) != 0 { pthread_detach(thread) } else { pthread_join(thread, nil) }
-        state.withLock { $0.running = false }
-    }
+    public func stop() { thread.stop() }
 
-    private func run(_ consumer: VideoFrameConsumer) {
+    private func run(_ consumer: VideoFrameConsumer) -> VideoSourceThread.Ending {
         var frame = I420Frame(width: format.width, height: format.height)
         var start = SystemClock.now.nanoseconds, index: Int64 = 0, scheduled: Int64 = 0
-        var ending: VideoSourceError?? = nil
-        while !stopRequested.load(ordering: .acquiring) {
+        while !thread.shouldStop {
             if pacing == .realTime {
                 let due = start + format.frameRate.nanoseconds(ofFrame: scheduled)
                 let now = SystemClock.now.nanoseconds
@@ -89,18 +50,18 @@ public final class PacedVideoSource: VideoSource {
                     scheduled = 0
                 } else {
                     // In slices, so a stop during a long frame interval returns within 50 ms.
-                    while !stopRequested.load(ordering: .acquiring), SystemClock.now.nanoseconds < due {
+                    while !thread.shouldStop, SystemClock.now.nanoseconds < due {
                         SystemClock.blockThread(until: MonotonicInstant(nanoseconds: min(due, SystemClock.now.nanoseconds + 50_000_000)))
                     }
                 }
-                if stopRequested.load(ordering: .acquiring) { break }
+                if thread.shouldStop { break }
             }
-            let produced = state.withLock { s -> Result<Bool, VideoSourceError> in
+            let produced = producer.withLock { producer -> Result<Bool, VideoSourceError> in
                 do throws(VideoSourceError) {
-                    if try s.producer.produce(into: &frame) { return .success(true) }
+                    if try producer.produce(into: &frame) { return .success(true) }
                     guard loops else { return .success(false) }
-                    try s.producer.rewind()
-                    return .success(try s.producer.produce(into: &frame))
+                    try producer.rewind()
+                    return .success(try producer.produce(into: &frame))
                 } catch { return .failure(error) }
             }
             switch produced {
@@ -109,18 +70,10 @@ public final class PacedVideoSource: VideoSource {
                 consumer(frame)
                 index += 1
                 scheduled += 1
-                continue
-            case .success(false): ending = .some(nil)
-            case .failure(let error): ending = .some(error)
+            case .success(false): return .finished
+            case .failure(let error): return .failed(error)
             }
-            break
         }
-        state.withLock { $0.running = false }
-        if let ending, !stopRequested.load(ordering: .acquiring) { onEnd?(ending) }
+        return .stopped
     }
-}
-
-private final class ThreadBody: Sendable {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }

@@ -22,9 +22,14 @@ import Testing
         (base + ["--video", "testsrc", "--video-size", "641x360"], "--video-size must be WIDTHxHEIGHT"),
         (base + ["--video", "testsrc", "--video-size", "big"], "--video-size must be WIDTHxHEIGHT"),
         (base + ["--video", "testsrc", "--fps", "0"], "--fps must be 1 to 60"),
-        (base + ["--video-size", "640x360"], "--video-size and --fps go with --video testsrc"),
+        (base + ["--video-size", "640x360"], "--video-size and --fps go with --video testsrc or a camera"),
         (base + ["--video", "/nonexistent/in.y4m"], "no such file"),
-        (base + ["--video", "/etc/hostname"], "--video must be testsrc, a .y4m or an .ivf file"),
+        (base + ["--video", "/etc/hostname"], "--video must be testsrc, camera[:N], /dev/videoN, a .y4m or an .ivf file"),
+        (base + ["--video", "/dev/null"], "--video /dev/null: capture from /dev/null: not a V4L2 device"),
+        (base + ["--video", "camera:x"], "--video camera:N needs a device number"),
+        (base + ["--video", "camera:99"], "--video camera:99:"),
+        (base + ["--video", "y.y4m", "--fps", "30"], "--video-size and --fps go with --video testsrc or a camera"),
+        (["room", "devices", "extra"], "room devices takes no arguments"),
         (base + ["--duration", "-1"], "--duration must be a number of seconds"),
         (base + ["--snapshot-every", "1"], "--snapshot-every needs --record-dir"),
         (base + ["--bogus"], "unknown option --bogus"),
@@ -35,5 +40,12 @@ import Testing
         let cli = try CLIProcess.start(try CLITestBed.parley, arguments, captureStandardError: true)
         #expect(await cli.exitStatus(timeout: .seconds(10)) == 2, "\(arguments): \(cli.output)")
         #expect(cli.output.contains(message), "\(arguments): \(cli.output)")
+    }
+
+    /// `parley room devices` lists the cameras (none on CI machines) and exits 0.
+    @Test func devicesListsTheCameras() async throws {
+        let cli = try CLIProcess.start(try CLITestBed.parley, ["room", "devices"], captureStandardError: true)
+        #expect(await cli.exitStatus(timeout: .seconds(10)) == 0, "\(cli.output)")
+        #expect(cli.output.contains("no video capture devices") || cli.output.contains("camera:0 /dev/video"), "\(cli.output)")
     }
 }

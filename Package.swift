@@ -196,7 +196,8 @@ let package = Package(
                 swiftSettings: strict),
         // SIP service (issue 18): the registrar (digest, bindings in the store, OPTIONS) on SIP's
         // transports; the B2BUA and trunks follow.
-        .target(name: "SIPGateway", dependencies: ["SIP", "SIPWire", "ParleyStore", "ParleyNet", "ParleyCore", "ParleyCrypto"], swiftSettings: strict),
+        .target(name: "SIPGateway", dependencies: ["SIP", "SIPWire", "SIPMedia", "SDP", "ParleyStore", "ParleyNet", "ParleyCore", "ParleyCrypto",
+                                                   "ParleySRTP", "ServerMedia", "VoiceEngine"], swiftSettings: strict),
         // Who may use SIP, over REST in both vendors' shapes: Plivo's Endpoint API (`/v1/Account/{auth_id}/
         // Endpoint/`) and Twilio's SIP API (credential lists, domains and their auth mappings, IP access
         // control lists); the store keeps digest secrets, never passwords. No SIP code.
@@ -213,7 +214,7 @@ let package = Package(
         .target(name: "ParleyServer",
                 dependencies: ["VoiceEngine", "VoiceREST", "RoomService", "VideoREST", "SIPCredentialsREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet",
                                "ParleyStore", "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "ParleyCrypto",
-                               "SDP", "SFU", "ICE", "SIP", "SIPWire", "SIPGateway"],
+                               "SDP", "SFU", "ICE", "SIP", "SIPWire", "SIPGateway", "SIPMedia"],
                 swiftSettings: strict),
 
         // Layer 4: what every client SDK needs, nothing voice-specific: the signaling channel and its

@@ -7,6 +7,7 @@ import ParleyNet
 import SIP
 import SIPGateway
 import SIPWire
+import VoiceEngine
 
 /// SIP on the server (`--sip`, `--sip-tls`): its own event loop, the transports, the registrar
 /// over the REST-managed credentials (`StoreSIPCredentials`) and the store's bindings, and a
@@ -15,9 +16,11 @@ final class SIPService: Sendable {
     let loop: EventLoop
     let transport: SIPTransport
     let registrar: SIPRegistrarService
+    /// Calls phones place (INVITE, ACK, BYE, CANCEL).
+    let calls: SIPCallService
     private let sweep: Task<Void, Never>
 
-    init(configuration: ServerConfiguration, store: any PlatformStore) throws {
+    init(configuration: ServerConfiguration, store: any PlatformStore, voice: VoiceService, media: SIPMediaBridge) throws {
         loop = try EventLoop(name: "sip")
         var settings = SIPTransport.Configuration(host: configuration.sipHost ?? "127.0.0.1", port: configuration.sipPort)
         if let host = configuration.sipTLSHost, let cert = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
@@ -28,8 +31,13 @@ final class SIPService: Sendable {
         let registrar = SIPRegistrarService(configuration: .init(realm: configuration.sipRealm),
                                             directory: StoreSIPCredentials(store: store, realm: configuration.sipRealm), store: store)
         self.registrar = registrar
-        transport = SIPTransport(configuration: settings, loop: loop) { message, peer in registrar.handle(message, from: peer) }
+        let calls = SIPCallService()
+        self.calls = calls
+        transport = SIPTransport(configuration: settings, loop: loop) { message, peer in
+            if calls.handles(message) { calls.handle(message, from: peer) } else { registrar.handle(message, from: peer) }
+        }
         registrar.attach(transport)
+        calls.attach(transport: transport, registrar: registrar, media: media, voice: voice, store: store)
         sweep = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(60))
@@ -69,7 +77,8 @@ final class SIPServiceSlot: Sendable {
 extension PlatformServer {
     func startSIP() throws {
         guard configuration.sipHost != nil else { return }
-        let service = try SIPService(configuration: configuration, store: store)
+        guard let sipMedia else { return }
+        let service = try SIPService(configuration: configuration, store: store, voice: voice, media: sipMedia)
         try service.start()
         sip.service.withLock { $0 = service }
         Log.info(.platform, "SIP on udp/tcp \(configuration.sipHost ?? ""):\(service.transport.udpPort)"

@@ -7,6 +7,8 @@ import PlatformCore
 import PushNotifications
 import RoomService
 import ServerMedia
+import SIPGateway
+import SIPMedia
 import Signaling
 import Synchronization
 import VoiceEngine
@@ -67,6 +69,8 @@ public final class PlatformServer: Sendable {
     private let credentialWatcher = Mutex<CredentialWatcher?>(nil)
     /// SIP's transports and registrar (`--sip`), from `start()` to `shutdown()`.
     let sip: SIPServiceSlot
+    /// SIP legs' media (`--sip`).
+    let sipMedia: SIPMediaBridge?
     /// The heartbeat task (`VoiceService.recordLiveness`).
     private let liveness = Mutex<Task<Void, Never>?>(nil)
 
@@ -109,7 +113,14 @@ public final class PlatformServer: Sendable {
         webhookHTTP = try HTTPClient()
         mediaClock = MediaClock()
         // Client legs on WebRTC; pairs that cannot forward (codecs differ) meet in a transcoding relay.
-        let bridge = CompositeMediaBridge(primary: WebRTCMediaBridge(media: media), clock: mediaClock)
+        // SIP legs (`--sip`) on RTP sockets of their own, known to the composite by their ids' prefix.
+        sipMedia = try configuration.sipHost.map { sipHost in
+            let advertised = configuration.mediaAdvertisedHosts.first
+                ?? (configuration.mediaHost == "0.0.0.0" || configuration.mediaHost == "::" ? sipHost : configuration.mediaHost)
+            return SIPMediaBridge(server: try SIPMediaServer(configuration: .init(host: configuration.mediaHost, advertisedHost: advertised)))
+        }
+        let bridge = CompositeMediaBridge(primary: WebRTCMediaBridge(media: media),
+                                          others: sipMedia.map { [(SIPMediaBridge.idPrefix, $0)] } ?? [], clock: mediaClock)
         player = CallMediaPlayer(sink: bridge)
         mediaClock.add(player)
         // Ringback, hold music and silence are encoded once per codec, shared by every call.

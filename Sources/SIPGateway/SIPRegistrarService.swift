@@ -28,10 +28,8 @@ public final class SIPRegistrarService: Sendable {
     }
 
     public let configuration: Configuration
-    private let directory: any SIPCredentialDirectory
     private let store: any SIPRegistrationStore
-    private let verifier: DigestVerifier
-    private let limiter = Mutex(AuthFailureLimiter())
+    let authenticator: SIPAuthenticator
     private let counters = Mutex(Statistics())
     private let clock: @Sendable () -> Double
     /// The transport it serves on and its transactions (`attach`).
@@ -40,10 +38,9 @@ public final class SIPRegistrarService: Sendable {
     public init(configuration: Configuration, directory: any SIPCredentialDirectory, store: any SIPRegistrationStore,
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.configuration = configuration
-        self.directory = directory
         self.store = store
         self.clock = clock
-        verifier = DigestVerifier(realm: configuration.realm, algorithms: configuration.algorithms)
+        authenticator = SIPAuthenticator(realm: configuration.realm, algorithms: configuration.algorithms, directory: directory)
     }
 
     public var statistics: Statistics { counters.withLock { $0 } }
@@ -59,7 +56,7 @@ public final class SIPRegistrarService: Sendable {
         guard let request = message.request, request.method != .ack,
               let (transport, transactions) = attachment.withLock({ $0 }) else { return }
         // A refused address is answered statelessly: it holds no transaction while it floods.
-        if limiter.withLock({ $0.isBlocked(Self.source(of: peer), now: clock()) }) {
+        if authenticator.isBlocked(peer, now: clock()) {
             counters.withLock { $0.refusedSources += 1 }
             transport.send(.response(SIPResponse(replyingTo: request, statusCode: 403, toTag: Self.tag())), to: peer)
             return
@@ -89,38 +86,21 @@ public final class SIPRegistrarService: Sendable {
 
     private func register(_ request: SIPRequest, from peer: SIPPeer, toTag: String) -> SIPResponse {
         let now = clock()
-        let source = Self.source(of: peer)
         guard let to = request.to, case .sip(let aorURI) = to.uri, let user = aorURI.user, !user.isEmpty else {
             return SIPResponse(replyingTo: request, statusCode: 400, reasonPhrase: "Bad Request (To is not a SIP address of record)", toTag: toTag)
         }
         let domain = aorURI.host.description.lowercased()
-        guard let authorization = try? request.headers.first("Authorization", as: SIPDigestCredentials.self) else {
+        let credential: SIPCredential
+        switch authenticator.authenticate(request, user: user, domain: domain, role: .registrar, peer: peer, now: now) {
+        case .challenge(let stale):
             counters.withLock { $0.challenged += 1 }
-            return challenge(request, toTag: toTag, stale: false, now: now)
-        }
-        // Every candidate is checked (several credential lists may hold the user); with none, the
-        // verifier still does the same work against its decoy, so an unknown user looks like a wrong password.
-        let candidates = authorization.username == user ? directory.credentials(username: user, domain: domain) : []
-        let presented = DigestCredentials(authorization)
-        var verdict = verifier.verify(presented, method: "REGISTER", storedHA1: candidates.first?.userHashes, now: now)
-        var credential = candidates.first
-        for candidate in candidates.dropFirst() where verdict != .authenticated && verdict != .stale {
-            verdict = verifier.verify(presented, method: "REGISTER", storedHA1: candidate.userHashes, now: now)
-            credential = candidate
-        }
-        switch verdict {
-        case .stale:
-            counters.withLock { $0.challenged += 1 }
-            return challenge(request, toTag: toTag, stale: true, now: now)
-        case .rejected(let reason):
-            Log.debug(.core, "SIP REGISTER from \(peer) refused: \(reason.rawValue)")
+            return authenticator.challenge(request, role: .registrar, toTag: toTag, stale: stale, now: now)
+        case .refused:
             counters.withLock { $0.rejected += 1 }
-            limiter.withLock { _ = $0.failed(source, now: now) }
             return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag)
-        case .authenticated:
-            limiter.withLock { $0.succeeded(source) }
+        case .authenticated(let found):
+            credential = found
         }
-        guard let credential else { return SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag) }
         return bind(request, aor: Self.addressOfRecord(user: user, domain: domain), accountSid: credential.accountSid, peer: peer, toTag: toTag, now: now)
     }
 
@@ -171,12 +151,6 @@ public final class SIPRegistrarService: Sendable {
         }
     }
 
-    private func challenge(_ request: SIPRequest, toTag: String, stale: Bool, now: Double) -> SIPResponse {
-        var headers = SIPHeaders()
-        for value in verifier.challenges(now: now, stale: stale) { headers.add("WWW-Authenticate", value) }
-        return SIPResponse(replyingTo: request, statusCode: 401, toTag: toTag, headers: headers)
-    }
-
     /// The live bindings of `user` at `domain` (for routing calls to it).
     public func bindings(accountSid: String, user: String, domain: String) -> [ContactBinding] {
         let now = clock()
@@ -202,16 +176,5 @@ public final class SIPRegistrarService: Sendable {
     /// `sip:user@domain` (the domain lowercased): how bindings are keyed.
     static func addressOfRecord(user: String, domain: String) -> String { "sip:\(user)@\(domain.lowercased())" }
 
-    /// The address failures are counted by (without the port: a client may change it at will).
-    static func source(of peer: SIPPeer) -> String { Hex.encode(peer.address.ipBytes) }
-
     static func tag() -> String { String(UInt64.random(in: 1...UInt64.max), radix: 36) }
-}
-
-extension DigestCredentials {
-    /// What the parsed Authorization header says, for the verifier.
-    init(_ parsed: SIPDigestCredentials) {
-        self.init(username: parsed.username, realm: parsed.realm, nonce: parsed.nonce, uri: parsed.uri, response: parsed.response,
-                  algorithm: parsed.algorithm, qop: parsed.qop, nc: parsed.nonceCount, cnonce: parsed.cnonce)
-    }
 }

@@ -1,0 +1,45 @@
+import Foundation
+import ParleyCore
+import ParleyStore
+import SIP
+import SIPWire
+import Synchronization
+import VoiceEngine
+
+/// The B2BUA of `parley-server --sip`: the SIP side of calls, between SIP phones and the voice
+/// engine. Phones' INVITEs become engine calls (`SIPInboundCalls`); the registrar answers the rest.
+package final class SIPCallService: Sendable {
+    private let inbound = Mutex<SIPInboundCalls?>(nil)
+
+    package init() {}
+
+    /// Serves on `transport`, authenticating with the registrar's credentials and its failure limiter.
+    package func attach(transport: SIPTransport, registrar: SIPRegistrarService, media: SIPMediaBridge, voice: VoiceService,
+                        store: any PlatformStore) {
+        let context = SIPInboundCalls.Context(transport: transport, authenticator: registrar.authenticator, media: media,
+                                              voice: voice, store: store, realm: registrar.configuration.realm,
+                                              clock: { Date().timeIntervalSince1970 })
+        inbound.withLock { $0 = SIPInboundCalls(context: context) }
+    }
+
+    /// Whether `message` is for calls (INVITE, ACK, BYE, CANCEL and what happens in a dialog).
+    package func handles(_ message: SIPMessage) -> Bool {
+        guard let request = message.request else { return false }
+        switch request.method {
+        case .invite, .ack, .bye, .cancel, .info, .update, .prack: return true
+        default: return false
+        }
+    }
+
+    package func handle(_ message: SIPMessage, from peer: SIPPeer) {
+        guard let request = message.request, let calls = inbound.withLock({ $0 }) else { return }
+        if request.method != .ack, calls.context.authenticator.isBlocked(peer, now: calls.context.clock()) {
+            calls.context.transport.send(.response(SIPResponse(replyingTo: request, statusCode: 403)), to: peer)
+            return
+        }
+        calls.handle(request, from: peer)
+    }
+
+    /// Calls in progress (for `/metrics`).
+    package var activeCalls: Int { inbound.withLock { $0?.count ?? 0 } }
+}

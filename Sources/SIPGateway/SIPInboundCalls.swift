@@ -1,0 +1,299 @@
+import Foundation
+import ParleyCore
+import ParleyNet
+import ParleyStore
+import SDP
+import SIP
+import SIPWire
+import Synchronization
+import VoiceEngine
+
+/// Calls a SIP phone places through the server (the B2BUA's incoming side, RFC 3261 §13.3): the
+/// INVITE is authenticated by digest (407, `Proxy-Authorization`), its offer answered by a SIP
+/// media leg, and the call handed to the voice engine, which routes it as Twilio and Plivo do:
+/// the endpoint's application (Plivo `app_id`), else the SIP domain's VoiceUrl with Twilio's SIP
+/// parameters, else `sip:<identity>@…` straight to that client. What the engine decides comes
+/// back as SIP: 180, 200 OK (retransmitted over UDP until the ACK, §13.3.1.4), a final error, or a BYE.
+final class SIPInboundCalls: Sendable {
+    struct Context: Sendable {
+        let transport: SIPTransport
+        let authenticator: SIPAuthenticator
+        let media: SIPMediaBridge
+        let voice: VoiceService
+        let store: any PlatformStore
+        let realm: String
+        let clock: @Sendable () -> Double
+    }
+
+    /// One INVITE's call, by Call-ID.
+    struct Call {
+        var invite: SIPRequest
+        var peer: SIPPeer
+        var dialog: SIPDialog
+        var callSid: String?
+        var answerSDP: SessionDescription?
+        /// The last final or provisional response, sent again for a retransmitted INVITE.
+        var lastResponse: SIPResponse?
+        var answered = false
+        var acknowledged = false
+        var ended = false
+    }
+
+    let context: Context
+    private let calls = Mutex<[String: Call]>([:])
+    /// Calls at once, at most (each holds a media leg and a socket).
+    let capacity: Int
+
+    init(context: Context, capacity: Int = 1000) {
+        self.context = context
+        self.capacity = capacity
+    }
+
+    var count: Int { calls.withLock { $0.count } }
+
+    // MARK: - Requests
+
+    func handle(_ request: SIPRequest, from peer: SIPPeer) {
+        switch request.method {
+        case .invite: invite(request, from: peer)
+        case .ack: ack(request)
+        case .bye: bye(request, from: peer)
+        case .cancel: cancel(request, from: peer)
+        default: send(SIPResponse(replyingTo: request, statusCode: 405, headers: ["Allow": Self.allow]), to: peer)
+        }
+    }
+
+    static let allow = "INVITE, ACK, BYE, CANCEL, OPTIONS, REGISTER"
+
+    private func invite(_ request: SIPRequest, from peer: SIPPeer) {
+        guard let callID = request.callID else { return send(SIPResponse(replyingTo: request, statusCode: 400), to: peer) }
+        if let existing = calls.withLock({ $0[callID] }) {
+            // A retransmission (same transaction) gets the last response again; a re-INVITE in the
+            // dialog (hold, refresh) is answered with the current answer.
+            if request.to?.tag == nil, let response = existing.lastResponse { return send(response, to: peer) }
+            if request.to?.tag != nil { return reinvite(request, call: existing, from: peer) }
+            return
+        }
+        guard let to = request.to, case .sip(let target) = request.uri, let from = request.from,
+              case .sip(let fromURI) = from.uri, let user = fromURI.user, !user.isEmpty else {
+            return send(SIPResponse(replyingTo: request, statusCode: 400, reasonPhrase: "Bad Request (not a SIP call)"), to: peer)
+        }
+        let now = context.clock()
+        let toTag = SIPIdentifiers.tag()
+        let domain = fromURI.host.description.lowercased()
+        let credential: SIPCredential
+        switch context.authenticator.authenticate(request, user: user, domain: domain, role: .proxy, peer: peer, now: now) {
+        case .challenge(let stale):
+            return send(context.authenticator.challenge(request, role: .proxy, toTag: toTag, stale: stale, now: now), to: peer)
+        case .refused:
+            return send(SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag), to: peer)
+        case .authenticated(let found):
+            credential = found
+        }
+        guard calls.withLock({ $0.count }) < capacity else {
+            return send(SIPResponse(replyingTo: request, statusCode: 503, toTag: toTag, headers: ["Retry-After": "5"]), to: peer)
+        }
+        let dialog: SIPDialog
+        do {
+            dialog = try SIPDialog(uas: request, localTag: toTag, contact: contact(for: peer), overTLS: peer.transport == .tls)
+        } catch {
+            return send(SIPResponse(replyingTo: request, statusCode: error.statusCode, toTag: toTag), to: peer)
+        }
+        let trying = SIPResponse(replyingTo: request, statusCode: 100)
+        calls.withLock { $0[callID] = Call(invite: request, peer: peer, dialog: dialog, lastResponse: trying) }
+        send(trying, to: peer)
+        let route = routing(request, caller: credential, callee: target, to: to)
+        Task { await self.start(callID: callID, request: route, offer: request.bodyText) }
+    }
+
+    /// Hands the call to the engine once its media exists.
+    private func start(callID: String, request: RemoteCallRequest, offer: String) async {
+        let voice = context.voice
+        let media: CallMediaAnswer
+        do {
+            media = try await context.media.createLegMedia(offer: offer) { event in voice.deliverMediaEvent(event) }
+        } catch {
+            return fail(callID: callID, status: 488, reason: "Not Acceptable Here")
+        }
+        let party = SIPInboundParty(calls: self, callID: callID)
+        guard let sdp = try? SessionDescription(parsing: media.sdp) else {
+            await context.media.close(media.id)
+            return fail(callID: callID, status: 500, reason: nil)
+        }
+        let alive = calls.withLock { table -> Bool in
+            guard table[callID] != nil, table[callID]?.ended == false else { return false }
+            table[callID]?.answerSDP = sdp
+            return true
+        }
+        guard alive else { return await context.media.close(media.id) }
+        switch await voice.startRemoteCall(request, party: party, media: media) {
+        case .success(let callSid):
+            calls.withLock { $0[callID]?.callSid = callSid }
+            Log.info(.platform, "SIP call \(callID) from \(request.from) is call \(callSid)")
+        case .failure(let error):
+            await context.media.close(media.id)
+            fail(callID: callID, status: Self.status(for: error), reason: nil)
+        }
+    }
+
+    /// Who the call goes to, as Twilio's and Plivo's SIP routing decide it.
+    private func routing(_ invite: SIPRequest, caller: SIPCredential, callee: SIPURI, to: SIPNameAddress) -> RemoteCallRequest {
+        let fromText = invite.from.map { "\($0.uri)" } ?? ""
+        var request = RemoteCallRequest(accountSid: caller.accountSid, from: fromText, to: "\(callee)")
+        let host = callee.host.description.lowercased()
+        if let endpoint = try? context.store.endpoint(username: caller.username), let app = endpoint.applicationSid, !app.isEmpty {
+            request.applicationSid = app
+        } else if let domain = try? context.store.sipDomain(name: host), domain.accountSid == caller.accountSid,
+                  let url = domain.draft.voiceURL, !url.isEmpty {
+            request.voiceURL = url
+            request.voiceMethod = domain.draft.voiceMethod
+            request.statusCallback = domain.draft.voiceStatusCallbackURL
+            request.parameters = [("SipDomain", domain.domainName), ("SipDomainSid", domain.sid)]
+        } else {
+            request.directIdentity = callee.user
+        }
+        request.parameters.append(("SipCallId", invite.callID ?? ""))
+        for field in invite.headers.fields where field.name.lowercased().hasPrefix("x-") {
+            request.parameters.append(("SipHeader_\(field.name)", field.value))
+        }
+        return request
+    }
+
+    private func reinvite(_ request: SIPRequest, call: Call, from peer: SIPPeer) {
+        var dialog = call.dialog
+        do { try dialog.receive(request) } catch {
+            return send(SIPResponse(replyingTo: request, statusCode: error.statusCode), to: peer)
+        }
+        calls.withLock { $0[request.callID ?? ""]?.dialog = dialog }
+        send(dialog.response(to: request, statusCode: 200, sdp: call.answerSDP), to: peer)
+    }
+
+    private func ack(_ request: SIPRequest) {
+        guard let callID = request.callID else { return }
+        calls.withLock { $0[callID]?.acknowledged = true }
+    }
+
+    private func bye(_ request: SIPRequest, from peer: SIPPeer) {
+        guard let callID = request.callID, let call = calls.withLock({ $0.removeValue(forKey: callID) }), call.dialog.matches(request) else {
+            return send(SIPResponse(replyingTo: request, statusCode: 481), to: peer)
+        }
+        send(SIPResponse(replyingTo: request, statusCode: 200), to: peer)
+        if let callSid = call.callSid { Task { await context.voice.remoteHangup(callSid: callSid) } }
+    }
+
+    private func cancel(_ request: SIPRequest, from peer: SIPPeer) {
+        guard let callID = request.callID, let call = calls.withLock({ $0[callID] }), !call.answered else {
+            return send(SIPResponse(replyingTo: request, statusCode: 481), to: peer)
+        }
+        send(SIPResponse(replyingTo: request, statusCode: 200), to: peer)
+        fail(callID: callID, status: 487, reason: "Request Terminated")
+        if let callSid = call.callSid { Task { await context.voice.remoteHangup(callSid: callSid) } }
+    }
+
+    // MARK: - What the engine decided
+
+    func ringing(callID: String) {
+        guard let response = calls.withLock({ table -> SIPResponse? in
+            guard let call = table[callID], !call.answered, !call.ended else { return nil }
+            let response = call.dialog.response(to: call.invite, statusCode: 180)
+            table[callID]?.lastResponse = response
+            return response
+        }), let peer = calls.withLock({ $0[callID]?.peer }) else { return }
+        send(response, to: peer)
+    }
+
+    func answered(callID: String) {
+        guard let (response, peer) = calls.withLock({ table -> (SIPResponse, SIPPeer)? in
+            guard let call = table[callID], !call.answered, !call.ended, let sdp = call.answerSDP else { return nil }
+            let response = call.dialog.response(to: call.invite, statusCode: 200, sdp: sdp)
+            table[callID]?.answered = true
+            table[callID]?.lastResponse = response
+            return (response, call.peer)
+        }) else { return }
+        send(response, to: peer)
+        if !peer.isReliable { retransmitUntilACK(callID: callID, response: response, interval: 0.5, elapsed: 0) }
+    }
+
+    /// §13.3.1.4: the 2xx goes again at T1, 2·T1, … capped at T2, until the ACK or 64·T1.
+    private func retransmitUntilACK(callID: String, response: SIPResponse, interval: Double, elapsed: Double) {
+        context.transport.loop.schedule(after: .milliseconds(Int(interval * 1000))) { [self] in
+            guard let call = calls.withLock({ $0[callID] }), !call.acknowledged, !call.ended else { return }
+            guard elapsed + interval < 32 else {
+                Log.info(.platform, "SIP call \(callID): no ACK for the 200 OK; hanging up")
+                return hungUp(callID: callID, error: nil)
+            }
+            send(response, to: call.peer)
+            retransmitUntilACK(callID: callID, response: response, interval: min(interval * 2, 4), elapsed: elapsed + interval)
+        }
+    }
+
+    func hungUp(callID: String, error: ParleyError?) {
+        guard let call = calls.withLock({ $0.removeValue(forKey: callID) }), !call.ended else { return }
+        if call.answered {
+            var dialog = call.dialog
+            send(dialog.bye(sentBy: sentBy(for: call.peer)), to: call.peer)
+        } else {
+            let status = error.map(Self.status) ?? 480
+            send(call.dialog.response(to: call.invite, statusCode: status), to: call.peer)
+        }
+    }
+
+    private func fail(callID: String, status: Int, reason: String?) {
+        guard let call = calls.withLock({ table -> Call? in
+            guard let call = table[callID], !call.answered else { return nil }
+            table[callID] = nil
+            return call
+        }) else { return }
+        send(call.dialog.response(to: call.invite, statusCode: status, reasonPhrase: reason), to: call.peer)
+    }
+
+    /// The SIP status for why the engine ended an unanswered call (Twilio's codes back to SIP).
+    static func status(for error: ParleyError) -> Int {
+        switch error.code.rawValue {
+        case 31486: 486
+        case 31480, 31408: 480
+        case 31404, 31005: 404
+        case 31603: 603
+        case 31487: 487
+        case 53404, 53403: 488
+        case 31403, 20106: 403
+        default: 500
+        }
+    }
+
+    // MARK: - Sending
+
+    private func send(_ response: SIPResponse, to peer: SIPPeer) { context.transport.send(.response(response), to: peer) }
+    private func send(_ request: SIPRequest, to peer: SIPPeer) { context.transport.send(.request(request), to: peer) }
+
+    private func sentBy(for peer: SIPPeer) -> SIPSentBy {
+        let port = peer.transport == .udp ? context.transport.udpPort : peer.transport == .tcp ? context.transport.tcpPort : context.transport.tlsPort
+        return SIPSentBy(transport: peer.transport.rawValue, host: SIPHost(parsing: context.transport.configuration.host) ?? .ipv4("127.0.0.1"),
+                         port: UInt16(clamping: port))
+    }
+
+    private func contact(for peer: SIPPeer) -> SIPNameAddress {
+        let by = sentBy(for: peer)
+        var parameters: [SIPParameter] = []
+        if peer.transport != .udp { parameters.append(SIPParameter("transport", peer.transport.rawValue.lowercased())) }
+        return SIPNameAddress(uri: SIPURI(isSecure: peer.transport == .tls, user: "parley", host: by.host, port: by.port,
+                                          parameters: parameters))
+    }
+}
+
+/// The engine's view of a phone that called in.
+final class SIPInboundParty: RemoteParty {
+    private let calls: SIPInboundCalls?
+    private let callID: String
+
+    init(calls: SIPInboundCalls, callID: String) {
+        self.calls = calls
+        self.callID = callID
+    }
+
+    func ringing(callSid: String) { calls?.ringing(callID: callID) }
+    func answered(callSid: String) { calls?.answered(callID: callID) }
+    func hungUp(callSid: String, error: ParleyError?) { calls?.hungUp(callID: callID, error: error) }
+    /// RFC 4733 toward the phone comes with the media server's sender; the keys are dropped until then.
+    func digits(_ digits: String, callSid: String) {}
+}

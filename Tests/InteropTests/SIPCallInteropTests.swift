@@ -1,0 +1,124 @@
+import AccessToken
+import AudioCore
+import Foundation
+import ParleyServer
+import ParleyStore
+import ParleyTestSupport
+import Signaling
+import Synchronization
+import Testing
+import WebRTC
+
+/// The B2BUA against baresip 1.0 (Debian), a real SIP softphone: an endpoint made as Plivo's
+/// Endpoint API makes them dials `sip:bob@<server>`; the server challenges the INVITE (407),
+/// answers its offer with a media leg of its own and rings the WebRTC client `bob`, who answers.
+/// Each side hears the other's tone through the transcoding relay (baresip's G.711 or Opus, bob's
+/// Opus), and bob's hang-up reaches baresip as a BYE.
+@Suite(.serialized, .tags(.interop)) struct SIPCallInteropTests {
+    static let baresip = "/usr/bin/baresip"
+
+    /// A 48 kHz mono WAV: `seconds` of a sine at `frequency` (baresip's `aufile` ends the call at its end).
+    static func toneWAV(_ frequency: Double, seconds: Double) -> [UInt8] {
+        let samples = (0..<Int(48_000 * seconds)).map { n in Int16(0.4 * 32_767 * sin(2 * .pi * frequency * Double(n) / 48_000)) }
+        return WAVFile(sampleRate: 48_000, channels: 1, samples: samples).serialized
+    }
+
+    /// baresip's configuration directory: one account with the endpoint's password, audio from
+    /// `source`, decoded audio dumped by `sndfile` into `dumps`.
+    static func configure(_ dir: URL, user: String, password: String, server: String, source: URL, dumps: URL) throws {
+        let config = """
+            poll_method epoll
+            sip_listen 127.0.0.1:0
+            sip_transports udp
+            audio_source aufile,\(source.path)
+            audio_player aufile,/dev/null
+            ausrc_srate 48000
+            audio_srate 8000-48000
+            snd_path \(dumps.path)
+            module_path /usr/lib/baresip/modules
+            module stdio.so
+            module g711.so
+            module opus.so
+            module aufile.so
+            module sndfile.so
+            module_app account.so
+            module_app menu.so
+            rtp_ports 30000-39999
+            net_interface 127.0.0.1
+            """
+        try config.write(to: dir.appendingPathComponent("config"), atomically: true, encoding: .utf8)
+        let account = "<sip:\(user)@\(server)>;auth_pass=\(password);regint=0;answermode=manual\n"
+        try account.write(to: dir.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func baresipCallsAWebRTCClientAndBothHearEachOther() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sipcall-\(UUID().uuidString)")
+        let dumps = dir.appendingPathComponent("dumps")
+        try FileManager.default.createDirectory(at: dumps, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var config = ServerConfiguration()
+        (config.port, config.mediaPort, config.databasePath) = (0, 0, dir.appendingPathComponent("parley.db").path)
+        config.recordingsDirectory = dir.appendingPathComponent("recordings").path
+        (config.sipHost, config.sipPort) = ("127.0.0.1", 0)
+        config.mediaHost = "127.0.0.1"
+        let server = try PlatformServer(configuration: config)
+        try server.start()
+        let account = server.defaultCredentials.account.sid
+        let endpoint = try server.store.createEndpoint(accountSid: account, username: "alice", password: "s3cret-pw",
+                                                       realm: config.sipRealm, alias: "Alice", applicationSid: nil)
+        let sipPort = try #require(server.sipPorts?.udp)
+
+        let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
+        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+        try await bob.signaling.send(.listen)
+        _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
+
+        let source = dir.appendingPathComponent("tone.wav")
+        try Data(Self.toneWAV(1_000, seconds: 20)).write(to: source)
+        try Self.configure(dir, user: endpoint.username, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)", source: source, dumps: dumps)
+        let phone = try ChildProcess(executable: Self.baresip, arguments: ["-f", dir.path, "-e", "/dial sip:bob@127.0.0.1:\(sipPort)", "-t", "25"])
+        defer { phone.kill() }
+
+        let incoming = try await bob.expectIncoming()
+        #expect(incoming.from.hasPrefix("sip:\(endpoint.username)@"))
+        try await bob.accept(incoming.callSid)
+        try await bob.expectConnected()
+
+        let heard = Mutex<[[UInt8]]>([])
+        let listener = Task {
+            for await packet in bob.peer.audio where packet.payload.count > 2 { heard.withLock { $0.append(packet.payload) } }
+        }
+        try await ToneAudio.send(bob.peer, frequency: 600, seconds: 4)
+        listener.cancel()
+        try await bob.signaling.send(.hangup(Hangup(callSid: incoming.callSid)))
+        let byeReached = await phone.waitForOutput("terminated", timeout: .seconds(10))
+        try await Task.sleep(for: .milliseconds(300))  // sndfile closes its dump as the call ends
+        phone.kill()
+        let frames = heard.withLock { $0 }
+        let atBob = try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(50)), analysisSeconds: 1.5)
+
+        // What baresip decoded: sndfile's `dump-…-dec.wav` (the far end's audio, at the codec's rate).
+        let decoded = try FileManager.default.contentsOfDirectory(at: dumps, includingPropertiesForKeys: nil)
+            .filter { $0.lastPathComponent.hasSuffix("-dec.wav") }
+        var atPhone = 0.0
+        if let file = decoded.first, let wav = try? WAVFile(parsing: [UInt8](Data(contentsOf: file))) {
+            let scale = Double(ToneAudio.rate) / Double(wav.sampleRate)
+            let samples = wav.samples.dropFirst(wav.sampleRate).prefix(wav.sampleRate * 2).map(Double.init)
+            atPhone = ToneAudio.dominantFrequency(Self.upsample(Array(samples), by: Int(scale.rounded())))
+        }
+        print("baresip → bob: \(frames.count) Opus frames, dominant \(atBob) Hz; bob → baresip: dominant \(atPhone) Hz "
+              + "(\(decoded.map(\.lastPathComponent))); "
+              + "\(phone.stdout.split(separator: "\n").filter { $0.contains("audio") || $0.contains("SRTP") }.prefix(4))")
+        await bob.close()
+        await server.shutdown()
+        #expect(abs(atBob - 1_000) < 20, "baresip's tone at bob: \(atBob) Hz\n\(phone.stdout.suffix(3000))")
+        #expect(abs(atPhone - 600) < 20, "bob's tone at baresip: \(atPhone) Hz\n\(phone.stdout.suffix(3000))")
+        #expect(byeReached, "\(phone.stdout.suffix(2000))")
+    }
+
+    /// Repeats each sample (the Goertzel scan runs at 48 kHz).
+    static func upsample(_ x: [Double], by factor: Int) -> [Double] {
+        guard factor > 1 else { return x }
+        return x.flatMap { Array(repeating: $0, count: factor) }
+    }
+}

@@ -25,7 +25,8 @@ import WebRTC
 
     /// baresip's configuration directory: one account with the endpoint's password, audio from
     /// `source`, decoded audio dumped by `sndfile` into `dumps`.
-    static func configure(_ dir: URL, user: String, password: String, server: String, source: URL, dumps: URL) throws {
+    static func configure(_ dir: URL, user: String, password: String, server: String, source: URL, dumps: URL,
+                          encryption: String?) throws {
         let config = """
             poll_method epoll
             sip_listen 127.0.0.1:0
@@ -41,17 +42,21 @@ import WebRTC
             module opus.so
             module aufile.so
             module sndfile.so
+            \(encryption == nil ? "" : "module srtp.so")
             module_app account.so
             module_app menu.so
             rtp_ports 30000-39999
             net_interface 127.0.0.1
             """
         try config.write(to: dir.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-        let account = "<sip:\(user)@\(server)>;auth_pass=\(password);regint=0;answermode=manual\n"
+        let account = "<sip:\(user)@\(server)>;auth_pass=\(password);regint=0;answermode=manual"
+            + (encryption.map { ";mediaenc=\($0)" } ?? "") + "\n"
         try account.write(to: dir.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
     }
 
-    @Test(.timeLimit(.minutes(2))) func baresipCallsAWebRTCClientAndBothHearEachOther() async throws {
+    /// Plain RTP, and SDES-SRTP as baresip offers it mandatory (RTP/SAVP with `a=crypto`, RFC 4568).
+    @Test(.timeLimit(.minutes(2)), arguments: [nil, "srtp-mand"])
+    func baresipCallsAWebRTCClientAndBothHearEachOther(encryption: String?) async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sipcall-\(UUID().uuidString)")
         let dumps = dir.appendingPathComponent("dumps")
         try FileManager.default.createDirectory(at: dumps, withIntermediateDirectories: true)
@@ -75,7 +80,8 @@ import WebRTC
 
         let source = dir.appendingPathComponent("tone.wav")
         try Data(Self.toneWAV(1_000, seconds: 20)).write(to: source)
-        try Self.configure(dir, user: endpoint.username, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)", source: source, dumps: dumps)
+        try Self.configure(dir, user: endpoint.username, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)", source: source, dumps: dumps,
+                           encryption: encryption)
         let phone = try ChildProcess(executable: Self.baresip, arguments: ["-f", dir.path, "-e", "/dial sip:bob@127.0.0.1:\(sipPort)", "-t", "25"])
         defer { phone.kill() }
 
@@ -108,7 +114,7 @@ import WebRTC
         }
         print("baresip → bob: \(frames.count) Opus frames, dominant \(atBob) Hz; bob → baresip: dominant \(atPhone) Hz "
               + "(\(decoded.map(\.lastPathComponent))); "
-              + "\(phone.stdout.split(separator: "\n").filter { $0.contains("audio") || $0.contains("SRTP") }.prefix(4))")
+              + "\(phone.stdout.split(separator: "\n").filter { $0.contains("decoder") || $0.lowercased().contains("srtp") }.prefix(4))")
         await bob.close()
         await server.shutdown()
         #expect(abs(atBob - 1_000) < 20, "baresip's tone at bob: \(atBob) Hz\n\(phone.stdout.suffix(3000))")

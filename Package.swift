@@ -5,7 +5,7 @@
 //   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 CVPX CUsrSCTP
 //                        (system libraries), CParleyLinux (epoll/mmsg shim)
 //   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP SIPWire TwiML VP8
-//                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers
+//                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers BandwidthEstimation
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio ParleyVPX AccessToken
 //                        ICE Signaling DataChannel SpeechScoring
 //   3 networking, storage ParleyNet ParleyStore WebRTC AudioDevices PushNotifications SCTP SFU
@@ -102,6 +102,9 @@ let package = Package(
         .target(name: "CallQuality", swiftSettings: strict),
         // Pure, seeded network model: loss (random, Gilbert-Elliott), delay, jitter, reordering, rate.
         .target(name: "NetworkConditioner", swiftSettings: strict),
+        // Pure receive-side, delay-based bandwidth estimation (draft-ietf-rmcat-gcc-02 §5) on
+        // abs-send-time: what a receiver sends back in REMB.
+        .target(name: "BandwidthEstimation", swiftSettings: strict),
         // Pure TwiML: an XML reader, the verb model, and the interpreter as a value-type state machine.
         .target(name: "TwiML", swiftSettings: strict),
 
@@ -296,6 +299,7 @@ let package = Package(
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "ParleyCore", "ParleyTestSupport"], swiftSettings: strict),
         .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),
         .testTarget(name: "NetworkConditionerTests", dependencies: ["NetworkConditioner"], swiftSettings: strict),
+        .testTarget(name: "BandwidthEstimationTests", dependencies: ["BandwidthEstimation"], swiftSettings: strict),
         .testTarget(name: "ParleyAudioTests",
                     dependencies: ["ParleyAudio", "AudioCore", "ParleyOpus", "RTP", "NetworkConditioner", "CallQuality",
                                    "ParleyCore", "ParleyTestSupport", "AudioDevices"],

@@ -149,7 +149,7 @@ let package = Package(
         // channels (SCTP over DTLS) of room sessions.
         .target(name: "WebRTC",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ParleyRTP", "ICE", "STUN", "RTP",
-                               "SDP", "RTCP", "VP8", "SFU", "SCTP", "DataChannel"],
+                               "SDP", "RTCP", "VP8", "SFU", "SCTP", "DataChannel", "BandwidthEstimation"],
                 swiftSettings: strict),
 
         // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.

@@ -299,7 +299,7 @@ let package = Package(
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "ParleyCore", "ParleyTestSupport"], swiftSettings: strict),
         .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),
         .testTarget(name: "NetworkConditionerTests", dependencies: ["NetworkConditioner"], swiftSettings: strict),
-        .testTarget(name: "BandwidthEstimationTests", dependencies: ["BandwidthEstimation"], swiftSettings: strict),
+        .testTarget(name: "BandwidthEstimationTests", dependencies: ["BandwidthEstimation", "NetworkConditioner"], swiftSettings: strict),
         .testTarget(name: "ParleyAudioTests",
                     dependencies: ["ParleyAudio", "AudioCore", "ParleyOpus", "RTP", "NetworkConditioner", "CallQuality",
                                    "ParleyCore", "ParleyTestSupport", "AudioDevices"],

@@ -1,4 +1,5 @@
 import BandwidthEstimation
+import NetworkConditioner
 import Testing
 
 /// The delay-based estimator (draft-ietf-rmcat-gcc-02 §5) on a virtual path (`PathSimulation`):
@@ -64,7 +65,7 @@ import Testing
     /// §5.4: jitter well under the threshold (a loaded host's scheduling) is not over-use.
     @Test func section5_4JitterAloneIsNotOveruse() {
         var estimator = RemoteBitrateEstimator()
-        var random = SplitMix(seed: 7)
+        var random = SeededGenerator(seed: 7)
         var t = 0.0
         var last = 0.0
         for frame in 0..<1_800 {
@@ -97,7 +98,7 @@ import Testing
     /// send the estimate anywhere a path could not justify.
     @Test func reorderedDuplicateAndGarbageTimestampsNeitherCrashNorExplodeTheEstimate() {
         var estimator = RemoteBitrateEstimator()
-        var random = SplitMix(seed: 42)
+        var random = SeededGenerator(seed: 42)
         var arrival = 0.0
         for frame in 0..<900 {
             let send = Double(frame) / 30
@@ -137,18 +138,5 @@ import Testing
         }
         let bitrate = estimator.bitrate ?? 0
         #expect(bitrate >= 10_000 && bitrate <= 2_000_000, "estimate \(bitrate)")
-    }
-}
-
-/// A small seeded generator (SplitMix64), so the runs repeat.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

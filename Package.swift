@@ -5,7 +5,7 @@
 //   0 C                  COpenSSL CSRTP COpus CSQLite CSpeexDSP CPulseAudio CLame CNGHTTP2 CVPX CUsrSCTP
 //                        (system libraries), CParleyLinux (epoll/mmsg shim), CV4L2 (linux/videodev2.h)
 //   1 core / pure wire    ParleyCore WireKit JSONWire HTTPWire WebSocketWire STUN RTP RTCP SDP SIPWire TwiML VP8
-//                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers
+//                        AudioCore VideoCore CallQuality NetworkConditioner MediaContainers BandwidthEstimation
 //   2 crypto and media    ParleyCrypto ParleySRTP ParleyRTP ParleyOpus ParleyMP3 ParleyAudio ParleyVPX AccessToken
 //                        ICE Signaling DataChannel SpeechScoring
 //   3 networking, storage ParleyNet ParleyStore WebRTC SIPMedia AudioDevices PushNotifications SCTP SFU SIP
@@ -106,6 +106,9 @@ let package = Package(
         .target(name: "CallQuality", swiftSettings: strict),
         // Pure, seeded network model: loss (random, Gilbert-Elliott), delay, jitter, reordering, rate.
         .target(name: "NetworkConditioner", swiftSettings: strict),
+        // Pure receive-side, delay-based bandwidth estimation (draft-ietf-rmcat-gcc-02 §5) on
+        // abs-send-time: what a receiver sends back in REMB.
+        .target(name: "BandwidthEstimation", swiftSettings: strict),
         // Pure TwiML: an XML reader, the verb model, and the interpreter as a value-type state machine.
         .target(name: "TwiML", swiftSettings: strict),
 
@@ -150,7 +153,7 @@ let package = Package(
         // channels (SCTP over DTLS) of room sessions.
         .target(name: "WebRTC",
                 dependencies: ["ParleyCore", "ParleyNet", "ParleyCrypto", "ParleySRTP", "ParleyRTP", "ICE", "STUN", "RTP",
-                               "SDP", "RTCP", "VP8", "SFU", "SCTP", "DataChannel"],
+                               "SDP", "RTCP", "VP8", "SFU", "SCTP", "DataChannel", "BandwidthEstimation"],
                 swiftSettings: strict),
 
         // Layer 4: the server as libraries (tests drive it in-process), each service over the platform core.
@@ -309,6 +312,7 @@ let package = Package(
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "ParleyCore", "ParleyTestSupport"], swiftSettings: strict),
         .testTarget(name: "CallQualityTests", dependencies: ["CallQuality"], swiftSettings: strict),
         .testTarget(name: "NetworkConditionerTests", dependencies: ["NetworkConditioner"], swiftSettings: strict),
+        .testTarget(name: "BandwidthEstimationTests", dependencies: ["BandwidthEstimation", "NetworkConditioner"], swiftSettings: strict),
         .testTarget(name: "ParleyAudioTests",
                     dependencies: ["ParleyAudio", "AudioCore", "ParleyOpus", "RTP", "NetworkConditioner", "CallQuality",
                                    "ParleyCore", "ParleyTestSupport", "AudioDevices"],

@@ -1,3 +1,4 @@
+import BandwidthEstimation
 import RTP
 
 /// Every transceiver of one client connection and what the packet path needs to find them: a
@@ -31,6 +32,8 @@ struct ClientTransceivers {
     /// The mid element's id (RFC 8843 §15.1), the same in every section we offer: what binds a
     /// received SSRC no `a=ssrc` announced.
     var midExtensionID: UInt8?
+    /// The delay-based estimate of what we receive, sent back in REMB (`PeerConnectionCore+Estimate.swift`).
+    var bandwidth = RemoteBitrateEstimator()
 
     static let maxBoundSSRCs = 512
     /// More sections than a room ever asks for (64 tracks, 64 slots of each kind, docs/signaling.md §12).

@@ -142,6 +142,9 @@ public final class PeerConnection: Sendable {
         public var roundTripTimeSamples = 0
         public var rtcpSent = 0
         public var rtcpReceived = 0
+        /// REMBs sent on received video (draft-alvestrand-rmcat-remb-03), and the last estimate in bits/s.
+        public var estimatesSent = 0
+        public var receiveEstimate: Int?
         public var srtpErrors = 0
         /// `sendAudio` calls dropped because media was not (yet) connected.
         public var sendDropped = 0

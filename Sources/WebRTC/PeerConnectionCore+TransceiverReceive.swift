@@ -32,6 +32,9 @@ extension PeerConnectionCore {
                 return nil
             }
             let index = bound.transceiver
+            if media.list[index].isVideo, let id = accepted.absSendTimeExtensionID {
+                noteArrival(view, absSendTimeID: id, size: bytes.count, arrival: arrival)
+            }
             guard !bound.rtx else { return unwrapRTX(view, transceiver: index, accepted: accepted) }
             guard view.payloadType == accepted.payloadType else {
                 media.unroutable += 1
@@ -41,6 +44,7 @@ extension PeerConnectionCore {
                                                       sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
                                                       ssrc: view.ssrc, marker: view.marker))
         }
+        sendEstimateIfDue(now: arrival)
         guard let delivery else { return }
         let index = delivery.index
         var packet = delivery.packet

@@ -200,7 +200,7 @@ let package = Package(
         // SIP service (issue 18): the registrar (digest, bindings in the store, OPTIONS) on SIP's
         // transports; the B2BUA and trunks follow.
         .target(name: "SIPGateway", dependencies: ["SIP", "SIPWire", "SIPMedia", "SDP", "ParleyStore", "ParleyNet", "ParleyCore", "ParleyCrypto",
-                                                   "ParleySRTP", "ServerMedia", "VoiceEngine"], swiftSettings: strict),
+                                                   "ParleySRTP", "ServerMedia", "TwiML", "VoiceEngine"], swiftSettings: strict),
         // Who may use SIP, over REST in both vendors' shapes: Plivo's Endpoint API (`/v1/Account/{auth_id}/
         // Endpoint/`) and Twilio's SIP API (credential lists, domains and their auth mappings, IP access
         // control lists); the store keeps digest secrets, never passwords. No SIP code.

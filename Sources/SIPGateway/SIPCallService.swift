@@ -10,6 +10,7 @@ import VoiceEngine
 /// engine. Phones' INVITEs become engine calls (`SIPInboundCalls`); the registrar answers the rest.
 package final class SIPCallService: Sendable {
     private let inbound = Mutex<SIPInboundCalls?>(nil)
+    private let outbound = Mutex<SIPOutboundCalls?>(nil)
 
     package init() {}
 
@@ -19,12 +20,17 @@ package final class SIPCallService: Sendable {
         let context = SIPInboundCalls.Context(transport: transport, authenticator: registrar.authenticator, media: media,
                                               voice: voice, store: store, realm: registrar.configuration.realm,
                                               clock: { Date().timeIntervalSince1970 })
-        inbound.withLock { $0 = SIPInboundCalls(context: context) }
+        let calls = SIPInboundCalls(context: context)
+        inbound.withLock { $0 = calls }
+        let dialer = SIPOutboundCalls(context: .init(transport: transport, media: media, registrar: registrar,
+                                                     sentBy: { calls.sentBy(for: $0) }, contact: { calls.contact(for: $0) }))
+        outbound.withLock { $0 = dialer }
+        Task { await voice.register(dialer: dialer) }
     }
 
     /// Whether `message` is for calls (INVITE, ACK, BYE, CANCEL and what happens in a dialog).
     package func handles(_ message: SIPMessage) -> Bool {
-        guard let request = message.request else { return false }
+        guard let request = message.request else { return message.response != nil }
         switch request.method {
         case .invite, .ack, .bye, .cancel, .info, .update, .prack: return true
         default: return false
@@ -32,7 +38,12 @@ package final class SIPCallService: Sendable {
     }
 
     package func handle(_ message: SIPMessage, from peer: SIPPeer) {
+        if let response = message.response {
+            _ = outbound.withLock({ $0 })?.handle(response, from: peer)
+            return
+        }
         guard let request = message.request, let calls = inbound.withLock({ $0 }) else { return }
+        if request.method == .bye, outbound.withLock({ $0 })?.bye(request, from: peer) == true { return }
         if request.method != .ack, calls.context.authenticator.isBlocked(peer, now: calls.context.clock()) {
             calls.context.transport.send(.response(SIPResponse(replyingTo: request, statusCode: 403)), to: peer)
             return
@@ -41,5 +52,5 @@ package final class SIPCallService: Sendable {
     }
 
     /// Calls in progress (for `/metrics`).
-    package var activeCalls: Int { inbound.withLock { $0?.count ?? 0 } }
+    package var activeCalls: Int { (inbound.withLock { $0?.count } ?? 0) + (outbound.withLock { $0?.count } ?? 0) }
 }

@@ -266,13 +266,13 @@ final class SIPInboundCalls: Sendable {
     private func send(_ response: SIPResponse, to peer: SIPPeer) { context.transport.send(.response(response), to: peer) }
     private func send(_ request: SIPRequest, to peer: SIPPeer) { context.transport.send(.request(request), to: peer) }
 
-    private func sentBy(for peer: SIPPeer) -> SIPSentBy {
+    func sentBy(for peer: SIPPeer) -> SIPSentBy {
         let port = peer.transport == .udp ? context.transport.udpPort : peer.transport == .tcp ? context.transport.tcpPort : context.transport.tlsPort
         return SIPSentBy(transport: peer.transport.rawValue, host: SIPHost(parsing: context.transport.configuration.host) ?? .ipv4("127.0.0.1"),
                          port: UInt16(clamping: port))
     }
 
-    private func contact(for peer: SIPPeer) -> SIPNameAddress {
+    func contact(for peer: SIPPeer) -> SIPNameAddress {
         let by = sentBy(for: peer)
         var parameters: [SIPParameter] = []
         if peer.transport != .udp { parameters.append(SIPParameter("transport", peer.transport.rawValue.lowercased())) }

@@ -91,7 +91,20 @@ extension VoiceService {
     /// children stop ringing, the leg is in progress, `confirm` tells its party so, the caller is
     /// answered, and the leg's media is set up from `offer` with `lease`.
     func answerChild(_ call: VoiceCall, _ leg: CallLeg, offer: String, lease: QuotaLease, confirm: () -> Void) {
-        guard let dial = call.dial else { return lease.release() }
+        answerChild(call, leg, media: .offer(offer, lease), confirm: confirm)
+    }
+
+    /// How an answering leg's media comes: from its party's offer (a client), or made already (a remote party's).
+    enum AnsweredMedia {
+        case offer(String, QuotaLease)
+        case ready(CallMediaAnswer)
+    }
+
+    func answerChild(_ call: VoiceCall, _ leg: CallLeg, media: AnsweredMedia, confirm: () -> Void) {
+        guard let dial = call.dial else {
+            if case .offer(_, let lease) = media { lease.release() }
+            return
+        }
         dial.ringTask?.cancel()
         dial.bridged = leg
         cancelInvitations(dial, except: leg, code: .callCancelled, reason: "answered elsewhere")
@@ -100,7 +113,10 @@ extension VoiceService {
         setStatus(leg, .inProgress)
         confirm()
         if !call.isAnswered { answerParent(call) }
-        setUpMedia(for: leg, offer: offer, lease: lease)
+        switch media {
+        case .offer(let offer, let lease): setUpMedia(for: leg, offer: offer, lease: lease)
+        case .ready(let answer): mediaReady(callSid: leg.sid, answer: answer, lease: nil)
+        }
         if dial.request.timeLimit > 0 {
             let callSid = call.sid, legSid = leg.sid, limit = dial.request.timeLimit
             dial.limitTask = Task { [weak self, clock] in

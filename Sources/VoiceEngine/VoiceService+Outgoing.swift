@@ -123,8 +123,8 @@ extension VoiceService {
         }
     }
 
-    private func mediaReady(callSid: String, answer: CallMediaAnswer, lease: QuotaLease) {
-        mediaLeases[answer.id] = lease
+    func mediaReady(callSid: String, answer: CallMediaAnswer, lease: QuotaLease?) {
+        if let lease { mediaLeases[answer.id] = lease }
         guard let leg = liveLeg(callSid) else {
             closeMediaSession(answer.id)
             return

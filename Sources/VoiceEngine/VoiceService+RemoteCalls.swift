@@ -98,3 +98,36 @@ extension VoiceService {
         mediaEventSink.yield(event)
     }
 }
+
+extension VoiceService {
+    /// Adds a service that places the calls `<Dial>` nouns it takes ask for (after the client route).
+    package func register(dialer: any RemoteDialer) {
+        register(RemoteDialRoute(dialer: dialer))
+    }
+
+    func remoteLegAlerted(_ legSid: String) {
+        guard let (call, leg) = callAndLeg(legSid), leg.isLive else { return }
+        legAlerted(call, leg)
+    }
+
+    func remoteLegFailed(_ legSid: String, error: ParleyError) {
+        guard let (call, leg) = callAndLeg(legSid), leg.isLive else { return }
+        let status: CallStatus = switch error.code.rawValue {
+        case 31486: .busy
+        case 31480, 31408: .noAnswer
+        default: .failed
+        }
+        legRefused(call, leg, status: status, error: error)
+    }
+
+    /// A dialed remote leg answered with its media made: it is bridged as a client's answer is.
+    func remoteLegAnswered(_ legSid: String, media: CallMediaAnswer) {
+        guard let (call, leg) = callAndLeg(legSid), leg.isLive, leg !== call.parent, call.dial?.bridged == nil else {
+            let bridge = self.media
+            Task { await bridge.close(media.id) }
+            return
+        }
+        (leg.endpoint as? RemoteLegEndpoint)?.isAnswered = true
+        answerChild(call, leg, media: .ready(media), confirm: {})
+    }
+}

@@ -18,15 +18,21 @@ import WebRTC
     static let baresip = "/usr/bin/baresip"
 
     /// A 48 kHz mono WAV: `seconds` of a sine at `frequency` (baresip's `aufile` ends the call at its end).
-    static func toneWAV(_ frequency: Double, seconds: Double) -> [UInt8] {
-        let samples = (0..<Int(48_000 * seconds)).map { n in Int16(0.4 * 32_767 * sin(2 * .pi * frequency * Double(n) / 48_000)) }
-        return WAVFile(sampleRate: 48_000, channels: 1, samples: samples).serialized
+    /// baresip's `aufile` wants the encoder's channel count: 2 for its `opus/48000/2`, 1 for G.711.
+    static func toneWAV(_ frequency: Double, seconds: Double, channels: Int = 1) -> [UInt8] {
+        var samples: [Int16] = []
+        samples.reserveCapacity(Int(48_000 * seconds) * channels)
+        for n in 0..<Int(48_000 * seconds) {
+            let value = Int16(0.4 * 32_767 * sin(2 * Double.pi * frequency * Double(n) / 48_000))
+            for _ in 0..<channels { samples.append(value) }
+        }
+        return WAVFile(sampleRate: 48_000, channels: channels, samples: samples).serialized
     }
 
     /// baresip's configuration directory: one account with the endpoint's password, audio from
     /// `source`, decoded audio dumped by `sndfile` into `dumps`.
     static func configure(_ dir: URL, user: String, password: String, server: String, source: URL, dumps: URL,
-                          encryption: String?) throws {
+                          encryption: String?, answers: Bool = false) throws {
         let config = """
             poll_method epoll
             sip_listen 127.0.0.1:0
@@ -49,7 +55,7 @@ import WebRTC
             net_interface 127.0.0.1
             """
         try config.write(to: dir.appendingPathComponent("config"), atomically: true, encoding: .utf8)
-        let account = "<sip:\(user)@\(server)>;auth_pass=\(password);regint=0;answermode=manual"
+        let account = "<sip:\(user)@\(server)>;auth_pass=\(password);" + (answers ? "regint=60;answermode=auto" : "regint=0;answermode=manual")
             + (encryption.map { ";mediaenc=\($0)" } ?? "") + "\n"
         try account.write(to: dir.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
     }
@@ -126,5 +132,79 @@ import WebRTC
     static func upsample(_ x: [Double], by factor: Int) -> [Double] {
         guard factor > 1 else { return x }
         return x.flatMap { Array(repeating: $0, count: factor) }
+    }
+
+    /// The other way: baresip registers as the endpoint and auto-answers; the WebRTC client alice's
+    /// application answers `<Dial><Sip>sip:<endpoint>@<server></Sip></Dial>`, which the server
+    /// sends to the endpoint's registered contact. Both hear each other; alice's hang-up is a BYE.
+    @Test(.timeLimit(.minutes(2))) func dialSipReachesARegisteredBaresipAndBothHearEachOther() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sipdial-\(UUID().uuidString)")
+        let dumps = dir.appendingPathComponent("dumps")
+        try FileManager.default.createDirectory(at: dumps, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var config = ServerConfiguration()
+        (config.port, config.mediaPort, config.databasePath) = (0, 0, dir.appendingPathComponent("parley.db").path)
+        config.recordingsDirectory = dir.appendingPathComponent("recordings").path
+        (config.sipHost, config.sipPort) = ("127.0.0.1", 0)
+        config.mediaHost = "127.0.0.1"
+        let server = try PlatformServer(configuration: config)
+        try server.start()
+        let credentials = server.defaultCredentials
+        let endpoint = try server.store.createEndpoint(accountSid: credentials.account.sid, username: "carol", password: "s3cret-pw",
+                                                       realm: config.sipRealm, alias: "Carol", applicationSid: nil)
+        let sipPort = try #require(server.sipPorts?.udp)
+        let app = try TwiMLTestApp(authToken: credentials.account.authToken)
+        app.set("/voice", "<Response><Dial><Sip>sip:\(endpoint.username)@127.0.0.1:\(sipPort)</Sip></Dial></Response>")
+        let application = try server.store.createApplication(ApplicationDraft(friendlyName: "to SIP", voiceURL: app.baseURL + "/voice"),
+                                                             accountSid: credentials.account.sid)
+
+        let source = dir.appendingPathComponent("tone.wav")
+        try Data(Self.toneWAV(1_000, seconds: 20, channels: 2)).write(to: source)
+        try Self.configure(dir, user: endpoint.username, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)", source: source,
+                           dumps: dumps, encryption: nil, answers: true)
+        let phone = try ChildProcess(executable: Self.baresip, arguments: ["-f", dir.path, "-t", "30"])
+        defer { phone.kill() }
+        var registered = false
+        for _ in 0..<100 where !registered {
+            registered = !((try? server.store.sipBindings(accountSid: credentials.account.sid, aor: "sip:\(endpoint.username)@127.0.0.1")) ?? []).isEmpty
+            if !registered { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(registered, "\(phone.stdout.suffix(2000))")
+
+        let token = try InProcessPlatform.token(server, identity: "alice",
+                                                grants: [.voice(VoiceGrant(incomingAllow: false, outgoingApplicationSid: application.sid))])
+        let alice = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+        let callSid = try await alice.invite(to: "carol")
+        try await alice.connectMedia()
+        try await alice.expectConnected()
+
+        let heard = Mutex<[[UInt8]]>([])
+        let listener = Task {
+            for await packet in alice.peer.audio where packet.payload.count > 2 { heard.withLock { $0.append(packet.payload) } }
+        }
+        try await ToneAudio.send(alice.peer, frequency: 600, seconds: 4)
+        listener.cancel()
+        try await alice.signaling.send(.hangup(Hangup(callSid: callSid)))
+        let byeReached = await phone.waitForOutput("terminated", timeout: .seconds(10))
+        try await Task.sleep(for: .milliseconds(300))
+        phone.kill()
+        let frames = heard.withLock { $0 }
+        let atAlice = try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(50)), analysisSeconds: 1.5)
+        let decoded = try FileManager.default.contentsOfDirectory(at: dumps, includingPropertiesForKeys: nil)
+            .filter { $0.lastPathComponent.hasSuffix("-dec.wav") }
+        var atPhone = 0.0
+        if let file = decoded.first, let wav = try? WAVFile(parsing: [UInt8](Data(contentsOf: file))) {
+            let left = stride(from: 0, to: wav.samples.count, by: wav.channels).map { Double(wav.samples[$0]) }
+            let samples = left.dropFirst(wav.sampleRate).prefix(wav.sampleRate * 2)
+            atPhone = ToneAudio.dominantFrequency(Self.upsample(Array(samples), by: ToneAudio.rate / wav.sampleRate))
+        }
+        let child = app.requests("/voice").first
+        print("alice → <Dial><Sip> → baresip: alice heard \(frames.count) Opus frames, dominant \(atAlice) Hz; baresip heard \(atPhone) Hz")
+        await alice.close()
+        await server.shutdown()
+        #expect(child?.signatureValid == true)
+        #expect(abs(atAlice - 1_000) < 20, "baresip's tone at alice: \(atAlice) Hz\n\(phone.stdout.suffix(3000))")
+        #expect(abs(atPhone - 600) < 20, "alice's tone at baresip: \(atPhone) Hz\n\(phone.stdout.suffix(3000))")
+        #expect(byeReached, "\(phone.stdout.suffix(2000))")
     }
 }

@@ -1,0 +1,216 @@
+import Foundation
+import ParleyCore
+import ParleyNet
+import SDP
+import ServerMedia
+import SIP
+import SIPWire
+import Synchronization
+import TwiML
+import VoiceEngine
+
+/// Calls the engine places to SIP (the B2BUA's outgoing side, RFC 3261 §13.2): `<Dial><Sip>`
+/// to an endpoint registered here (its bindings' contacts) or to any SIP URI. The INVITE carries
+/// a SIP media leg's offer and is sent again over UDP until a response (Timer A, §17.1.1.2);
+/// 180/183 alert the caller, a 2xx is acknowledged and its answer applied, a final error ends
+/// the leg with its status; the engine's hang-up becomes CANCEL or BYE.
+final class SIPOutboundCalls: RemoteDialer, Sendable {
+    struct Context: Sendable {
+        let transport: SIPTransport
+        let media: SIPMediaBridge
+        let registrar: SIPRegistrarService
+        let sentBy: @Sendable (SIPPeer) -> SIPSentBy
+        let contact: @Sendable (SIPPeer) -> SIPNameAddress
+    }
+
+    struct Call {
+        var invite: SIPRequest
+        var peer: SIPPeer
+        var mediaID: MediaLegID
+        var progress: RemoteDialProgress
+        var dialog: SIPDialog?
+        var provisional = false
+        var answered = false
+    }
+
+    let context: Context
+    private let calls = Mutex<[String: Call]>([:])
+
+    init(context: Context) {
+        self.context = context
+    }
+
+    var count: Int { calls.withLock { $0.count } }
+
+    // MARK: - RemoteDialer
+
+    func address(for noun: TwiMLDialNoun) -> String? {
+        guard case .sip(let sip) = noun else { return nil }
+        return sip.uri.trimmingCharacters(in: .whitespaces)
+    }
+
+    func dial(_ request: RemoteDialRequest, progress: RemoteDialProgress) -> any RemoteParty {
+        let callID = SIPIdentifiers.callID()
+        Task { await place(request, callID: callID, progress: progress) }
+        return SIPOutboundParty(calls: self, callID: callID)
+    }
+
+    private func place(_ request: RemoteDialRequest, callID: String, progress: RemoteDialProgress) async {
+        guard let target = try? SIPURI(parsing: request.to), let (requestURI, peer) = destination(of: target, accountSid: request.accountSid) else {
+            return progress.failed(ParleyError(.notFound, reason: "\(request.to) is not a reachable SIP address"))
+        }
+        let media: (id: MediaLegID, sdp: String)
+        do {
+            media = try await context.media.createOffer(events: progress.media)
+        } catch {
+            return progress.failed(error)
+        }
+        guard let offer = try? SessionDescription(parsing: media.sdp) else {
+            await context.media.close(media.id)
+            return progress.failed(ParleyError(.internalServer, reason: "our offer does not parse"))
+        }
+        let by = context.sentBy(peer)
+        let invite = SIPRequest.invite(to: SIPNameAddress(uri: target), from: Self.fromAddress(request.from, host: by.host),
+                                       requestURI: .sip(requestURI), callID: callID, contact: context.contact(peer), sentBy: by,
+                                       offer: offer)
+        calls.withLock { $0[callID] = Call(invite: invite, peer: peer, mediaID: media.id, progress: progress) }
+        Log.info(.platform, "SIP call \(callID) for \(request.callSid) to \(requestURI) via \(peer)")
+        send(.request(invite), to: peer)
+        if !peer.isReliable { retransmit(callID: callID, interval: 0.5, elapsed: 0) }
+    }
+
+    /// Where a URI is reached: a user registered here at its bindings' first contact, else the URI itself.
+    private func destination(of uri: SIPURI, accountSid: String) -> (SIPURI, SIPPeer)? {
+        var target = uri
+        if let user = uri.user,
+           let binding = context.registrar.bindings(accountSid: accountSid, user: user, domain: uri.host.description).first,
+           let contact = try? SIPURI(parsing: binding.contact) {
+            target = contact
+        }
+        let transport = target.parameters.first { $0.name.lowercased() == "transport" }?.value?.lowercased() ?? "udp"
+        guard transport == "udp", let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? 5060)) else {
+            return nil
+        }
+        return (target, SIPPeer(transport: .udp, address: address))
+    }
+
+    /// `client:alice` → `sip:alice@<our host>`; a SIP address as it is.
+    static func fromAddress(_ from: String, host: SIPHost) -> SIPNameAddress {
+        if let uri = try? SIPURI(parsing: from) { return SIPNameAddress(uri: uri) }
+        let user = from.hasPrefix("client:") ? String(from.dropFirst("client:".count)) : from
+        let safe = user.filter { $0.isLetter || $0.isNumber || "-_.!~*'()+".contains($0) }
+        return SIPNameAddress(uri: SIPURI(user: safe.isEmpty ? "parley" : safe, host: host))
+    }
+
+    /// Timer A: the INVITE again at 0.5, 1, 2, … s until a response; Timer B (32 s) gives up (408).
+    private func retransmit(callID: String, interval: Double, elapsed: Double) {
+        context.transport.loop.schedule(after: .milliseconds(Int(interval * 1000))) { [self] in
+            guard let call = calls.withLock({ $0[callID] }), !call.provisional, call.dialog == nil else { return }
+            guard elapsed + interval < 32 else { return finish(callID: callID, error: ParleyError(.requestTimeout, reason: "no response to the INVITE")) }
+            send(.request(call.invite), to: call.peer)
+            retransmit(callID: callID, interval: interval * 2, elapsed: elapsed + interval)
+        }
+    }
+
+    // MARK: - Responses and requests from the callee
+
+    /// A response to one of our INVITEs (false: not ours).
+    func handle(_ response: SIPResponse, from peer: SIPPeer) -> Bool {
+        guard let callID = response.callID, let call = calls.withLock({ $0[callID] }) else { return false }
+        guard response.cseq?.method == .invite else { return true }  // a BYE's or CANCEL's answer
+        switch response.statusCode {
+        case 100..<200:
+            let first = !call.provisional && response.statusCode > 100
+            calls.withLock { $0[callID]?.provisional = true }
+            if first || (response.statusCode == 180 || response.statusCode == 183) && !call.provisional { call.progress.alerted() }
+        case 200..<300:
+            answered(call, callID: callID, response: response)
+        default:
+            if let ack = call.invite.makeACK(for: response) { send(.request(ack), to: call.peer) }
+            finish(callID: callID, error: Self.error(for: response))
+        }
+        return true
+    }
+
+    private func answered(_ call: Call, callID: String, response: SIPResponse) {
+        // A retransmitted 2xx is acknowledged again (§13.2.2.4).
+        if let dialog = call.dialog {
+            return send(.request(dialog.ack(for: response, sentBy: context.sentBy(call.peer))), to: call.peer)
+        }
+        guard let dialog = try? SIPDialog(uac: call.invite, response: response) else {
+            return finish(callID: callID, error: ParleyError(.internalServer, reason: "the 2xx opens no dialog"))
+        }
+        calls.withLock { $0[callID]?.dialog = dialog; $0[callID]?.answered = true }
+        send(.request(dialog.ack(for: response, sentBy: context.sentBy(call.peer))), to: call.peer)
+        let body = response.bodyText
+        Task {
+            do throws(ParleyError) {
+                try await context.media.acceptAnswer(call.mediaID, sdp: body, events: call.progress.media)
+                let codec = await context.media.audioCodec(of: call.mediaID) ?? .opus
+                call.progress.answered(CallMediaAnswer(id: call.mediaID, sdp: "", codec: codec))
+            } catch {
+                hungUp(callID: callID, error: error)
+                call.progress.failed(error)
+            }
+        }
+    }
+
+    /// A BYE from the callee (false: not one of ours).
+    func bye(_ request: SIPRequest, from peer: SIPPeer) -> Bool {
+        guard let callID = request.callID, let call = calls.withLock({ $0[callID] }), let dialog = call.dialog, dialog.matches(request) else {
+            return false
+        }
+        send(.response(SIPResponse(replyingTo: request, statusCode: 200)), to: peer)
+        calls.withLock { _ = $0.removeValue(forKey: callID) }
+        Task { await context.media.close(call.mediaID) }
+        return true
+    }
+
+    /// The engine ended the leg: CANCEL before the answer (§9.1), BYE after it.
+    func hungUp(callID: String, error: ParleyError?) {
+        guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else { return }
+        if var dialog = call.dialog {
+            send(.request(dialog.bye(sentBy: context.sentBy(call.peer))), to: call.peer)
+        } else if let cancel = call.invite.makeCancel() {
+            send(.request(cancel), to: call.peer)
+        }
+        Task { await context.media.close(call.mediaID) }
+    }
+
+    private func finish(callID: String, error: ParleyError) {
+        guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else { return }
+        Task { await context.media.close(call.mediaID) }
+        call.progress.failed(error)
+    }
+
+    /// The engine's error for a final SIP failure (the call's status follows from it).
+    static func error(for response: SIPResponse) -> ParleyError {
+        let reason = "\(response.statusCode) \(response.reasonPhrase)"
+        return switch response.statusCode {
+        case 486, 600: ParleyError(.init(rawValue: 31486), reason: reason)
+        case 408, 480: ParleyError(.init(rawValue: 31480), reason: reason)
+        case 404, 604: ParleyError(.notFound, reason: reason)
+        case 603: ParleyError(.init(rawValue: 31603), reason: reason)
+        case 487: ParleyError(.requestTerminated, reason: reason)
+        default: ParleyError(.init(rawValue: 31005), reason: reason)
+        }
+    }
+
+    private func send(_ message: SIPMessage, to peer: SIPPeer) { context.transport.send(message, to: peer) }
+}
+
+/// The engine's view of a SIP callee we dialed.
+final class SIPOutboundParty: RemoteParty {
+    private let calls: SIPOutboundCalls
+    private let callID: String
+
+    init(calls: SIPOutboundCalls, callID: String) {
+        self.calls = calls
+        self.callID = callID
+    }
+
+    func ringing(callSid: String) {}
+    func answered(callSid: String) {}
+    func hungUp(callSid: String, error: ParleyError?) { calls.hungUp(callID: callID, error: error) }
+    func digits(_ digits: String, callSid: String) {}
+}

@@ -61,7 +61,8 @@ final class SIPServiceSlot: Sendable {
     let service = Mutex<SIPService?>(nil)
 
     var figures: [MetricFigure] {
-        guard let (registrar, transport) = service.withLock({ $0.map { ($0.registrar.statistics, $0.transport.statistics) } }) else { return [] }
+        guard let (registrar, transport, calls) = service.withLock({ $0.map { ($0.registrar.statistics, $0.transport.statistics, $0.calls.activeCalls) } })
+        else { return [] }
         return [("parley_sip_messages_received_total", "counter", transport.received),
                 ("parley_sip_messages_sent_total", "counter", transport.sent),
                 ("parley_sip_malformed_total", "counter", transport.malformed),
@@ -70,7 +71,8 @@ final class SIPServiceSlot: Sendable {
                 ("parley_sip_registrations_total", "counter", registrar.registered),
                 ("parley_sip_challenges_total", "counter", registrar.challenged),
                 ("parley_sip_auth_failures_total", "counter", registrar.rejected),
-                ("parley_sip_refused_sources_total", "counter", registrar.refusedSources)]
+                ("parley_sip_refused_sources_total", "counter", registrar.refusedSources),
+                ("parley_sip_calls_active", "gauge", calls)]
     }
 }
 

@@ -41,12 +41,14 @@ final class SIPInboundCalls: Sendable {
 
     let context: Context
     private let calls = Mutex<[String: Call]>([:])
-    /// Calls at once, at most (each holds a media leg and a socket).
+    /// Calls at once, at most (each holds a media leg and a socket), and from one address.
     let capacity: Int
+    let perSource: Int
 
-    init(context: Context, capacity: Int = 1000) {
+    init(context: Context, capacity: Int = 1000, perSource: Int = 50) {
         self.context = context
         self.capacity = capacity
+        self.perSource = perSource
     }
 
     var count: Int { calls.withLock { $0.count } }
@@ -90,7 +92,11 @@ final class SIPInboundCalls: Sendable {
         case .authenticated(let found):
             credential = found
         }
-        guard calls.withLock({ $0.count }) < capacity else {
+        let source = peer.address.ipBytes
+        let admitted = calls.withLock { table in
+            table.count < capacity && table.values.lazy.filter { $0.peer.address.ipBytes == source }.count < perSource
+        }
+        guard admitted else {
             return send(SIPResponse(replyingTo: request, statusCode: 503, toTag: toTag, headers: ["Retry-After": "5"]), to: peer)
         }
         let dialog: SIPDialog

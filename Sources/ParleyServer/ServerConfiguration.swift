@@ -62,6 +62,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var sipTLSHost: String?
     public var sipTLSPort = 5061
     public var sipRealm = "parley"
+    /// Where `<Dial><Number>` sends calls (`--sip-trunk HOST:PORT`: a carrier or PBX over UDP); nil: numbers fail.
+    public var sipTrunk: String?
 
     public init() {}
 
@@ -76,7 +78,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                               [--apns-url URL] [--apns-ca PEM]]
                              [--max-{sessions,connections,calls}-per-{identity,key} N]
                              [--ice-server URL]... [--turn-secret-file PATH] [--turn-ttl S]
-                             [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM]
+                             [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM] [--sip-trunk HOST:PORT]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
                          advertises every address of the host's interfaces of that family)
@@ -97,6 +99,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --sip          SIP registrar on UDP and TCP at this address (default: no SIP; 5060 is SIP's port)
           --sip-tls      SIP over TLS at this address, with the --tls-cert certificate
           --sip-realm    the digest realm of SIP challenges (default parley; credentials are hashed for it)
+          --sip-trunk    send <Dial><Number> calls to this SIP trunk (carrier or PBX, UDP) as sip:NUMBER@HOST:PORT
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         \(QuotaLimits.usage)
@@ -130,6 +133,12 @@ public struct ServerConfiguration: Sendable, Equatable {
                     config.mediaPort = port
                 }
             case "--db": config.databasePath = value
+            case "--sip-trunk":
+                guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]), (1...65_535).contains(port),
+                      !value[..<colon].isEmpty, !value.contains("@"), !value.contains(";") else {
+                    throw ConfigurationError(message: "--sip-trunk wants HOST:PORT")
+                }
+                config.sipTrunk = value
             case "--sip-realm":
                 guard !value.isEmpty, !value.contains("\""), value.utf8.count <= 128 else {
                     throw ConfigurationError(message: "--sip-realm wants a name without quotes")

@@ -16,14 +16,15 @@ package final class SIPCallService: Sendable {
 
     /// Serves on `transport`, authenticating with the registrar's credentials and its failure limiter.
     package func attach(transport: SIPTransport, registrar: SIPRegistrarService, media: SIPMediaBridge, voice: VoiceService,
-                        store: any PlatformStore) {
+                        store: any PlatformStore, trunk: String? = nil) {
         let context = SIPInboundCalls.Context(transport: transport, authenticator: registrar.authenticator, media: media,
                                               voice: voice, store: store, realm: registrar.configuration.realm,
                                               clock: { Date().timeIntervalSince1970 })
         let calls = SIPInboundCalls(context: context)
         inbound.withLock { $0 = calls }
         let dialer = SIPOutboundCalls(context: .init(transport: transport, media: media, registrar: registrar,
-                                                     sentBy: { calls.sentBy(for: $0) }, contact: { calls.contact(for: $0) }))
+                                                     sentBy: { calls.sentBy(for: $0) }, contact: { calls.contact(for: $0) },
+                                                     trunk: trunk))
         outbound.withLock { $0 = dialer }
         Task { await voice.register(dialer: dialer) }
     }

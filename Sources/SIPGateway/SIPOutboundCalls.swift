@@ -10,7 +10,8 @@ import TwiML
 import VoiceEngine
 
 /// Calls the engine places to SIP (the B2BUA's outgoing side, RFC 3261 §13.2): `<Dial><Sip>`
-/// to an endpoint registered here (its bindings' contacts) or to any SIP URI. The INVITE carries
+/// to an endpoint registered here (its bindings' contacts) or to any SIP URI, and `<Dial><Number>`
+/// through the configured trunk. The INVITE carries
 /// a SIP media leg's offer and is sent again over UDP until a response (Timer A, §17.1.1.2);
 /// 180/183 alert the caller, a 2xx is acknowledged and its answer applied, a final error ends
 /// the leg with its status; the engine's hang-up becomes CANCEL or BYE.
@@ -21,6 +22,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         let registrar: SIPRegistrarService
         let sentBy: @Sendable (SIPPeer) -> SIPSentBy
         let contact: @Sendable (SIPPeer) -> SIPNameAddress
+        /// `HOST:PORT` of the trunk `<Dial><Number>` goes to; nil: numbers are not this dialer's.
+        var trunk: String?
     }
 
     struct Call {
@@ -45,8 +48,17 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
     // MARK: - RemoteDialer
 
     func address(for noun: TwiMLDialNoun) -> String? {
-        guard case .sip(let sip) = noun else { return nil }
-        return sip.uri.trimmingCharacters(in: .whitespaces)
+        switch noun {
+        case .sip(let sip):
+            return sip.uri.trimmingCharacters(in: .whitespaces)
+        case .number(let number):
+            // E.164 digits (a leading +) to the trunk, as a telephone-number user (RFC 3261 §19.1.6).
+            let digits = number.number.filter { $0.isNumber || $0 == "+" }
+            guard let trunk = context.trunk, digits.count >= 2 else { return nil }
+            return "sip:\(digits)@\(trunk);user=phone"
+        default:
+            return nil
+        }
     }
 
     func dial(_ request: RemoteDialRequest, progress: RemoteDialProgress) -> any RemoteParty {

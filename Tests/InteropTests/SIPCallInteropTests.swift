@@ -1,6 +1,7 @@
 import AccessToken
 import AudioCore
 import Foundation
+import Glibc
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
@@ -206,5 +207,74 @@ import WebRTC
         #expect(abs(atAlice - 1_000) < 20, "baresip's tone at alice: \(atAlice) Hz\n\(phone.stdout.suffix(3000))")
         #expect(abs(atPhone - 600) < 20, "alice's tone at baresip: \(atPhone) Hz\n\(phone.stdout.suffix(3000))")
         #expect(byeReached, "\(phone.stdout.suffix(2000))")
+    }
+}
+
+/// `<Dial><Number>` through a trunk: sipp 3.6's built-in UAS plays the carrier (`--sip-trunk`),
+/// answers with PCMU and echoes the RTP it gets (`-rtp_echo`); the WebRTC caller hears its own
+/// tone come back through the transcoding relay, and its hang-up ends sipp's scenario with a BYE.
+@Suite(.serialized, .tags(.interop)) struct SIPTrunkInteropTests {
+    @Test(.timeLimit(.minutes(2))) func dialNumberGoesThroughTheTrunkAndMediaFlowsBothWays() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-trunk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let trunkPort = try Self.freeUDPPort()
+        let carrier = try ChildProcess(executable: "/usr/bin/sipp", arguments: [
+            "-sn", "uas", "-rtp_echo", "-i", "127.0.0.1", "-p", String(trunkPort), "-mp", String(try Self.freeUDPPort()),
+            "-cp", "0", "-m", "1", "-nostdin", "-timeout", "40",
+        ])
+        defer { carrier.kill() }
+        var config = ServerConfiguration()
+        (config.port, config.mediaPort, config.databasePath) = (0, 0, dir.appendingPathComponent("parley.db").path)
+        config.recordingsDirectory = dir.appendingPathComponent("recordings").path
+        (config.sipHost, config.sipPort) = ("127.0.0.1", 0)
+        config.mediaHost = "127.0.0.1"
+        config.sipTrunk = "127.0.0.1:\(trunkPort)"
+        let server = try PlatformServer(configuration: config)
+        try server.start()
+        let credentials = server.defaultCredentials
+        let app = try TwiMLTestApp(authToken: credentials.account.authToken)
+        app.set("/voice", #"<Response><Dial callerId="+15550001111"><Number>+1 555 123 4567</Number></Dial></Response>"#)
+        let application = try server.store.createApplication(ApplicationDraft(friendlyName: "to a number", voiceURL: app.baseURL + "/voice"),
+                                                             accountSid: credentials.account.sid)
+        let token = try InProcessPlatform.token(server, identity: "alice",
+                                                grants: [.voice(VoiceGrant(incomingAllow: false, outgoingApplicationSid: application.sid))])
+        let alice = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+        let callSid = try await alice.invite(to: "+15551234567")
+        try await alice.connectMedia()
+        try await alice.expectConnected()
+        let heard = Mutex<[[UInt8]]>([])
+        let listener = Task {
+            for await packet in alice.peer.audio where packet.payload.count > 2 { heard.withLock { $0.append(packet.payload) } }
+        }
+        try await ToneAudio.send(alice.peer, frequency: 600, seconds: 4)
+        listener.cancel()
+        try await alice.signaling.send(.hangup(Hangup(callSid: callSid)))
+        let carrierDone = await carrier.wait(timeout: .seconds(10))
+        let frames = heard.withLock { $0 }
+        let echoed = try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(75)), analysisSeconds: 1.5)
+        let child = try server.store.calls(CallQuery(accountSid: credentials.account.sid, parentCallSid: callSid)).first
+        print("<Dial><Number> through sipp: alice heard \(frames.count) Opus frames, dominant \(echoed) Hz; child \(child?.to ?? "-") "
+              + "\(child?.status.rawValue ?? "-"); sipp exit \(carrier.process.isRunning ? -1 : Int(carrier.process.terminationStatus))")
+        await alice.close()
+        await server.shutdown()
+        #expect(abs(echoed - 600) < 20, "\(carrier.stdout.suffix(2000))\n\(carrier.stderr.suffix(2000))")
+        #expect(child?.to == "sip:+15551234567@127.0.0.1:\(trunkPort);user=phone")
+        #expect(carrierDone && carrier.process.terminationStatus == 0, "\(carrier.stderr.suffix(2000))")
+    }
+
+    /// A UDP port free now (bound and closed at once, before sipp binds it).
+    static func freeUDPPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -4,6 +4,7 @@ import ParleyNet
 import ParleyStore
 import SDP
 import SIP
+import SIPMedia
 import SIPWire
 import Synchronization
 import VoiceEngine
@@ -31,6 +32,7 @@ final class SIPInboundCalls: Sendable {
         var peer: SIPPeer
         var dialog: SIPDialog
         var callSid: String?
+        var mediaID: MediaLegID?
         var answerSDP: SessionDescription?
         /// The last final or provisional response, sent again for a retransmitted INVITE.
         var lastResponse: SIPResponse?
@@ -129,6 +131,7 @@ final class SIPInboundCalls: Sendable {
         let alive = calls.withLock { table -> Bool in
             guard table[callID] != nil, table[callID]?.ended == false else { return false }
             table[callID]?.answerSDP = sdp
+            table[callID]?.mediaID = media.id
             return true
         }
         guard alive else { return await context.media.close(media.id) }
@@ -233,6 +236,13 @@ final class SIPInboundCalls: Sendable {
         }
     }
 
+    /// Keys the other party pressed, to the phone as RFC 4733 events.
+    func sendDigits(_ digits: String, callID: String) {
+        guard let id = calls.withLock({ $0[callID]?.mediaID }) else { return }
+        let media = context.media
+        Task { _ = await media.server.sendDigits(digits, to: id.rawValue) }
+    }
+
     func hungUp(callID: String, error: ParleyError?) {
         guard let call = calls.withLock({ $0.removeValue(forKey: callID) }), !call.ended else { return }
         if call.answered {
@@ -300,6 +310,5 @@ final class SIPInboundParty: RemoteParty {
     func ringing(callSid: String) { calls?.ringing(callID: callID) }
     func answered(callSid: String) { calls?.answered(callID: callID) }
     func hungUp(callSid: String, error: ParleyError?) { calls?.hungUp(callID: callID, error: error) }
-    /// RFC 4733 toward the phone comes with the media server's sender; the keys are dropped until then.
-    func digits(_ digits: String, callSid: String) {}
+    func digits(_ digits: String, callSid: String) { calls?.sendDigits(digits, callID: callID) }
 }

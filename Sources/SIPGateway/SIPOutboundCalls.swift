@@ -4,6 +4,7 @@ import ParleyNet
 import SDP
 import ServerMedia
 import SIP
+import SIPMedia
 import SIPWire
 import Synchronization
 import TwiML
@@ -178,6 +179,13 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         return true
     }
 
+    /// Keys the other party pressed, to the callee as RFC 4733 events.
+    func sendDigits(_ digits: String, callID: String) {
+        guard let id = calls.withLock({ $0[callID]?.mediaID }) else { return }
+        let media = context.media
+        Task { _ = await media.server.sendDigits(digits, to: id.rawValue) }
+    }
+
     /// The engine ended the leg: CANCEL before the answer (§9.1), BYE after it.
     func hungUp(callID: String, error: ParleyError?) {
         guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else { return }
@@ -224,5 +232,5 @@ final class SIPOutboundParty: RemoteParty {
     func ringing(callSid: String) {}
     func answered(callSid: String) {}
     func hungUp(callSid: String, error: ParleyError?) { calls.hungUp(callID: callID, error: error) }
-    func digits(_ digits: String, callSid: String) {}
+    func digits(_ digits: String, callSid: String) { calls.sendDigits(digits, callID: callID) }
 }

@@ -12,6 +12,7 @@ final class SIPMediaCore {
     var statistics = SIPMediaStatistics()
     private let epoch = SystemClock.now
     private var ticking = false
+    private var digitTicking = false
 
     init(configuration: SIPMediaServer.Configuration, loop: EventLoop) {
         self.configuration = configuration
@@ -73,6 +74,32 @@ final class SIPMediaCore {
         let played = payload.withUnsafeBytes { leg.play($0, samples: samples, now: now) }
         if played { statistics.played += 1 }
         leg.socket.sendBatch.flush()
+    }
+
+    /// Queues keys for the leg (RFC 4733); false if it negotiated no telephone-event or a key is not one.
+    func sendDigits(_ digits: String, to id: String) -> Bool {
+        guard let leg = legs[id], leg.parameters?.telephoneEventPayloadType != nil, leg.digits.enqueue(digits) else { return false }
+        statistics.digitsSent += digits.count
+        if !digitTicking {
+            digitTicking = true
+            digitTick()
+        }
+        return true
+    }
+
+    /// Every 20 ms while a leg has keys to send.
+    private func digitTick() {
+        let now = self.now
+        var busy = false
+        for leg in legs.values where leg.digits.isBusy {
+            if leg.sendDigitTick(now: now) { busy = true }
+            leg.socket.sendBatch.flush()
+        }
+        guard busy else {
+            digitTicking = false
+            return
+        }
+        _ = loop.scheduleTimer(after: .milliseconds(20)) { [self] in digitTick() }
     }
 
     func setTap(_ tap: OffLoopDelivery<SIPMediaTapPacket>?, leg id: String) -> Bool {

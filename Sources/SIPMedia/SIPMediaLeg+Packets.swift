@@ -75,12 +75,12 @@ extension SIPMediaLeg {
     /// A frame the server plays (covering `samples` at the codec's clock rate). Dropped while a
     /// source feeds the leg.
     func play(_ payload: UnsafeRawBufferPointer, samples: Int, now: Double) -> Bool {
-        guard source == nil, parameters?.sends == true, samples >= 0 else { return false }
+        guard source == nil, parameters?.sends == true, samples >= 0, !digits.holdsAudio else { return false }
         return queue(track.play(samples: UInt32(clamping: samples), now: now), payload: payload, now: now)
     }
 
     /// Writes a 12-byte header and the payload into a send slot, protects it there and queues it.
-    private func queue(_ update: RTPHeaderUpdate, payload: UnsafeRawBufferPointer, now: Double) -> Bool {
+    func queue(_ update: RTPHeaderUpdate, payload: UnsafeRawBufferPointer, now: Double) -> Bool {
         guard let destination else { return false }
         let trailer = rtp.trailerLength
         let queued = socket.sendBatch.withUnsafeSlot(to: destination) { slot -> Int in

@@ -19,6 +19,8 @@ final class SIPMediaLeg {
     var destination: SocketAddress?
     var latched = false
     var telephoneEvents = TelephoneEventTracker()
+    /// Keys to send (RFC 4733).
+    var digits = DigitSender()
     /// The leg whose media we send (at most one), and the legs ours goes to.
     weak var source: SIPMediaLeg?
     var sinks: [SIPMediaLeg] = []

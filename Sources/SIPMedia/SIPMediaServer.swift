@@ -91,6 +91,13 @@ public final class SIPMediaServer: Sendable {
         loop.execute { core.value.play(payload, samples: samples, to: id) }
     }
 
+    /// Sends keys to the leg's peer as RFC 4733 events (`0-9*#A-D`, `w` a 500 ms pause). False if
+    /// the leg negotiated no telephone-event, a key is not one, or too many are queued.
+    public func sendDigits(_ digits: String, to id: String) async -> Bool {
+        let core = self.core
+        return await onLoop { core.value.sendDigits(digits, to: id) }
+    }
+
     /// Every audio packet the leg receives (never its telephone events) goes to `tap`; nil removes it.
     public func setAudioTap(_ id: String, _ tap: (@Sendable (SIPMediaTapPacket) -> Void)?) async -> Bool {
         let delivery = tap.map { OffLoopDelivery(limit: 256, handler: $0) }

@@ -165,3 +165,38 @@ final class EventLog: Sendable {
         await server.shutdown()
     }
 }
+
+/// Keys sent to a SIP peer (RFC 4733): each key's packets share one timestamp with a growing
+/// duration, the first carries the marker, the end packet comes three times, and the next key
+/// starts later.
+@Suite struct SIPMediaDigitTests {
+    @Test func keysGoOutAsTelephoneEvents() async throws {
+        let loop = try EventLoop(name: "test-digit-peer")
+        let server = try SIPMediaServer()
+        let phone = try RTPPeer(loop: loop)
+        let leg = try await server.openLeg()
+        try await server.configure(leg.id, SIPMediaParameters(remote: phone.address, payloadType: 0, clockRate: 8000,
+                                                               telephoneEventPayloadType: 101))
+        #expect(await server.sendDigits("5#", to: leg.id))
+        #expect(await server.sendDigits("x", to: leg.id) == false)
+        let packets = await phone.waitFor(16)
+        #expect(packets.count == 16)
+        let events = packets.map { bytes in
+            bytes.withUnsafeBytes { raw in
+                let view = try! RTPPacketView(raw)
+                return (view.payloadType, view.timestamp, view.marker, try! TelephoneEvent(parsing: Array(view.payload)))
+            }
+        }
+        #expect(events.allSatisfy { $0.0 == 101 })
+        let five = events.prefix(8), pound = events.suffix(8)
+        #expect(five.allSatisfy { $0.3.event == 5 } && pound.allSatisfy { $0.3.event == 11 })
+        #expect(Set(five.map(\.1)).count == 1 && Set(pound.map(\.1)).count == 1 && five.first!.1 != pound.first!.1)
+        #expect(five.map(\.3.duration) == [160, 320, 480, 640, 800, 800, 800, 800])
+        #expect(five.map(\.3.isEnd) == [false, false, false, false, false, true, true, true])
+        #expect(five.map(\.2) == [true, false, false, false, false, false, false, false])
+        // The second key starts after the first one's duration.
+        #expect(pound.first!.1 &- five.first!.1 >= 800)
+        #expect(await server.statistics().digitsSent == 2)
+        await server.shutdown()
+    }
+}

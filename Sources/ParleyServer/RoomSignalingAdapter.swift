@@ -76,8 +76,9 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
         guard participants[connection.id] == nil, !joining.contains(connection.id) else {
             return await connection.send(Self.error(ParleyError(.conflict, reason: "this connection is in a room already")), ref)
         }
-        // A grant that names a room admits to that room only.
-        if let granted = connection.video.room, let asked = join.room, granted != asked {
+        // A grant that names a room (by name or SID) admits to that room only.
+        if let granted = connection.video.room, let asked = join.room,
+           await !rooms.sameRoom(accountSid: connection.accountSid, granted, asked) {
             return await connection.send(Self.error(ParleyError(
                 .accessTokenGrantsInvalid, reason: "the access token's video grant is for another room")), ref)
         }
@@ -91,12 +92,16 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
                                                  dominantSpeaker: join.dominantSpeaker ?? false,
                                                  networkQuality: join.networkQuality ?? false,
                                                  bandwidthProfile: join.bandwidthProfile, peerToPeer: true,
-                                                 permissions: RoomPermissions(connection.video), ref: ref, link: link)
-            link.participantSid.withLock { $0 = joined.participant.sid }
+                                                 permissions: RoomPermissions(connection.video),
+                                                 reconnect: join.reconnectParticipantSid, ref: ref, link: link)
+            let sid = joined.participant.sid
+            link.participantSid.withLock { $0 = sid }
+            // A rejoined participant's old session no longer speaks for it.
+            for (old, other) in participants where other == sid { participants[old] = nil }
             if endedWhileJoining.remove(connection.id) != nil {
-                await rooms.leave(participantSid: joined.participant.sid)
+                await rooms.leave(participantSid: sid)
             } else {
-                participants[connection.id] = joined.participant.sid
+                participants[connection.id] = sid
             }
         } catch {
             endedWhileJoining.remove(connection.id)

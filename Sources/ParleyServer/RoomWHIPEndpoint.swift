@@ -86,7 +86,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
             return APIErrorResponse.make(ParleyError(.accessTokenGrantsInvalid, reason: "the access token has no video grant"),
                                          status: 403)
         }
-        if let granted = grant.room, granted != route.room {
+        if let granted = grant.room, await !rooms.sameRoom(accountSid: token.accountSid, granted, route.room) {
             return APIErrorResponse.make(ParleyError(
                 .accessTokenGrantsInvalid, reason: "the access token's video grant is for another room"), status: 403)
         }

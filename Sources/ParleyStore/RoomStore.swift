@@ -39,6 +39,12 @@ public enum RoomType: String, Sendable, CaseIterable {
 
     /// Whether media goes through the server (an SFU) rather than between the clients.
     public var isRouted: Bool { self == .group || self == .groupSmall }
+
+    /// The most participants a room of this type holds (Twilio's: go 2, group-small 4,
+    /// peer-to-peer 10, group 50).
+    public var maxParticipants: Int {
+        switch self { case .go: 2; case .groupSmall: 4; case .peerToPeer: 10; case .group: 50 }
+    }
 }
 
 public enum RoomStatus: String, Sendable, CaseIterable {

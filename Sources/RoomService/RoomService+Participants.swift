@@ -22,12 +22,13 @@ extension RoomService {
     /// A participant of a live room.
     struct LiveParticipant {
         var record: ParticipantRecord
-        let link: any RoomParticipantLink
+        /// Its connection; a rejoin (`room.join` with `reconnect`) puts the new one here.
+        var link: any RoomParticipantLink
         let order: Int
         /// What its token's video grant lets it do (publish, subscribe, publish data).
         let permissions: RoomPermissions
-        /// Its link's calls, in order.
-        let outbox = SerialWork()
+        /// Its link's calls, in order (a new one with a new link).
+        var outbox = SerialWork()
         /// Its media session, once `connect` opened one.
         var session: RoomSession?
         /// It asked for `room.dominantSpeaker`.
@@ -41,6 +42,8 @@ extension RoomService {
         /// Its paths that are down now (its media, its signaling): while any is, the others were
         /// told it is reconnecting.
         var lostPaths: Set<ParticipantPath> = []
+        /// When its first path went down (the reconnect window runs from here).
+        var lostSince: MonotonicInstant?
         /// What it may still relay to each other participant of a peer-to-peer room.
         var relayLimits = PeerRelayLimits()
 
@@ -63,6 +66,7 @@ extension RoomService {
         guard var live = participants[participantSid] else { return }
         let wasLost = !live.lostPaths.isEmpty
         if reachable { live.lostPaths.remove(path) } else { live.lostPaths.insert(path) }
+        if live.lostPaths.isEmpty { live.lostSince = nil } else if !wasLost { live.lostSince = configuration.clock.now }
         participants[participantSid] = live
         let reference = RoomParticipantReference(participantSid: participantSid)
         if !wasLost, !live.lostPaths.isEmpty {

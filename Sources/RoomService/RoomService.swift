@@ -120,7 +120,7 @@ public actor RoomService: RoomControl {
         let record = RoomRecord(
             sid: sid, accountSid: request.accountSid, uniqueName: request.uniqueName ?? sid, type: request.type,
             statusCallback: request.statusCallback, statusCallbackMethod: request.statusCallbackMethod,
-            maxParticipants: request.maxParticipants, maxParticipantDuration: request.maxParticipantDuration,
+            maxParticipants: min(request.maxParticipants, request.type.maxParticipants), maxParticipantDuration: request.maxParticipantDuration,
             recordParticipantsOnConnect: request.recordParticipantsOnConnect, emptyRoomTimeout: request.emptyRoomTimeout,
             unusedRoomTimeout: request.unusedRoomTimeout, audioOnly: request.audioOnly, videoCodecs: request.videoCodecs,
             createdAt: time, updatedAt: time)

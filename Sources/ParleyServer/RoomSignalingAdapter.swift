@@ -1,5 +1,6 @@
 import AccessToken
 import ParleyCore
+import PlatformCore
 import RoomService
 import Signaling
 import Synchronization
@@ -10,14 +11,17 @@ import VoiceEngine
 /// `room.leave` or when the session ends, and a participant the service removes is forgotten.
 actor RoomSignalingAdapter: RoomSignalingHandler {
     let rooms: RoomService
+    /// Each participant takes a unit of its identity's media-session quota while it is in.
+    let quotas: QuotaLedger?
     /// Signaling sessions → the participant each is in a room as.
     private var participants: [String: String] = [:]
     /// Sessions whose `room.join` is under way, and those of them that ended meanwhile.
     private var joining: Set<String> = []
     private var endedWhileJoining: Set<String> = []
 
-    init(rooms: RoomService) {
+    init(rooms: RoomService, quotas: QuotaLedger? = nil) {
         self.rooms = rooms
+        self.quotas = quotas
     }
 
     func handle(_ message: SignalingMessage, ref: String?, from connection: RoomSignalingConnection) async {
@@ -85,7 +89,9 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
         joining.insert(connection.id)
         defer { joining.remove(connection.id) }
         let link = Link(connection: connection, adapter: self)
+        var lease: QuotaLease?
         do {
+            lease = try quotas?.acquire(.mediaSession, for: connection.quotaOwner)
             let joined = try await rooms.connect(accountSid: connection.accountSid, identity: connection.identity,
                                                  room: join.room ?? connection.video.room ?? "", offer: join.offer,
                                                  tracks: join.tracks, automaticSubscription: join.automaticSubscription,
@@ -95,6 +101,7 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
                                                  permissions: RoomPermissions(connection.video),
                                                  reconnect: join.reconnectParticipantSid, ref: ref, link: link)
             let sid = joined.participant.sid
+            if let lease { await rooms.hold(lease, for: sid) }
             link.participantSid.withLock { $0 = sid }
             // A rejoined participant's old session no longer speaks for it.
             for (old, other) in participants where other == sid { participants[old] = nil }
@@ -104,6 +111,7 @@ actor RoomSignalingAdapter: RoomSignalingHandler {
                 participants[connection.id] = sid
             }
         } catch {
+            lease?.release()
             endedWhileJoining.remove(connection.id)
             await connection.send(Self.error(error), ref)
         }

@@ -43,6 +43,8 @@ struct RoomWHIPEndpoint: APIEndpoint {
     }
 
     let rooms: RoomService
+    /// Each WHIP or WHEP participant takes a unit of its identity's media-session quota while it is in.
+    var quotas: QuotaLedger?
     let owners = SessionOwners<RoomResourceOwner>()
     static let prefix = "/v1/rooms/"
     static let preflightMethods = "POST, DELETE, PATCH, OPTIONS"
@@ -109,11 +111,14 @@ struct RoomWHIPEndpoint: APIEndpoint {
         }
         await prune()
         let link = RoomResourceLink(rooms: rooms, owners: owners, selection: selection)
+        var lease: QuotaLease?
         do {
+            lease = try quotas?.acquire(.mediaSession, for: QuotaOwner(token))
             let joined = try await rooms.connect(accountSid: token.accountSid, identity: token.identity, room: route.room,
                                                  offer: sdp, tracks: route.kind == .whip ? offer.tracks : [],
                                                  automaticSubscription: false, permissions: RoomPermissions(grant), link: link)
             let sid = joined.participant.sid
+            if let lease { await rooms.hold(lease, for: sid) }
             if selection?.mixesAudio == true { await rooms.hearRoomMix(participantSid: sid) }
             owners.started(sid, owner: RoomResourceOwner(kind: route.kind, accountSid: token.accountSid,
                                                          apiKeySid: token.apiKeySid, roomSid: joined.room.sid,
@@ -122,6 +127,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
             return WHIPHTTP.created(answer: joined.answer ?? "", location: "\(Self.prefix)\(route.rawRoom)/\(route.kind.rawValue)/\(sid)",
                                     etag: sid)
         } catch {
+            lease?.release()
             return APIErrorResponse.make(error, status: Self.status(for: error))
         }
     }
@@ -192,6 +198,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
     static func status(for error: ParleyError) -> Int {
         switch error.code {
         case .roomMaxParticipantsExceeded: 409
+        case .tooManyRequests: 429
         case .roomNotFound: 404
         case .mediaServerLocalDescFailed, .signalingConnection: 503
         default: 400

@@ -46,6 +46,8 @@ extension RoomService {
         var lostSince: MonotonicInstant?
         /// What it may still relay to each other participant of a peer-to-peer room.
         var relayLimits = PeerRelayLimits()
+        /// Its unit of its identity's media-session quota (`hold`), given back when it leaves.
+        var lease: QuotaLease?
 
         /// Sends a message on the link after everything posted before it.
         func post(_ message: SignalingMessage, ref: String? = nil) {
@@ -138,6 +140,15 @@ extension RoomService {
         return record
     }
 
+    /// The participant holds `lease` (a unit of its identity's media-session quota, taken by whoever
+    /// joined it) until it leaves; one it held before is given back, and so is `lease` when it is
+    /// gone already.
+    package func hold(_ lease: QuotaLease, for participantSid: String) {
+        guard participants[participantSid] != nil else { return lease.release() }
+        participants[participantSid]?.lease?.release()
+        participants[participantSid]?.lease = lease
+    }
+
     /// The participants connected to a room, in the order they joined.
     public func connectedParticipants(roomSid: String) -> [ParticipantRecord] {
         participants.values.filter { $0.record.roomSid == roomSid }.sorted { $0.order < $1.order }.map(\.record)
@@ -145,6 +156,7 @@ extension RoomService {
 
     @discardableResult
     private func finish(_ live: LiveParticipant) -> ParticipantRecord {
+        live.lease?.release()
         unpublishAll(of: live.record)
         if let session = live.session { sessionGone(session, of: live.record) } else { peerGone(live.record) }
         reconcileMix(roomSid: live.record.roomSid)

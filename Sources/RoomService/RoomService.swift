@@ -31,6 +31,11 @@ public actor RoomService: RoomControl {
         /// The 20 ms clock that ticks rooms' audio mixes (`RoomService+Mix`); nil: no room mixes
         /// audio (WHEP viewers get a published track instead).
         public var mixClock: MediaClock?
+        /// The most tracks published in one room at once (53203 beyond).
+        public var maxTracksPerRoom = 200
+        /// The most tracks one participant receives at once; more wait for one of these to end
+        /// (`room.subscribe` beyond it: `room.subscriptionFailed` 53305).
+        public var maxSubscriptionsPerParticipant = 100
         public init() {}
     }
 

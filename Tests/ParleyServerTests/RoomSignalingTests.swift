@@ -190,6 +190,28 @@ import Testing
         }
     }
 
+    @Test func aJoinTakesAMediaSessionQuotaUnitUntilItLeaves() async throws {
+        try await withHarness(roomMedia: RoomMediaTwin(), configure: { $0.quotas.perIdentity.mediaSessions = 1 }) { h in
+            let first = try await videoClient(h, "alice"), second = try await videoClient(h, "alice")
+            try await first.send(.roomJoin(RoomJoin(room: "one", offer: RoomMediaTwin.offer("recv audio 0"))), id: "j1")
+            guard case .roomJoined = try #require(try await next(1, of: first).first).message else { throw TestFailure("no join") }
+            try await second.send(.roomJoin(RoomJoin(room: "two", offer: RoomMediaTwin.offer("recv audio 0"))), id: "j2")
+            let refused = try #require(try await next(1, of: second).first)
+            guard case .error(let error) = refused.message else { throw TestFailure("expected error: \(refused)") }
+            #expect(error.code == 31429 && refused.ref == "j2")
+            // Leaving gives the unit back (the pong comes after the leave was handled).
+            try await first.send(.roomLeave)
+            try await first.send(.ping, id: "p1")
+            #expect(try await next(1, of: first).map(\.message) == [.pong])
+            try await second.send(.roomJoin(RoomJoin(room: "two", offer: RoomMediaTwin.offer("recv audio 0"))), id: "j3")
+            guard case .roomJoined = try #require(try await next(1, of: second).first).message else {
+                throw TestFailure("the unit was not given back")
+            }
+            await first.close()
+            await second.close()
+        }
+    }
+
     @Test func refusalsKeepTheConnectionOpen() async throws {
         try await withHarness(roomMedia: RoomMediaTwin()) { h in
             let video = try await videoClient(h, "carol")

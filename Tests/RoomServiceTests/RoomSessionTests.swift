@@ -21,11 +21,12 @@ import Testing
         let service: RoomService
         let accountSid: String
 
-        init() throws {
+        init(configure: (inout RoomService.Configuration) -> Void = { _ in }) throws {
             accountSid = try store.ensureDefaultAccount().account.sid
             http = try HTTPClient()
             var configuration = RoomService.Configuration()
             configuration.clock = clock
+            configure(&configuration)
             service = RoomService(store: store, webhooks: WebhookClient(http: http), media: media,
                                   configuration: configuration)
         }

@@ -91,4 +91,31 @@ import VideoREST
         #expect(f.media.videoCodecs == ["S1": [["VP8"]], "S2": [["H264"], ["H264"]], "S3": [["VP8"]]])
         f.close()
     }
+
+    @Test func aRoomsTrackCapRefusesWith53203AndASubscriptionCapWith53305() async throws {
+        let f = try RoomSessionTests.Fixture { $0.maxTracksPerRoom = 2; $0.maxSubscriptionsPerParticipant = 1 }
+        let offer = RoomMediaTwin.offer("send audio 0", "send video 1", "recv audio 2", "recv video 3")
+        let a = try await f.connect("alice", RecordingLink(), offer: offer, tracks: RoomSessionTests.micAndCamera)
+        do {
+            _ = try await f.connect("bob", RecordingLink(), offer: offer, tracks: [RoomSessionTests.micAndCamera[0]])
+            Issue.record("a third track was published in a room capped at two")
+        } catch {
+            #expect(error.code.rawValue == 53203)
+        }
+        // bob receives one track: alice's mic (published first); her camera waits, and asking for it fails.
+        let bob = RecordingLink()
+        let b = try await f.connect("bob", bob, offer: offer, tracks: [])
+        #expect(b.subscriptions.map(\.trackSid) == [RoomSessionTests.sid(a, "mic")])
+        _ = bob.take()
+        await f.service.subscribe(participantSid: b.participant.sid, trackSid: RoomSessionTests.sid(a, "camera"), ref: "s1")
+        await f.service.settle()
+        #expect(bob.take().last == .roomSubscriptionFailed(RoomSubscriptionFailed(
+            trackSid: RoomSessionTests.sid(a, "camera"), code: 53305, message: "at most 1 subscriptions")))
+        // Once the mic is unpublished, the camera takes its place.
+        await f.service.unpublish(trackSid: RoomSessionTests.sid(a, "mic"))
+        await f.service.settle()
+        #expect(bob.take().contains(.roomSubscribed(RoomSubscribed(trackSid: RoomSessionTests.sid(a, "camera"), mid: "3",
+                                                                   participantSid: a.participant.sid))))
+        f.close()
+    }
 }

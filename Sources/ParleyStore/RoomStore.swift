@@ -28,6 +28,27 @@ public protocol RoomStore: Sendable {
     func deletePublishedTrack(sid: String) throws(StoreError) -> Bool
     /// A participant's published tracks in the order they were published.
     func publishedTracks(participantSid: String) throws(StoreError) -> [PublishedTrackRecord]
+
+    /// A participant's subscribe rules as REST set them; nil when none were (it receives everything).
+    func subscribeRules(participantSid: String) throws(StoreError) -> StoredSubscribeRules?
+    /// Inserts or replaces a participant's subscribe rules.
+    func setSubscribeRules(_ rules: StoredSubscribeRules) throws(StoreError)
+}
+
+/// A participant's subscribe rules (the SubscribeRules resource): Twilio's rules array as JSON
+/// text, e.g. `[{"type":"include","all":true},{"type":"exclude","kind":"video"}]`.
+public struct StoredSubscribeRules: Sendable, Equatable {
+    public let participantSid: String
+    public let roomSid: String
+    public var rules: String
+    public var updatedAt: Int64
+
+    public init(participantSid: String, roomSid: String, rules: String, updatedAt: Int64) {
+        self.participantSid = participantSid
+        self.roomSid = roomSid
+        self.rules = rules
+        self.updatedAt = updatedAt
+    }
 }
 
 /// Twilio's room types.

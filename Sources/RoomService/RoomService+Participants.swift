@@ -157,6 +157,7 @@ extension RoomService {
     @discardableResult
     private func finish(_ live: LiveParticipant) -> ParticipantRecord {
         live.lease?.release()
+        rules[live.record.sid] = nil
         unpublishAll(of: live.record)
         if let session = live.session { sessionGone(session, of: live.record) } else { peerGone(live.record) }
         reconcileMix(roomSid: live.record.roomSid)

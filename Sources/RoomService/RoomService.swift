@@ -60,7 +60,8 @@ public actor RoomService: RoomControl {
     var ordinal = 0
     /// Published tracks of connected participants, by `MT…` SID.
     var tracks: [String: LiveTrack] = [:]
-    /// Subscribe rules set by REST, by participant SID (absent: subscribe to everything).
+    /// Subscribe rules set by REST, by participant SID (absent: subscribe to everything), while
+    /// it is connected; the store keeps them (`RoomStore.setSubscribeRules`).
     var rules: [String: SubscribeRules] = [:]
     /// The participants' WebRTC sessions and the forwarding between them; nil: no room can be
     /// joined with media (`connect` refuses with 53000).
@@ -170,6 +171,10 @@ public actor RoomService: RoomControl {
     public func updateSubscribeRules(roomSid: String, participantSid: String, _ rules: SubscribeRules) async -> SubscribeRules? {
         guard participants[participantSid]?.record.roomSid == roomSid else { return nil }
         self.rules[participantSid] = rules
+        do {
+            try store.setSubscribeRules(StoredSubscribeRules(participantSid: participantSid, roomSid: roomSid,
+                                                             rules: SubscribeRulesJSON.text(rules), updatedAt: now))
+        } catch { Log.warning(.platform, "participant \(participantSid): cannot store its subscribe rules: \(error)") }
         reconcile(participantSid)
         return rules
     }

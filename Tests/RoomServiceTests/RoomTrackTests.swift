@@ -37,6 +37,8 @@ import VideoREST
         let videoOnly = SubscribeRules(rules: [.init(action: .include, all: true), .init(action: .exclude, kind: "audio")])
         _ = await f.service.updateSubscribeRules(roomSid: room.sid, participantSid: bob.sid, videoOnly)
         #expect(await f.service.subscribedTracks(roomSid: room.sid, participantSid: bob.sid)?.map(\.trackSid) == [camera.sid])
+        let stored = try #require(try f.store.subscribeRules(participantSid: bob.sid))
+        #expect(stored.roomSid == room.sid && SubscribeRulesJSON.parse(stored.rules) == videoOnly, "the store keeps them")
 
         #expect(await f.service.setEnabled(trackSid: mic.sid, false))
         #expect(await !f.service.setEnabled(trackSid: mic.sid, false), "already disabled")

@@ -9,8 +9,8 @@ import Signaling
 /// join on a new connection that names it, with the same identity and room, takes it over. The
 /// new offer's session replaces the old one: tracks published again under the same name and
 /// kind keep their SIDs (the others' slots are re-routed to the new sections), tracks not
-/// published again are unpublished, new ones published; the others hear
-/// `room.participantReconnected` and nothing else about it.
+/// published again are unpublished, new ones published (a recorded track gets a new recording);
+/// the others hear `room.participantReconnected` and nothing else about it.
 extension RoomService {
     /// How long a participant whose path went down may be rejoined.
     public static let reconnectWindow: Duration = .seconds(30)
@@ -56,6 +56,9 @@ extension RoomService {
             leave(participantSid: sid)
             throw error
         }
+        // Recordings and the room's mix tap the tracks' new sections.
+        reconcileRecordings(roomSid: room.sid)
+        reconcileMix(roomSid: room.sid)
         return sendJoined(sid, room: room, answer: description.answer, ref: ref)
     }
 
@@ -72,6 +75,7 @@ extension RoomService {
                 continue
             }
             let again = fresh.remove(at: index)
+            stopRecording(trackSid: track.sid)  // its file ends with the old section; a new one starts
             tracks[track.sid]?.mid = again.mid
             if track.enabled != again.enabled { setEnabled(trackSid: track.sid, again.enabled) }
             for other in participants.values where other.record.roomSid == track.roomSid && other.record.sid != sid {

@@ -309,4 +309,21 @@ import Testing
         #expect(b.participants.map(\.identity) == ["alice"])
         f.close()
     }
+
+    @Test func aRejoinAfterTheReconnectWindowIsANewParticipant() async throws {
+        let f = try Fixture()
+        let (first, second) = (RecordingLink(), RecordingLink())
+        let a = try await f.connect("alice", first, offer: RoomMediaTwin.offer("send audio 0"),
+                                    tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)])
+        await f.service.participant(a.participant.sid, path: .media, reachable: false)
+        f.clock.advance(by: RoomService.reconnectWindow)
+        let again = try await f.service.connect(accountSid: f.accountSid, identity: "alice", room: "standup",
+                                                offer: RoomMediaTwin.offer("send audio 0"),
+                                                tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)],
+                                                reconnect: a.participant.sid, link: second)
+        await f.service.settle()
+        #expect(again.participant.sid != a.participant.sid, "30 s passed: a new participant")
+        #expect(first.removals == [.participantDuplicateIdentity])
+        f.close()
+    }
 }

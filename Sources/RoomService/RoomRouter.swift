@@ -14,6 +14,7 @@ public protocol RoomRouter: Sendable {
 
 /// One node: every room is on this node's service.
 public struct LocalRoomRouter: RoomRouter {
+    /// This node's service.
     public let rooms: RoomService
 
     public init(rooms: RoomService) {

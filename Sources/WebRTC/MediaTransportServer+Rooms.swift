@@ -70,6 +70,7 @@ extension MediaTransportServer {
     /// Applies a participant's re-offer: added sections (new published tracks, new receive slots),
     /// an ICE restart (new credentials, RFC 8445 §9). Sections that stay keep codec, SSRC and
     /// routes; sections set to port 0 or no longer sending or receiving lose their routes.
+    /// - Parameter videoCodecs: the room's video codecs, as for `createRoomSession`.
     /// - Throws: 53403 (unusable offer, unknown session, fewer sections than before, a changed
     ///   DTLS fingerprint), 53404 (a section's codec changed).
     public func renegotiateRoomSession(id: String, offer: String,

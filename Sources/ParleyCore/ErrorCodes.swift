@@ -165,6 +165,8 @@ extension ParleyError.Code {
     public static let roomCompleted = ParleyError.Code(rawValue: 53118)
     /// 53120: Invalid Recording Rule(s)
     public static let roomInvalidRecordingRule = ParleyError.Code(rawValue: 53120)
+    /// 53125: The track kind is not supported by the Room (video in an `AudioOnly` room)
+    public static let roomTrackKindNotSupported = ParleyError.Code(rawValue: 53125)
     /// 53200: Participant identity is invalid
     public static let participantIdentityInvalid = ParleyError.Code(rawValue: 53200)
     /// 53201: Participant identity is too long
@@ -318,6 +320,7 @@ extension ParleyError {
         53117: ("RoomSubscriptionOperationNotSupportedError", "The subscription operation requested is not supported for the Room type"),
         53118: ("RoomRoomCompletedError", "Room completed"),
         53120: ("RoomInvalidRecordingRuleError", "Invalid Recording Rule(s)"),
+        53125: ("RoomTrackKindNotSupportedError", "The track kind is not supported by the Room"),
         53200: ("ParticipantIdentityInvalidError", "Participant identity is invalid"),
         53201: ("ParticipantIdentityTooLongError", "Participant identity is too long"),
         53203: ("ParticipantMaxTracksExceededError", "The maximum number of published tracks allowed in a Room has been exceeded"),

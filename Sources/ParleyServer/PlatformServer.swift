@@ -169,7 +169,7 @@ public final class PlatformServer: Sendable {
                                  fetcher: try MediaFetcher(client: webhookHTTP),
                                  webhooks: WebhookClient(http: webhookHTTP),
                                  pushProviders: providers, quotas: quotas,
-                                 roomSignaling: RoomSignalingAdapter(rooms: rooms), publicBaseURL: { base.url })
+                                 roomSignaling: RoomSignalingAdapter(router: LocalRoomRouter(rooms: rooms), quotas: quotas), publicBaseURL: { base.url })
         self.voice = voice
         mediaEvents = Task { await voice.runMediaEvents() }
         // SIP credentials over REST (both vendors' shapes), hashed for the default digest realm.
@@ -177,7 +177,7 @@ public final class PlatformServer: Sendable {
         var rest = TwilioRESTRouter(store: store, calls: voice, publicBaseURL: { base.url })
         rest.iceServers = iceServers
         echo = EchoEndpoint(media: media, quotas: quotas)
-        roomWHIP = RoomWHIPEndpoint(rooms: rooms)
+        roomWHIP = RoomWHIPEndpoint(roomRouter: LocalRoomRouter(rooms: rooms), quotas: quotas)
         let sipSlot = SIPServiceSlot()
         let router = APIRouter(verifier: verifier, metrics: metrics,
                                endpoints: [echo, TwilioSIPRouter(store: store, settings: sipCredentials), rest,

@@ -42,7 +42,10 @@ struct RoomWHIPEndpoint: APIEndpoint {
         var participantSid: String?
     }
 
-    let rooms: RoomService
+    /// Finds the service that holds a request's room.
+    let roomRouter: any RoomRouter
+    /// Each WHIP or WHEP participant takes a unit of its identity's media-session quota while it is in.
+    var quotas: QuotaLedger?
     let owners = SessionOwners<RoomResourceOwner>()
     static let prefix = "/v1/rooms/"
     static let preflightMethods = "POST, DELETE, PATCH, OPTIONS"
@@ -86,7 +89,11 @@ struct RoomWHIPEndpoint: APIEndpoint {
             return APIErrorResponse.make(ParleyError(.accessTokenGrantsInvalid, reason: "the access token has no video grant"),
                                          status: 403)
         }
-        if let granted = grant.room, granted != route.room {
+        let rooms: RoomService
+        do { rooms = try await roomRouter.service(accountSid: token.accountSid, room: route.room) } catch {
+            return APIErrorResponse.make(error, status: Self.status(for: error))
+        }
+        if let granted = grant.room, await !rooms.sameRoom(accountSid: token.accountSid, granted, route.room) {
             return APIErrorResponse.make(ParleyError(
                 .accessTokenGrantsInvalid, reason: "the access token's video grant is for another room"), status: 403)
         }
@@ -109,11 +116,14 @@ struct RoomWHIPEndpoint: APIEndpoint {
         }
         await prune()
         let link = RoomResourceLink(rooms: rooms, owners: owners, selection: selection)
+        var lease: QuotaLease?
         do {
+            lease = try quotas?.acquire(.mediaSession, for: QuotaOwner(token))
             let joined = try await rooms.connect(accountSid: token.accountSid, identity: token.identity, room: route.room,
                                                  offer: sdp, tracks: route.kind == .whip ? offer.tracks : [],
                                                  automaticSubscription: false, permissions: RoomPermissions(grant), link: link)
             let sid = joined.participant.sid
+            if let lease { await rooms.hold(lease, for: sid) }
             if selection?.mixesAudio == true { await rooms.hearRoomMix(participantSid: sid) }
             owners.started(sid, owner: RoomResourceOwner(kind: route.kind, accountSid: token.accountSid,
                                                          apiKeySid: token.apiKeySid, roomSid: joined.room.sid,
@@ -122,6 +132,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
             return WHIPHTTP.created(answer: joined.answer ?? "", location: "\(Self.prefix)\(route.rawRoom)/\(route.kind.rawValue)/\(sid)",
                                     etag: sid)
         } catch {
+            lease?.release()
             return APIErrorResponse.make(error, status: Self.status(for: error))
         }
     }
@@ -135,6 +146,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
         // Another account's participant is as unknown as one that never existed.
         guard let owner = owners.owner(of: sid), owner.accountSid == token.accountSid, owner.kind == route.kind,
               route.room == owner.roomName || route.room == owner.roomSid,
+              let rooms = try? await roomRouter.service(accountSid: owner.accountSid, room: owner.roomSid),
               await rooms.connectedParticipants(roomSid: owner.roomSid).contains(where: { $0.sid == sid }) else {
             return APIErrorResponse.make(ParleyError(.participantNotFound, reason: "no \(route.kind.rawValue) session \(sid)"),
                                          status: 404)
@@ -150,8 +162,9 @@ struct RoomWHIPEndpoint: APIEndpoint {
     func revoke(apiKeySid: String) async -> Int {
         let doomed = owners.sessions { $0.apiKeySid == apiKeySid }
         for sid in doomed {
+            guard let owner = owners.owner(of: sid) else { continue }
             owners.forget(sid)
-            await rooms.leave(participantSid: sid)
+            try? await roomRouter.service(accountSid: owner.accountSid, room: owner.roomSid).leave(participantSid: sid)
         }
         if !doomed.isEmpty { Log.info(.platform, "\(doomed.count) WHIP/WHEP participants of revoked API key \(apiKeySid) left") }
         return doomed.count
@@ -160,7 +173,8 @@ struct RoomWHIPEndpoint: APIEndpoint {
     /// Forgets participants that left by themselves (their peer closed the session).
     private func prune() async {
         let all = owners.all
-        for roomSid in Set(all.values.map(\.roomSid)) {
+        for (roomSid, accountSid) in Dictionary(all.values.map { ($0.roomSid, $0.accountSid) }, uniquingKeysWith: { first, _ in first }) {
+            guard let rooms = try? await roomRouter.service(accountSid: accountSid, room: roomSid) else { continue }
             let connected = Set(await rooms.connectedParticipants(roomSid: roomSid).map(\.sid))
             for (sid, owner) in all where owner.roomSid == roomSid && !connected.contains(sid) { owners.forget(sid) }
         }
@@ -192,6 +206,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
     static func status(for error: ParleyError) -> Int {
         switch error.code {
         case .roomMaxParticipantsExceeded: 409
+        case .tooManyRequests: 429
         case .roomNotFound: 404
         case .mediaServerLocalDescFailed, .signalingConnection: 503
         default: 400

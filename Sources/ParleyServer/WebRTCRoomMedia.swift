@@ -12,14 +12,28 @@ struct WebRTCRoomMedia: RoomMediaPlane {
 
     func open(offer: String, events: @escaping @Sendable (RoomMediaEvent) -> Void)
         async throws(ParleyError) -> RoomMediaDescription {
-        let answer = try await transport.createRoomSession(offer: offer) { event in
+        try await open(offer: offer, videoCodecs: MediaTransportServer.roomVideoCodecs.map(\.rawValue), events: events)
+    }
+
+    func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription {
+        try await renegotiate(session: session, offer: offer, videoCodecs: MediaTransportServer.roomVideoCodecs.map(\.rawValue))
+    }
+
+    func open(offer: String, videoCodecs: [String], events: @escaping @Sendable (RoomMediaEvent) -> Void)
+        async throws(ParleyError) -> RoomMediaDescription {
+        let answer = try await transport.createRoomSession(offer: offer, videoCodecs: Self.codecs(videoCodecs)) { event in
             if let mapped = Self.roomEvent(event) { events(mapped) }
         }
         return Self.description(answer)
     }
 
-    func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription {
-        Self.description(try await transport.renegotiateRoomSession(id: session, offer: offer))
+    func renegotiate(session: String, offer: String, videoCodecs: [String]) async throws(ParleyError) -> RoomMediaDescription {
+        Self.description(try await transport.renegotiateRoomSession(id: session, offer: offer, videoCodecs: Self.codecs(videoCodecs)))
+    }
+
+    /// A room's `VideoCodecs` (`VP8`, `H264`; case ignored) as WebRTC's codecs.
+    static func codecs(_ names: [String]) -> [VideoCodec] {
+        names.compactMap { name in VideoCodec.allCases.first { $0.rawValue.lowercased() == name.lowercased() } }
     }
 
     func route(_ source: RoomTrackAddress?, to slot: RoomTrackAddress, priority: TrackPriority) async -> Bool {

@@ -4,6 +4,7 @@ struct InMemoryRoomState {
     var rooms: [RoomRecord] = []
     var participants: [ParticipantRecord] = []
     var tracks: [PublishedTrackRecord] = []
+    var subscribeRules: [String: StoredSubscribeRules] = [:]
 }
 
 extension InMemoryAccountStore: RoomStore {
@@ -108,5 +109,13 @@ extension InMemoryAccountStore: RoomStore {
             s.rooms.tracks.enumerated().filter { $0.element.participantSid == participantSid }
                 .sorted { ($0.element.createdAt, $0.offset) < ($1.element.createdAt, $1.offset) }.map(\.element)
         }
+    }
+
+    public func subscribeRules(participantSid: String) throws(StoreError) -> StoredSubscribeRules? {
+        state.withLock { s in s.rooms.subscribeRules[participantSid] }
+    }
+
+    public func setSubscribeRules(_ rules: StoredSubscribeRules) throws(StoreError) {
+        state.withLock { s in s.rooms.subscribeRules[rules.participantSid] = rules }
     }
 }

@@ -311,6 +311,15 @@ enum Migrations {
         );
         CREATE INDEX sip_domain_mappings_by_list ON sip_domain_mappings(list_sid);
         """,
+        // 8 → 9 (rooms, issue 16): each participant's subscribe rules as the REST API set them.
+        """
+        CREATE TABLE subscribe_rules (
+            participant_sid TEXT PRIMARY KEY,
+            room_sid TEXT NOT NULL,
+            rules TEXT NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// The version this build writes.

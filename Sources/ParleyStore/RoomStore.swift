@@ -28,6 +28,27 @@ public protocol RoomStore: Sendable {
     func deletePublishedTrack(sid: String) throws(StoreError) -> Bool
     /// A participant's published tracks in the order they were published.
     func publishedTracks(participantSid: String) throws(StoreError) -> [PublishedTrackRecord]
+
+    /// A participant's subscribe rules as REST set them; nil when none were (it receives everything).
+    func subscribeRules(participantSid: String) throws(StoreError) -> StoredSubscribeRules?
+    /// Inserts or replaces a participant's subscribe rules.
+    func setSubscribeRules(_ rules: StoredSubscribeRules) throws(StoreError)
+}
+
+/// A participant's subscribe rules (the SubscribeRules resource): Twilio's rules array as JSON
+/// text, e.g. `[{"type":"include","all":true},{"type":"exclude","kind":"video"}]`.
+public struct StoredSubscribeRules: Sendable, Equatable {
+    public let participantSid: String
+    public let roomSid: String
+    public var rules: String
+    public var updatedAt: Int64
+
+    public init(participantSid: String, roomSid: String, rules: String, updatedAt: Int64) {
+        self.participantSid = participantSid
+        self.roomSid = roomSid
+        self.rules = rules
+        self.updatedAt = updatedAt
+    }
 }
 
 /// Twilio's room types.
@@ -39,6 +60,12 @@ public enum RoomType: String, Sendable, CaseIterable {
 
     /// Whether media goes through the server (an SFU) rather than between the clients.
     public var isRouted: Bool { self == .group || self == .groupSmall }
+
+    /// The most participants a room of this type holds (Twilio's: go 2, group-small 4,
+    /// peer-to-peer 10, group 50).
+    public var maxParticipants: Int {
+        switch self { case .go: 2; case .groupSmall: 4; case .peerToPeer: 10; case .group: 50 }
+    }
 }
 
 public enum RoomStatus: String, Sendable, CaseIterable {

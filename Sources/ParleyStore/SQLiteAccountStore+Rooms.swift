@@ -1,6 +1,26 @@
 import Synchronization
 /// Rooms (`RM…`), participants (`PA…`) and published tracks (`MT…`) in their tables.
 extension SQLiteAccountStore: RoomStore {
+    /// Subscribe rules in `subscribe_rules` (migration 9).
+    public func subscribeRules(participantSid: String) throws(StoreError) -> StoredSubscribeRules? {
+        try db.withLock { (d) throws(StoreError) -> StoredSubscribeRules? in
+            try d.query("SELECT participant_sid, room_sid, rules, updated_at FROM subscribe_rules WHERE participant_sid = ?1",
+                        [.text(participantSid)]).first.map { r in
+                StoredSubscribeRules(participantSid: r[0].string ?? "", roomSid: r[1].string ?? "", rules: r[2].string ?? "[]",
+                                     updatedAt: r[3].int64 ?? 0)
+            }
+        }
+    }
+
+    public func setSubscribeRules(_ rules: StoredSubscribeRules) throws(StoreError) {
+        try db.withLock { (d) throws(StoreError) in
+            try d.execute("""
+                INSERT INTO subscribe_rules (participant_sid, room_sid, rules, updated_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT(participant_sid) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at
+                """, [.text(rules.participantSid), .text(rules.roomSid), .text(rules.rules), .integer(rules.updatedAt)])
+        }
+    }
+
     public func insertRoom(_ room: RoomRecord) throws(StoreError) {
         try db.withLock { (d) throws(StoreError) in
             do throws(StoreError) {

@@ -34,6 +34,7 @@ public final class RoomMediaTwin: RoomMediaPlane {
         var codecs: [String: String] = [:]
         var keyframeRequests: [RoomTrackAddress] = []
         var played: [RoomTrackAddress: [[UInt8]]] = [:]
+        var videoCodecs: [String: [[String]]] = [:]
     }
 
     private let state = Mutex(State())
@@ -60,6 +61,22 @@ public final class RoomMediaTwin: RoomMediaPlane {
         }
         return try Self.describe(offer, session: session)
     }
+
+    public func open(offer: String, videoCodecs: [String], events: @escaping @Sendable (RoomMediaEvent) -> Void)
+        async throws(ParleyError) -> RoomMediaDescription {
+        let description = try await open(offer: offer, events: events)
+        state.withLock { $0.videoCodecs[description.session, default: []].append(videoCodecs) }
+        return description
+    }
+
+    public func renegotiate(session: String, offer: String, videoCodecs: [String]) async throws(ParleyError) -> RoomMediaDescription {
+        let description = try await renegotiate(session: session, offer: offer)
+        state.withLock { $0.videoCodecs[session, default: []].append(videoCodecs) }
+        return description
+    }
+
+    /// The video codecs each session's offers were answered with (open, then each re-offer).
+    public var videoCodecs: [String: [[String]]] { state.withLock { $0.videoCodecs } }
 
     public func renegotiate(session: String, offer: String) async throws(ParleyError) -> RoomMediaDescription {
         guard state.withLock({ $0.events[session] != nil }) else {

@@ -40,6 +40,8 @@ struct RoomSession {
         var pending: [String] = []
         /// More slots to ask for, when some wanted tracks found none.
         var renegotiate: RoomRenegotiate?
+        /// Tracks it would receive but for `maxSubscriptionsPerParticipant`.
+        var capped: [String] = []
     }
 
     private(set) var slots: [Slot]

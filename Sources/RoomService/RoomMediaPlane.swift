@@ -15,6 +15,12 @@ public protocol RoomMediaPlane: Sendable {
     /// - Throws: 53403 (unusable offer), 53404 (no supported codec), 53401 (too many sessions).
     func open(offer: String, events: @escaping @Sendable (RoomMediaEvent) -> Void)
         async throws(ParleyError) -> RoomMediaDescription
+    /// `open` for a room that allows only `videoCodecs` (rtpmap names, its `VideoCodecs`): the
+    /// answer takes no other video codec. Defaults in `RoomMediaPlane+Taps` (`open` as is).
+    func open(offer: String, videoCodecs: [String], events: @escaping @Sendable (RoomMediaEvent) -> Void)
+        async throws(ParleyError) -> RoomMediaDescription
+    /// `renegotiate` for a room that allows only `videoCodecs`.
+    func renegotiate(session: String, offer: String, videoCodecs: [String]) async throws(ParleyError) -> RoomMediaDescription
     /// Applies a re-offer of a live session (new published tracks, new receive slots, an ICE
     /// restart); routes and SSRCs of the sections that stay are kept.
     /// - Throws: 53403 (unusable offer, unknown session), 53404.

@@ -22,12 +22,13 @@ extension RoomService {
     /// A participant of a live room.
     struct LiveParticipant {
         var record: ParticipantRecord
-        let link: any RoomParticipantLink
+        /// Its connection; a rejoin (`room.join` with `reconnect`) puts the new one here.
+        var link: any RoomParticipantLink
         let order: Int
         /// What its token's video grant lets it do (publish, subscribe, publish data).
         let permissions: RoomPermissions
-        /// Its link's calls, in order.
-        let outbox = SerialWork()
+        /// Its link's calls, in order (a new one with a new link).
+        var outbox = SerialWork()
         /// Its media session, once `connect` opened one.
         var session: RoomSession?
         /// It asked for `room.dominantSpeaker`.
@@ -41,8 +42,12 @@ extension RoomService {
         /// Its paths that are down now (its media, its signaling): while any is, the others were
         /// told it is reconnecting.
         var lostPaths: Set<ParticipantPath> = []
+        /// When its first path went down (the reconnect window runs from here).
+        var lostSince: MonotonicInstant?
         /// What it may still relay to each other participant of a peer-to-peer room.
         var relayLimits = PeerRelayLimits()
+        /// Its unit of its identity's media-session quota (`hold`), given back when it leaves.
+        var lease: QuotaLease?
 
         /// Sends a message on the link after everything posted before it.
         func post(_ message: SignalingMessage, ref: String? = nil) {
@@ -63,6 +68,7 @@ extension RoomService {
         guard var live = participants[participantSid] else { return }
         let wasLost = !live.lostPaths.isEmpty
         if reachable { live.lostPaths.remove(path) } else { live.lostPaths.insert(path) }
+        if live.lostPaths.isEmpty { live.lostSince = nil } else if !wasLost { live.lostSince = configuration.clock.now }
         participants[participantSid] = live
         let reference = RoomParticipantReference(participantSid: participantSid)
         if !wasLost, !live.lostPaths.isEmpty {
@@ -134,6 +140,15 @@ extension RoomService {
         return record
     }
 
+    /// The participant holds `lease` (a unit of its identity's media-session quota, taken by whoever
+    /// joined it) until it leaves; one it held before is given back, and so is `lease` when it is
+    /// gone already.
+    package func hold(_ lease: QuotaLease, for participantSid: String) {
+        guard participants[participantSid] != nil else { return lease.release() }
+        participants[participantSid]?.lease?.release()
+        participants[participantSid]?.lease = lease
+    }
+
     /// The participants connected to a room, in the order they joined.
     public func connectedParticipants(roomSid: String) -> [ParticipantRecord] {
         participants.values.filter { $0.record.roomSid == roomSid }.sorted { $0.order < $1.order }.map(\.record)
@@ -141,6 +156,8 @@ extension RoomService {
 
     @discardableResult
     private func finish(_ live: LiveParticipant) -> ParticipantRecord {
+        live.lease?.release()
+        rules[live.record.sid] = nil
         unpublishAll(of: live.record)
         if let session = live.session { sessionGone(session, of: live.record) } else { peerGone(live.record) }
         reconcileMix(roomSid: live.record.roomSid)

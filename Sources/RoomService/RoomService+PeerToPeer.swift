@@ -16,9 +16,7 @@ extension RoomService {
     /// The type of the account's in-progress room `name` (a unique name or `RM…` SID); nil when
     /// none is (a join then makes an ad hoc `group` room).
     func liveRoomType(accountSid: String, name: String) -> ParleyStore.RoomType? {
-        rooms.values.first {
-            $0.record.accountSid == accountSid && ($0.record.sid == name || $0.record.uniqueName == name)
-        }?.record.type
+        liveRoom(accountSid: accountSid, name: name)?.type
     }
 
     /// Joins a peer-to-peer room: no media session; the described tracks are published (their

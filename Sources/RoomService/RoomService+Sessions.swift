@@ -21,17 +21,19 @@ extension RoomService {
     ///   - peerToPeer: the client speaks the `room.peer*` relay, so it may join a `peer-to-peer`
     ///     or `go` room (`connectPeer`: no media session, `offer` ignored).
     /// - Throws: 53000 (no media plane), 53403 (no offer for a group room), 53114 (a peer-to-peer
-    ///   room and not `peerToPeer`), 53300 (a track names no sending section of its kind, or
-    ///   two name one), the media plane's 534xx, `join`'s and `publish`'s errors.
+    ///   room and not `peerToPeer`), 53125 (a video track in an `AudioOnly` room), 53300 (a track
+    ///   names no sending section of its kind, or two name one), the media plane's 534xx,
+    ///   `join`'s and `publish`'s errors.
     public func connect(accountSid: String, identity: String, room: String, offer: String?, tracks: [RoomTrackInfo],
                         automaticSubscription: Bool = true, dominantSpeaker: Bool = false, networkQuality: Bool = false,
                         bandwidthProfile: RoomBandwidthProfile? = nil, peerToPeer: Bool = false,
-                        permissions: RoomPermissions = .all, ref: String? = nil,
+                        permissions: RoomPermissions = .all, reconnect: String? = nil, ref: String? = nil,
                         link: any RoomParticipantLink) async throws(ParleyError) -> RoomJoined {
         guard tracks.count <= Self.maxTracksPerParticipant else {
             throw ParleyError(.participantMaxTracksExceeded, reason: "at most \(Self.maxTracksPerParticipant) tracks")
         }
-        if let type = liveRoomType(accountSid: accountSid, name: room), Self.isPeerToPeer(type) {
+        let existing = liveRoom(accountSid: accountSid, name: room)
+        if let type = existing?.type, Self.isPeerToPeer(type) {
             guard peerToPeer else {
                 throw ParleyError(.roomInvalidParameters, reason: "room \(room) is \(type.rawValue): its media does not go through the server")
             }
@@ -40,14 +42,20 @@ extension RoomService {
         }
         guard let media else { throw ParleyError(.signalingConnection, reason: "this server has no room media plane") }
         guard let offer else { throw ParleyError(.mediaServerRemoteDescFailed, reason: "room.join needs an offer in a group room") }
+        try Self.check(tracks, in: existing)
         let sink = mediaEventSink
-        let description = try await media.open(offer: offer) { sink.yield(.event($0)) }
+        let description = try await media.open(offer: offer, videoCodecs: Self.videoCodecs(of: existing)) { sink.yield(.event($0)) }
         let record: ParticipantRecord
         let roomRecord: RoomRecord
         do throws(ParleyError) {
             try Self.check(tracks, against: description.sending, published: [:])
             try Self.checkData(tracks, application: description.application)
             try Self.check(tracks, allowedBy: permissions)
+            if let sid = reconnectable(reconnect, accountSid: accountSid, identity: identity, room: room) {
+                return try rejoin(sid, description: description, tracks: tracks, automaticSubscription: automaticSubscription,
+                                  dominantSpeaker: dominantSpeaker, networkQuality: networkQuality,
+                                  bandwidthProfile: bandwidthProfile, ref: ref, link: link)
+            }
             (roomRecord, record) = try admit(accountSid: accountSid, identity: identity, room: room,
                                              permissions: permissions, link: link)
         } catch {
@@ -68,20 +76,27 @@ extension RoomService {
             leave(participantSid: record.sid)
             throw error
         }
-        let plan = reconcile(record.sid, tell: false)
-        let joined = RoomJoined(room: RoomInfo(sid: roomRecord.sid, name: roomRecord.uniqueName,
-                                               type: Signaling.RoomType(rawValue: roomRecord.type.rawValue) ?? .group,
-                                               isRecording: isRecording(roomSid: roomRecord.sid)),
-                                participant: info(of: record.sid, local: true),
-                                participants: Array(announcedOthers(of: record.sid).prefix(RoomProtocol.maxParticipants)
-                                    .map { info(of: $0.record.sid, local: false) }),
-                                answer: description.answer, published: published(of: record.sid),
-                                subscriptions: subscriptionMap(of: record.sid), iceServers: configuration.iceServers(identity))
-        guard let live = participants[record.sid] else { return joined }
-        live.post(.roomJoined(joined), ref: ref)
-        joinedActivity(record.sid)
-        if let request = plan.renegotiate { live.post(.roomRenegotiate(request)) }
+        let joined = sendJoined(record.sid, room: roomRecord, answer: description.answer, ref: ref)
         announceArrival(of: record)
+        return joined
+    }
+
+    /// Fills a joined participant's slots and posts its `room.joined` (with `ref`), who speaks
+    /// and the levels known so far, then `room.renegotiate` if it lacks slots.
+    func sendJoined(_ sid: String, room: RoomRecord, answer: String, ref: String?) -> RoomJoined {
+        let plan = reconcile(sid, tell: false)
+        let joined = RoomJoined(room: RoomInfo(sid: room.sid, name: room.uniqueName,
+                                               type: Signaling.RoomType(rawValue: room.type.rawValue) ?? .group,
+                                               isRecording: isRecording(roomSid: room.sid)),
+                                participant: info(of: sid, local: true),
+                                participants: Array(announcedOthers(of: sid).prefix(RoomProtocol.maxParticipants)
+                                    .map { info(of: $0.record.sid, local: false) }),
+                                answer: answer, published: published(of: sid), subscriptions: subscriptionMap(of: sid),
+                                iceServers: configuration.iceServers(participants[sid]?.record.identity ?? ""))
+        guard let live = participants[sid] else { return joined }
+        live.post(.roomJoined(joined), ref: ref)
+        joinedActivity(sid)
+        if let request = plan.renegotiate { live.post(.roomRenegotiate(request)) }
         return joined
     }
 
@@ -105,14 +120,16 @@ extension RoomService {
     /// the subscriptions waiting for one, slots gone give theirs back. Posts `room.answer` (with
     /// `ref`), then `room.subscribed` for each slot this filled, then `room.renegotiate` if slots
     /// are still missing.
-    /// - Throws: 53204 (no such participant with media), 53300, the media plane's 534xx.
+    /// - Throws: 53204 (no such participant with media), 53125, 53300, the media plane's 534xx.
     @discardableResult
     public func renegotiate(participantSid: String, offer: String, tracks: [RoomTrackInfo],
                             ref: String? = nil) async throws(ParleyError) -> RoomAnswer {
         guard let media, let sessionID = participants[participantSid]?.session?.id else {
             throw ParleyError(.participantNotFound, reason: "participant \(participantSid) has no media session")
         }
-        let description = try await media.renegotiate(session: sessionID, offer: offer)
+        let room = participants[participantSid].flatMap { rooms[$0.record.roomSid]?.record }
+        try Self.check(tracks, in: room)
+        let description = try await media.renegotiate(session: sessionID, offer: offer, videoCodecs: Self.videoCodecs(of: room))
         guard var session = participants[participantSid]?.session, session.id == description.session else {
             throw ParleyError(.participantNotFound, reason: "participant \(participantSid) left meanwhile")
         }

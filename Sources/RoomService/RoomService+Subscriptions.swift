@@ -12,7 +12,8 @@ import VideoREST
 extension RoomService {
     /// Subscribes the participant to a remote track (`room.subscribe`): `room.subscribed` (with
     /// `ref`) once a slot carries it, a `room.renegotiate` first if none is free, or
-    /// `room.subscriptionFailed` (53300) when no such track may be received.
+    /// `room.subscriptionFailed` (53300) when no such track may be received, 53305 when the
+    /// participant receives `maxSubscriptionsPerParticipant` tracks already.
     public func subscribe(participantSid: String, trackSid: String, ref: String? = nil) {
         if refusedPeerSubscription(participantSid, trackSid: trackSid, ref: ref) { return }
         if let live = participants[participantSid], !live.permissions.canSubscribe {
@@ -30,6 +31,10 @@ extension RoomService {
         if !plan.filled.contains(where: { $0.trackSid == trackSid }), let slot = live.session?.slot(carrying: trackSid) {
             live.post(.roomSubscribed(RoomSubscribed(trackSid: trackSid, mid: slot.mid, participantSid: publisher(of: trackSid))),
                       ref: ref)
+        } else if plan.capped.contains(trackSid) {
+            live.post(.roomSubscriptionFailed(RoomSubscriptionFailed(
+                trackSid: trackSid, code: ParleyError.Code.trackServerTrackCapacityReached.rawValue,
+                message: "at most \(configuration.maxSubscriptionsPerParticipant) subscriptions")), ref: ref)
         } else if live.session?.slot(carrying: trackSid) == nil, !plan.pending.contains(trackSid) {
             live.post(.roomSubscriptionFailed(RoomSubscriptionFailed(
                 trackSid: trackSid, code: ParleyError.Code.trackInvalid.rawValue,
@@ -64,7 +69,10 @@ extension RoomService {
             if !sourced, track.kind == .data, session.application != nil { waiting.append(track.trackSid) }
             return sourced ? RoomSession.Wanted(trackSid: track.trackSid, kind: track.kind) : nil
         }
-        var plan = session.plan(wanted)
+        // Beyond the cap, tracks wait (publication order) for a subscription to end.
+        let cap = configuration.maxSubscriptionsPerParticipant
+        var plan = session.plan(Array(wanted.prefix(cap)))
+        plan.capped = wanted.dropFirst(cap).map(\.trackSid)
         plan.pending += waiting
         participants[participantSid]?.session = session
         for slot in plan.emptied { route(slot, carrying: nil, session: session.id, priority: .standard) }

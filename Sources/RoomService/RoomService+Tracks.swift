@@ -22,7 +22,7 @@ extension RoomService {
 
     /// Publishes a track of a connected participant.
     /// - Throws: 53204 (not connected), 53301/53302 (bad name), 53304 (the participant has a
-    ///   track of that name), 53203 (too many tracks), 53300 (priority not low/standard/high).
+    ///   track of that name), 53203 (too many tracks of the participant or the room), 53300 (priority not low/standard/high).
     public func publish(participantSid: String, name: String, kind: TrackKind, priority: String = "standard",
                         mid: String? = nil) throws(ParleyError) -> PublishedTrackRecord {
         guard let participant = participants[participantSid] else {
@@ -40,6 +40,10 @@ extension RoomService {
         }
         guard own.count < Self.maxTracksPerParticipant else {
             throw ParleyError(.participantMaxTracksExceeded, reason: "at most \(Self.maxTracksPerParticipant) tracks")
+        }
+        let cap = configuration.maxTracksPerRoom
+        guard tracks.values.count(where: { $0.record.roomSid == participant.record.roomSid }) < cap else {
+            throw ParleyError(.participantMaxTracksExceeded, reason: "the room has \(cap) published tracks, its limit")
         }
         let time = now
         let record = PublishedTrackRecord(sid: SID.make("MT"), participantSid: participantSid,

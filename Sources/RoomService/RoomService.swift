@@ -31,6 +31,11 @@ public actor RoomService: RoomControl {
         /// The 20 ms clock that ticks rooms' audio mixes (`RoomService+Mix`); nil: no room mixes
         /// audio (WHEP viewers get a published track instead).
         public var mixClock: MediaClock?
+        /// The most tracks published in one room at once (53203 beyond).
+        public var maxTracksPerRoom = 200
+        /// The most tracks one participant receives at once; more wait for one of these to end
+        /// (`room.subscribe` beyond it: `room.subscriptionFailed` 53305).
+        public var maxSubscriptionsPerParticipant = 100
         public init() {}
     }
 
@@ -55,7 +60,8 @@ public actor RoomService: RoomControl {
     var ordinal = 0
     /// Published tracks of connected participants, by `MT…` SID.
     var tracks: [String: LiveTrack] = [:]
-    /// Subscribe rules set by REST, by participant SID (absent: subscribe to everything).
+    /// Subscribe rules set by REST, by participant SID (absent: subscribe to everything), while
+    /// it is connected; the store keeps them (`RoomStore.setSubscribeRules`).
     var rules: [String: SubscribeRules] = [:]
     /// The participants' WebRTC sessions and the forwarding between them; nil: no room can be
     /// joined with media (`connect` refuses with 53000).
@@ -120,7 +126,7 @@ public actor RoomService: RoomControl {
         let record = RoomRecord(
             sid: sid, accountSid: request.accountSid, uniqueName: request.uniqueName ?? sid, type: request.type,
             statusCallback: request.statusCallback, statusCallbackMethod: request.statusCallbackMethod,
-            maxParticipants: request.maxParticipants, maxParticipantDuration: request.maxParticipantDuration,
+            maxParticipants: min(request.maxParticipants, request.type.maxParticipants), maxParticipantDuration: request.maxParticipantDuration,
             recordParticipantsOnConnect: request.recordParticipantsOnConnect, emptyRoomTimeout: request.emptyRoomTimeout,
             unusedRoomTimeout: request.unusedRoomTimeout, audioOnly: request.audioOnly, videoCodecs: request.videoCodecs,
             createdAt: time, updatedAt: time)
@@ -165,6 +171,10 @@ public actor RoomService: RoomControl {
     public func updateSubscribeRules(roomSid: String, participantSid: String, _ rules: SubscribeRules) async -> SubscribeRules? {
         guard participants[participantSid]?.record.roomSid == roomSid else { return nil }
         self.rules[participantSid] = rules
+        do {
+            try store.setSubscribeRules(StoredSubscribeRules(participantSid: participantSid, roomSid: roomSid,
+                                                             rules: SubscribeRulesJSON.text(rules), updatedAt: now))
+        } catch { Log.warning(.platform, "participant \(participantSid): cannot store its subscribe rules: \(error)") }
         reconcile(participantSid)
         return rules
     }

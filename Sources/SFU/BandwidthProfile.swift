@@ -12,11 +12,17 @@ public struct BandwidthProfile: Sendable, Hashable {
         case presentation
     }
 
-    /// When a track is switched off (Twilio's `trackSwitchOffMode`). `predicted` and `detected`
-    /// both switch a track off once the subscriber's estimate cannot carry its smallest layer;
-    /// `disabled` never switches one off (it gets its smallest layer however congested).
+    /// When a track is switched off (Twilio's `trackSwitchOffMode`); a track switched off comes
+    /// back once its smallest layer fits again.
     public enum SwitchOffMode: String, Sendable, Hashable, CaseIterable {
-        case detected, predicted, disabled
+        /// Only once the subscriber's path showed congestion (`SubscriberBudget.congested`: loss in
+        /// its receiver reports or a falling REMB) and the budget cannot carry the smallest layer.
+        case detected
+        /// As soon as the budget (the estimate of the path, capped by `maxSubscriptionBitrate`)
+        /// cannot carry the smallest layer, congestion seen or not.
+        case predicted
+        /// Never: a track gets its smallest layer however little fits.
+        case disabled
     }
 
     /// The largest picture a track of some priority is worth (Twilio's `renderDimensions`).

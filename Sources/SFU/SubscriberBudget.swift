@@ -30,6 +30,8 @@ public struct SubscriberBudget: Sendable, Hashable {
     public static let estimateOveruse = 0.85
     /// Never below this (bits/s): a budget of nothing would switch everything off for good.
     public static let floor = 30_000
+    /// How long after a decrease the path counts as congested (`congested(now:)`).
+    public static let congestionMemory = 3.0
 
     /// The video bits per second the path carries for now; nil until it showed a limit.
     public private(set) var bitrate: Int?
@@ -81,6 +83,10 @@ public struct SubscriberBudget: Sendable, Hashable {
     public mutating func switched(now: Double) {
         lastSwitch = now
     }
+
+    /// Whether the path showed congestion (loss above `congestedLoss`, or a falling estimate under
+    /// what we forward) within `congestionMemory`: `detected` switch-off waits for it.
+    public func congested(now: Double) -> Bool { now - lastDecrease <= Self.congestionMemory }
 
     /// Once per allocation: a budget held without a decrease for `stableAfter` resets the probe delay.
     public mutating func tick(now: Double) {

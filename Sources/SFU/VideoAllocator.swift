@@ -25,7 +25,7 @@ public enum VideoAllocation: Sendable, Hashable {
 /// Shares one subscriber's video budget (`SubscriberBudget`, capped by the bandwidth profile's
 /// `maxSubscriptionBitrate`) among its subscriptions, as LiveKit's and Twilio's SFUs do: first
 /// every subscription its smallest layer, by priority, switching off those that no longer fit
-/// (unless the profile's switch-off mode is `disabled`); then steps up as the profile's mode says,
+/// (as the profile's switch-off mode allows); then steps up as the profile's mode says,
 /// never past the largest layer its priority's render dimensions are worth. A track switched off
 /// comes back only when its smallest layer fits with `switchOnMargin` to spare, and a layer a
 /// subscription has is kept while the budget falls short of it by no more than `keepMargin`
@@ -53,7 +53,9 @@ public struct VideoAllocator: Sendable {
 
     public init() {}
 
-    public mutating func allocate(_ demands: [VideoDemand], budget: Int?, profile: BandwidthProfile) {
+    /// Shares `budget` (nil: unlimited) among `demands` as `profile` says; `congested`: the
+    /// subscriber's path showed congestion lately (what `detected` switch-off waits for).
+    public mutating func allocate(_ demands: [VideoDemand], budget: Int?, profile: BandwidthProfile, congested: Bool = false) {
         allocations.removeAll(keepingCapacity: true)
         tops.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
@@ -73,7 +75,7 @@ public struct VideoAllocator: Sendable {
             let smallest = bitrates[demands[index].layers.lowerBound]
             let need = demands[index].isOff ? Int(Double(smallest) * Self.switchOnMargin) : smallest
             let keeping = demands[index].current != nil && smallest <= remaining + spare
-            if need <= remaining || keeping || profile.trackSwitchOffMode == .disabled {
+            if need <= remaining || keeping || !Self.mayBeOff(demands[index], profile: profile, congested: congested) {
                 allocations[index] = .layer(0)
                 if keeping, smallest > remaining { spare -= smallest - remaining }
                 remaining -= smallest
@@ -127,6 +129,16 @@ public struct VideoAllocator: Sendable {
     }
 
     private func cost(_ demand: VideoDemand, _ rank: Int) -> Int { bitrates[demand.layers.lowerBound + rank] }
+
+    /// Whether the switch-off mode lets a demand be off: `detected` only on a congested path (or
+    /// when it is off already, until it fits again).
+    private static func mayBeOff(_ demand: VideoDemand, profile: BandwidthProfile, congested: Bool) -> Bool {
+        switch profile.trackSwitchOffMode {
+        case .predicted: true
+        case .detected: congested || demand.isOff
+        case .disabled: false
+        }
+    }
 
     /// The largest rank worth sending: the largest layer no taller than the priority's render
     /// dimensions (a layer of unknown height counts as fitting), at least the smallest.

@@ -106,4 +106,7 @@ package enum SubscribeRulesJSON {
     }
 
     static func json(_ rules: SubscribeRules) -> JSONValue { TrackRulesJSON.json(rules.rules) }
+
+    /// The rules as JSON text (what the store keeps).
+    package static func text(_ rules: SubscribeRules) -> String { String(decoding: json(rules).serialized(), as: UTF8.self) }
 }

@@ -61,7 +61,7 @@ extension VideoRESTRouter {
             guard let type = RoomType(rawValue: text) else { throw failure(.roomTypeInvalid, "Type \(text) is invalid") }
             r.type = type
         }
-        let maxAllowed = switch r.type { case .go: 2; case .peerToPeer: 10; case .group, .groupSmall: 50 }
+        let maxAllowed = r.type.maxParticipants
         r.maxParticipants = maxAllowed
         if let text = p["MaxParticipants"] {
             guard let n = Int(text), n >= 1, n <= maxAllowed else {

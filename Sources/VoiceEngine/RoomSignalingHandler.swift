@@ -26,16 +26,19 @@ package struct RoomSignalingConnection: Sendable {
     package let accountSid: String
     package let identity: String
     package let video: VideoGrant
+    /// Whom the session's media charges (room joins take a media-session quota unit).
+    package let quotaOwner: QuotaOwner
     /// Sends a message on the session (queued while its socket is away for a resume); one
     /// caller's messages arrive in the order it awaited them.
     package let send: @Sendable (SignalingMessage, String?) async -> Void
 
-    package init(id: String, accountSid: String, identity: String, video: VideoGrant,
+    package init(id: String, accountSid: String, identity: String, video: VideoGrant, apiKeySid: String = "",
                  send: @escaping @Sendable (SignalingMessage, String?) async -> Void) {
         self.id = id
         self.accountSid = accountSid
         self.identity = identity
         self.video = video
+        quotaOwner = QuotaOwner(accountSid: accountSid, identity: identity, apiKeySid: apiKeySid)
         self.send = send
     }
 }
@@ -59,7 +62,7 @@ extension SignalingEndpoint {
         }
         let service = self.service
         let connection = RoomSignalingConnection(id: sessionID, accountSid: caller.accountSid, identity: caller.identity,
-                                                 video: video) { message, ref in
+                                                 video: video, apiKeySid: caller.apiKeySid) { message, ref in
             await service.sendRoomMessage(message, ref: ref, sessionID: sessionID)
         }
         await handler.handle(envelope.message, ref: envelope.id, from: connection)
@@ -73,9 +76,9 @@ extension SignalingEndpoint {
 
 extension VoiceService {
     /// Who a live session's token says it is, for room signaling.
-    func roomCaller(sessionID: String) -> (accountSid: String, identity: String, video: VideoGrant?)? {
+    func roomCaller(sessionID: String) -> (accountSid: String, identity: String, video: VideoGrant?, apiKeySid: String)? {
         guard let session = sessions[sessionID] else { return nil }
-        return (session.accountSid, session.identity, session.token.video)
+        return (session.accountSid, session.identity, session.token.video, session.token.apiKeySid)
     }
 
     /// Sends a room message on a live session.

@@ -45,12 +45,13 @@ extension MediaTransportCore {
     /// A re-offer of a room session: new sections add tracks and published sections; sections
     /// that stay keep their codec, SSRC and routes; sections no longer used lose their routes.
     /// New ICE credentials restart ICE as for a call session.
-    func renegotiateRoom(id: String, offer description: SessionDescription) -> Result<RoomSessionAnswer, ParleyError> {
+    func renegotiateRoom(id: String, offer description: SessionDescription,
+                         videoCodecs: [VideoCodec] = MediaTransportServer.roomVideoCodecs) -> Result<RoomSessionAnswer, ParleyError> {
         guard let session = sessions[id], session.kind == .room, !session.state.isTerminal else {
             return .failure(ParleyError(.mediaServerRemoteDescFailed, reason: "no live room session \(id)"))
         }
         let offer: MediaOffer
-        do { offer = try MediaOffer(roomOffer: description, videoCodecs: MediaTransportServer.roomVideoCodecs) } catch {
+        do { offer = try MediaOffer(roomOffer: description, videoCodecs: videoCodecs) } catch {
             return .failure(error)
         }
         // RFC 8829 §5.2.2: a subsequent offer keeps every m-section (rejected ones included).

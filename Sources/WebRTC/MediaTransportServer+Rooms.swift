@@ -40,14 +40,20 @@ extension MediaTransportServer {
     /// The video codecs room sessions take, in the server's order of preference.
     public static let roomVideoCodecs: [VideoCodec] = [.vp8, .h264]
 
+    /// The codecs rooms forward that a room allows, in the server's order.
+    static func roomVideoCodecs(_ allowed: [VideoCodec]) -> [VideoCodec] { roomVideoCodecs.filter(allowed.contains) }
+
     /// Creates a room session from a participant's offer: every bundled audio section with Opus
     /// (else G.711) and video section with VP8 or H.264 is accepted; we send, in each section the
     /// peer receives in, a track of our own with a fresh SSRC, silent until a route fills it.
     /// - Parameter events: the session's state changes and connectivity, in order, off the loop.
+    /// - Parameter videoCodecs: the room's video codecs (its `VideoCodecs`): the answer takes
+    ///   no other, a video section offering none of them is rejected.
     /// - Throws: 53403 (unusable offer), 53404 (no codec we forward), 53401 (too many sessions).
-    public func createRoomSession(offer: String, events: @escaping @Sendable (PeerSessionEvent) -> Void)
+    public func createRoomSession(offer: String, videoCodecs: [VideoCodec] = MediaTransportServer.roomVideoCodecs,
+                                  events: @escaping @Sendable (PeerSessionEvent) -> Void)
         async throws(ParleyError) -> RoomSessionAnswer {
-        let parsed = try MediaOffer(roomOffer: MediaOffer.parse(offer), videoCodecs: Self.roomVideoCodecs)
+        let parsed = try MediaOffer(roomOffer: MediaOffer.parse(offer), videoCodecs: Self.roomVideoCodecs(videoCodecs))
         let delivery = OffLoopDelivery(limit: 1024, handler: events)
         let core = self.core
         let result: Result<RoomSessionAnswer, ParleyError> = await onLoop {
@@ -64,13 +70,17 @@ extension MediaTransportServer {
     /// Applies a participant's re-offer: added sections (new published tracks, new receive slots),
     /// an ICE restart (new credentials, RFC 8445 §9). Sections that stay keep codec, SSRC and
     /// routes; sections set to port 0 or no longer sending or receiving lose their routes.
+    /// - Parameter videoCodecs: the room's video codecs, as for `createRoomSession`.
     /// - Throws: 53403 (unusable offer, unknown session, fewer sections than before, a changed
     ///   DTLS fingerprint), 53404 (a section's codec changed).
-    public func renegotiateRoomSession(id: String, offer: String) async throws(ParleyError) -> RoomSessionAnswer {
+    public func renegotiateRoomSession(id: String, offer: String,
+                                       videoCodecs: [VideoCodec] = MediaTransportServer.roomVideoCodecs)
+        async throws(ParleyError) -> RoomSessionAnswer {
         let parsed = try MediaOffer.parse(offer)
         let core = self.core
+        let codecs = Self.roomVideoCodecs(videoCodecs)
         let result: Result<RoomSessionAnswer, ParleyError> = await onLoop {
-            core.value.renegotiateRoom(id: id, offer: parsed)
+            core.value.renegotiateRoom(id: id, offer: parsed, videoCodecs: codecs)
         }
         return try result.get()
     }

@@ -63,10 +63,12 @@ extension PeerSession {
         downlink.wanted = 0
         for demand in downlink.demands { downlink.wanted += downlink.allocator.bitrates[demand.layers.upperBound - 1] }
         downlink.budget.tick(now: now)
-        downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile)
+        let congested = downlink.budget.congested(now: now)
+        downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile, congested: congested)
         if let next = downlink.allocator.nextStep, downlink.budget.probe(needed: next, now: now) {
             Log.debug(.webrtc, "session \(id): probing \(next) bit/s (forwarding \(downlink.forwarding))")
-            downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile)
+            downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile,
+                                        congested: congested)
         }
         downlink.forwarding = downlink.allocator.used
         fitRetransmissionAllowance()

@@ -2,6 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyNet
 import ParleyServer
+import PlatformCore
 import ParleyTestSupport
 import RoomService
 import Signaling
@@ -12,7 +13,7 @@ import Testing
 /// the routes the twin is asked for, and the refusals (roomV, video grant, an offer the server's own media plane cannot read).
 @Suite(.serialized) struct RoomSignalingTests {
     /// The next `count` messages of `client`, with their refs.
-    private func next(_ count: Int, of client: SignalingTestClient) async throws -> [SignalingEnvelope] {
+    func next(_ count: Int, of client: SignalingTestClient) async throws -> [SignalingEnvelope] {
         var envelopes: [SignalingEnvelope] = []
         for _ in 0..<count {
             guard let envelope = try await client.next() else { throw TestFailure("socket closed") }
@@ -36,8 +37,9 @@ import Testing
     }
 
     /// Runs `body` against a started harness and stops it, also when `body` throws.
-    private func withHarness(roomMedia: RoomMediaTwin?, _ body: (VoiceHarness) async throws -> Void) async throws {
-        let h = try await VoiceHarness.start(roomMedia: roomMedia)
+    func withHarness(roomMedia: RoomMediaTwin?, configure: (inout ServerConfiguration) -> Void = { _ in },
+                     _ body: (VoiceHarness) async throws -> Void) async throws {
+        let h = try await VoiceHarness.start(roomMedia: roomMedia, configure: configure)
         do {
             try await body(h)
         } catch {
@@ -47,7 +49,7 @@ import Testing
         await h.stop()
     }
 
-    private func videoClient(_ h: VoiceHarness, _ identity: String) async throws -> SignalingTestClient {
+    func videoClient(_ h: VoiceHarness, _ identity: String) async throws -> SignalingTestClient {
         try await SignalingTestClient(baseURL: h.baseURL, token: h.token(identity, voice: false))
     }
 
@@ -139,6 +141,77 @@ import Testing
         }
     }
 
+    @Test func aRejoinOnANewConnectionKeepsTheParticipantAndItsTracks() async throws {
+        let media = RoomMediaTwin()
+        try await withHarness(roomMedia: media) { h in
+            let alice = try await videoClient(h, "alice")
+            try await alice.send(.roomJoin(RoomJoin(room: "standup", offer: RoomMediaTwin.offer("recv audio 0"), tracks: [])), id: "j1")
+            _ = try await next(1, of: alice)
+            let mic = [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)]
+            let bob = try await videoClient(h, "bob")
+            try await bob.send(.roomJoin(RoomJoin(room: "standup", offer: RoomMediaTwin.offer("send audio 0", "recv audio 1"),
+                                                  tracks: mic)), id: "j2")
+            guard case .roomJoined(let b) = try #require(try await next(1, of: bob).first).message else {
+                throw TestFailure("bob did not join")
+            }
+            let bMic = b.published[0].trackSid
+            _ = try await next(3, of: alice)  // participantConnected, trackPublished, subscribed
+            #expect(try await routes(media, count: 1) == ["S2/0→S1/0"])
+            let reference = RoomParticipantReference(participantSid: b.participant.sid)
+            await bob.drop()
+            #expect(try await next(1, of: alice).map(\.message) == [.roomParticipantReconnecting(reference)])
+
+            // bob comes back on a new signaling session (no resume) with a new offer, naming his SID.
+            let again = try await videoClient(h, "bob")
+            try await again.send(.roomJoin(RoomJoin(room: "standup", offer: RoomMediaTwin.offer("send audio 5", "recv audio 6"),
+                                                    tracks: [RoomTrackInfo(mid: "5", name: "mic", kind: .audio)],
+                                                    reconnectParticipantSid: b.participant.sid)), id: "j3")
+            let rejoined = try #require(try await next(1, of: again).first)
+            guard case .roomJoined(let r) = rejoined.message else { throw TestFailure("expected room.joined: \(rejoined)") }
+            #expect(rejoined.ref == "j3" && r.participant.sid == b.participant.sid && r.answer == "answer of S3")
+            #expect(r.published == [RoomPublishedTrack(mid: "5", trackSid: bMic)] && r.participants.map(\.identity) == ["alice"])
+            // alice hears he is back, and nothing else (the pong comes next); his mic now comes from S3.
+            try await alice.send(.ping, id: "p1")
+            #expect(try await next(2, of: alice).map(\.message) == [.roomParticipantReconnected(reference), .pong])
+            #expect(try await routes(media, count: 2) == ["S2/0→S1/0", "S3/5→S1/0"])
+            #expect(try await closed(media, count: 1) == ["S2"])
+
+            // A reconnect SID of someone else's identity is a plain join: a new participant.
+            let carol = try await videoClient(h, "carol")
+            try await carol.send(.roomJoin(RoomJoin(room: "standup", offer: RoomMediaTwin.offer("recv audio 0"),
+                                                    reconnectParticipantSid: b.participant.sid)), id: "j4")
+            guard case .roomJoined(let c) = try #require(try await next(1, of: carol).first).message else {
+                throw TestFailure("carol did not join")
+            }
+            #expect(c.participant.sid != b.participant.sid && c.participants.map(\.sid) == [r.participants[0].sid, b.participant.sid])
+            await carol.close()
+            await again.close()
+            await alice.close()
+        }
+    }
+
+    @Test func aJoinTakesAMediaSessionQuotaUnitUntilItLeaves() async throws {
+        try await withHarness(roomMedia: RoomMediaTwin(), configure: { $0.quotas.perIdentity.mediaSessions = 1 }) { h in
+            let first = try await videoClient(h, "alice"), second = try await videoClient(h, "alice")
+            try await first.send(.roomJoin(RoomJoin(room: "one", offer: RoomMediaTwin.offer("recv audio 0"))), id: "j1")
+            guard case .roomJoined = try #require(try await next(1, of: first).first).message else { throw TestFailure("no join") }
+            try await second.send(.roomJoin(RoomJoin(room: "two", offer: RoomMediaTwin.offer("recv audio 0"))), id: "j2")
+            let refused = try #require(try await next(1, of: second).first)
+            guard case .error(let error) = refused.message else { throw TestFailure("expected error: \(refused)") }
+            #expect(error.code == 31429 && refused.ref == "j2")
+            // Leaving gives the unit back (the pong comes after the leave was handled).
+            try await first.send(.roomLeave)
+            try await first.send(.ping, id: "p1")
+            #expect(try await next(1, of: first).map(\.message) == [.pong])
+            try await second.send(.roomJoin(RoomJoin(room: "two", offer: RoomMediaTwin.offer("recv audio 0"))), id: "j3")
+            guard case .roomJoined = try #require(try await next(1, of: second).first).message else {
+                throw TestFailure("the unit was not given back")
+            }
+            await first.close()
+            await second.close()
+        }
+    }
+
     @Test func refusalsKeepTheConnectionOpen() async throws {
         try await withHarness(roomMedia: RoomMediaTwin()) { h in
             let video = try await videoClient(h, "carol")
@@ -151,6 +224,23 @@ import Testing
             let badTrack = try #require(try await video.next())
             guard case .error(let trackError) = badTrack.message else { throw TestFailure("expected error: \(badTrack)") }
             #expect(trackError.code == 53300 && badTrack.ref == "t1")
+
+            // A grant for room A does not admit to room B (20106), but to A by its SID too.
+            let roomA = try await SignalingTestClient(baseURL: h.baseURL, token: h.token("frank", voice: false, videoRoom: "A"))
+            try await roomA.send(.roomJoin(RoomJoin(room: "B", offer: RoomMediaTwin.offer("recv audio 0"))), id: "b1")
+            let otherRoom = try #require(try await roomA.next())
+            guard case .error(let roomError) = otherRoom.message else { throw TestFailure("expected error: \(otherRoom)") }
+            #expect(roomError.code == 20106 && otherRoom.ref == "b1")
+            try await roomA.send(.roomJoin(RoomJoin(room: "A", offer: RoomMediaTwin.offer("recv audio 0"))), id: "a1")
+            guard case .roomJoined(let inA) = try #require(try await roomA.next()).message else { throw TestFailure("frank is not in A") }
+            let bySid = try await SignalingTestClient(baseURL: h.baseURL, token: h.token("gina", voice: false, videoRoom: "A"))
+            try await bySid.send(.roomJoin(RoomJoin(room: inA.room.sid, offer: RoomMediaTwin.offer("recv audio 0"))), id: "a2")
+            guard case .roomJoined(let sameRoom) = try #require(try await bySid.next()).message else {
+                throw TestFailure("a grant naming A did not admit to A's SID")
+            }
+            #expect(sameRoom.room.sid == inA.room.sid)
+            await bySid.close()
+            await roomA.close()
 
             // A voice-only token says hello but may not join a room.
             let voice = try await SignalingTestClient(baseURL: h.baseURL, token: h.token("dave"))

@@ -4,6 +4,7 @@ import HTTPWire
 import JSONWire
 import ParleyNet
 import ParleyStore
+import PlatformCore
 @testable import ParleyServer
 import Signaling
 import Testing
@@ -48,8 +49,11 @@ import Testing
     }
 
     /// Runs `body` on a started server and stops it, also when `body` throws.
-    private func withServer(_ body: (RunningServer) async throws -> Void) async throws {
-        let s = try RunningServer.start { $0.mediaPort = 0 }
+    private func withServer(mediaSessionsPerIdentity: Int? = nil, _ body: (RunningServer) async throws -> Void) async throws {
+        let s = try RunningServer.start { config in
+            config.mediaPort = 0
+            if let mediaSessionsPerIdentity { config.quotas.perIdentity.mediaSessions = mediaSessionsPerIdentity }
+        }
         do { try await body(s) } catch {
             await s.stop()
             throw error
@@ -149,6 +153,19 @@ import Testing
             #expect(try await send(s, "DELETE", publisher, token: try video(s, "cam")).status == 404)
             let after = try await s.get("/v1/Rooms/\(roomSid)/Participants?Status=connected", headers: auth)
             #expect(after.status == 200 && items(after, "participants").isEmpty)
+        }
+    }
+
+    @Test func aPublisherTakesAMediaSessionQuotaUnitUntilDeleted() async throws {
+        try await withServer(mediaSessionsPerIdentity: 1) { s in
+            let first = try await send(s, "POST", "/v1/rooms/stage/whip", token: try video(s, "cam", room: nil), body: Self.publishOffer)
+            #expect(first.status == 201)
+            let second = try await send(s, "POST", "/v1/rooms/other/whip", token: try video(s, "cam", room: nil), body: Self.publishOffer)
+            #expect(second.status == 429 && errorCode(second) == 31429)
+            let location = try #require(first.headers["Location"])
+            #expect(try await send(s, "DELETE", location, token: try video(s, "cam")).status == 200)
+            let third = try await send(s, "POST", "/v1/rooms/other/whip", token: try video(s, "cam", room: nil), body: Self.publishOffer)
+            #expect(third.status == 201, "the unit came back with the DELETE")
         }
     }
 

@@ -47,10 +47,11 @@ struct VoiceHarness {
                                     accountSid: credentials.account.sid)
     }
 
-    func token(_ identity: String, application: String? = nil, voice: Bool = true) throws -> String {
+    /// A token for `identity`: a voice grant, or (`voice` false) a video grant for `videoRoom` (any room when nil).
+    func token(_ identity: String, application: String? = nil, voice: Bool = true, videoRoom: String? = nil) throws -> String {
         let grants: [AccessTokenGrant] = voice
             ? [.voice(VoiceGrant(incomingAllow: true, outgoingApplicationSid: application))]
-            : [.video(VideoGrant(room: nil))]
+            : [.video(VideoGrant(room: videoRoom))]
         return try AccessTokenBuilder.mint(accountSid: credentials.account.sid, apiKeySid: credentials.apiKey.sid,
                                            apiSecret: credentials.apiKey.secret, identity: identity, ttl: 600,
                                            grants: grants, now: Int64(Date().timeIntervalSince1970))

@@ -147,7 +147,7 @@ import Testing
         #expect(tables == ["accounts", "api_keys", "applications", "calls", "compositions", "insights_events", "participants",
                           "published_tracks", "push_bindings", "recording_rules", "recordings", "room_recordings", "rooms",
                           "server_liveness", "sip_bindings", "sip_credentials", "sip_domain_mappings", "sip_domains", "sip_endpoints",
-                          "sip_ip_addresses", "sip_lists"])
+                          "sip_ip_addresses", "sip_lists", "subscribe_rules"])
     }
 
     @Test func refusesNewerSchema() throws {

@@ -82,6 +82,24 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func subscribeRulesAreStoredPerParticipantAndReplaced(kind: StoreKind) throws {
+        let dir = try TempDir(); defer { dir.cleanup() }
+        let store = try kind.make(in: dir)
+        #expect(try store.subscribeRules(participantSid: "PA1") == nil, "none set: everything")
+        let noVideo = StoredSubscribeRules(participantSid: "PA1", roomSid: "RM1",
+                                           rules: #"[{"type":"include","all":true},{"type":"exclude","kind":"video"}]"#, updatedAt: 10)
+        try store.setSubscribeRules(noVideo)
+        try store.setSubscribeRules(StoredSubscribeRules(participantSid: "PA2", roomSid: "RM1", rules: "[]", updatedAt: 11))
+        #expect(try store.subscribeRules(participantSid: "PA1") == noVideo)
+        var everything = noVideo
+        everything.rules = #"[{"type":"include","all":true}]"#
+        everything.updatedAt = 20
+        try store.setSubscribeRules(everything)
+        #expect(try store.subscribeRules(participantSid: "PA1") == everything)
+        #expect(try store.subscribeRules(participantSid: "PA2")?.rules == "[]")
+    }
+
     @Test func roomsSurviveReopening() throws {
         let dir = try TempDir(); defer { dir.cleanup() }
         let path = dir.path("parley.db")

@@ -79,6 +79,25 @@ import VideoREST
         await f.close()
     }
 
+    @Test func aGroupSmallRoomRefusesItsFifthParticipantWith53105() async throws {
+        let f = try RoomLifecycleTests.Fixture()
+        var request = f.request("huddle")
+        request.type = .groupSmall
+        let room = try await f.service.createRoom(request)
+        #expect(room.maxParticipants == 4)
+        for identity in ["alice", "bob", "carol", "dave"] {
+            _ = try await f.service.join(accountSid: f.accountSid, identity: identity, room: "huddle", link: Link())
+        }
+        do {
+            _ = try await f.service.join(accountSid: f.accountSid, identity: "erin", room: "huddle", link: Link())
+            Issue.record("a fifth participant joined a group-small room")
+        } catch {
+            #expect(error.code == .roomMaxParticipantsExceeded)
+        }
+        #expect(await f.service.connectedParticipants(roomSid: room.sid).count == 4)
+        await f.close()
+    }
+
     @Test func completingARoomDisconnectsEveryoneFirstAndRESTCanRemoveOne() async throws {
         let f = try RoomLifecycleTests.Fixture()
         let room = try await f.service.createRoom(f.request("meeting"))

@@ -100,6 +100,23 @@ import VideoREST
         requests.map { r in [r.parameters["StatusCallbackEvent"], r.parameters["TrackName"]].compactMap { $0 }.joined(separator: " ") }
     }
 
+    @Test func aRejoinedParticipantsTracksAreTappedInTheirNewSections() async throws {
+        let f = try Fixture()
+        _ = try await f.room(record: true)
+        let a = try await f.connect("alice", RecordingLink(), offer: RoomMediaTwin.offer("send audio 0"),
+                                    tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)])
+        #expect(f.media.tapped == [RoomTrackAddress(session: "S1", mid: "0")])
+        await f.service.participant(a.participant.sid, path: .signaling, reachable: false)
+        let again = try await f.service.connect(accountSid: f.accountSid, identity: "alice", room: "standup",
+                                                offer: RoomMediaTwin.offer("send audio 3"),
+                                                tracks: [RoomTrackInfo(mid: "3", name: "mic", kind: .audio)],
+                                                reconnect: a.participant.sid, link: RecordingLink())
+        await f.service.settle()
+        #expect(again.participant.sid == a.participant.sid && again.published.map(\.trackSid) == a.published.map(\.trackSid))
+        #expect(f.media.tapped == [RoomTrackAddress(session: "S2", mid: "3")])
+        await f.close()
+    }
+
     @Test func recordParticipantsOnConnectRecordsEveryTrackUntilItGoes() async throws {
         let f = try Fixture()
         let room = try await f.room(record: true)

@@ -21,11 +21,12 @@ import Testing
         let service: RoomService
         let accountSid: String
 
-        init() throws {
+        init(configure: (inout RoomService.Configuration) -> Void = { _ in }) throws {
             accountSid = try store.ensureDefaultAccount().account.sid
             http = try HTTPClient()
             var configuration = RoomService.Configuration()
             configuration.clock = clock
+            configure(&configuration)
             service = RoomService(store: store, webhooks: WebhookClient(http: http), media: media,
                                   configuration: configuration)
         }
@@ -306,6 +307,23 @@ import Testing
         for _ in 0..<5_000 where bob.messages.count < 9 { try await Task.sleep(for: .milliseconds(1)) }
         #expect(bob.take() == [.roomParticipantReconnecting(reference), .roomParticipantReconnected(reference)])
         #expect(b.participants.map(\.identity) == ["alice"])
+        f.close()
+    }
+
+    @Test func aRejoinAfterTheReconnectWindowIsANewParticipant() async throws {
+        let f = try Fixture()
+        let (first, second) = (RecordingLink(), RecordingLink())
+        let a = try await f.connect("alice", first, offer: RoomMediaTwin.offer("send audio 0"),
+                                    tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)])
+        await f.service.participant(a.participant.sid, path: .media, reachable: false)
+        f.clock.advance(by: RoomService.reconnectWindow)
+        let again = try await f.service.connect(accountSid: f.accountSid, identity: "alice", room: "standup",
+                                                offer: RoomMediaTwin.offer("send audio 0"),
+                                                tracks: [RoomTrackInfo(mid: "0", name: "mic", kind: .audio)],
+                                                reconnect: a.participant.sid, link: second)
+        await f.service.settle()
+        #expect(again.participant.sid != a.participant.sid, "30 s passed: a new participant")
+        #expect(first.removals == [.participantDuplicateIdentity])
         f.close()
     }
 }

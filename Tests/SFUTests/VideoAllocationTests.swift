@@ -103,6 +103,46 @@ import Testing
         #expect(allocator.allocations == [.layer(0), .layer(0), .layer(0)])
     }
 
+    /// `predicted` switches off on the budget alone, `detected` only once the path showed
+    /// congestion (loss or a falling estimate, for `congestionMemory`), `disabled` never.
+    @Test func detectedSwitchOffWaitsForCongestionPredictedDoesNot() {
+        var allocator = Self.allocator()
+        let tracks: [TrackPriority] = [.low, .high, .standard]
+        var detected = BandwidthProfile(trackSwitchOffMode: .detected)
+        allocator.allocate(Self.demands(tracks), budget: 200_000, profile: detected, congested: false)
+        #expect(allocator.allocations == [.layer(0), .layer(0), .layer(0)], "no congestion seen: nothing off")
+        allocator.allocate(Self.demands(tracks), budget: 200_000, profile: detected, congested: true)
+        #expect(allocator.allocations == [.off, .layer(0), .off])
+        // Off once, a track stays off until its smallest layer fits with the margin, congested or not.
+        allocator.allocate(Self.demands(tracks, off: [true, false, true]), budget: 320_000, profile: detected, congested: false)
+        #expect(allocator.allocations == [.off, .layer(0), .off])
+        allocator.allocate(Self.demands(tracks, off: [true, false, true]), budget: 330_000, profile: detected, congested: false)
+        #expect(allocator.allocations == [.layer(0), .layer(0), .off])
+        // A subscriber's cap alone is no congestion to `detected`; `predicted` switches off under it.
+        detected.maxSubscriptionBitrate = 200_000
+        allocator.allocate(Self.demands(tracks), budget: nil, profile: detected)
+        #expect(allocator.allocations == [.layer(0), .layer(0), .layer(0)])
+        allocator.allocate(Self.demands(tracks), budget: nil, profile: BandwidthProfile(maxSubscriptionBitrate: 200_000))
+        #expect(allocator.allocations == [.off, .layer(0), .off])
+        for congested in [false, true] {
+            allocator.allocate(Self.demands(tracks), budget: 200_000, profile: BandwidthProfile(), congested: congested)
+            #expect(allocator.allocations == [.off, .layer(0), .off], "predicted: on the estimate alone")
+            allocator.allocate(Self.demands(tracks), budget: 100_000, profile: BandwidthProfile(trackSwitchOffMode: .disabled),
+                               congested: congested)
+            #expect(allocator.allocations == [.layer(0), .layer(0), .layer(0)], "disabled: never")
+        }
+        // The budget says when the path showed congestion: loss, or an estimate falling under what we send.
+        var budget = SubscriberBudget()
+        budget.reported(fractionLost: 0.01, forwarding: 600_000, now: 1)
+        #expect(!budget.congested(now: 1), "clean reports")
+        budget.reported(fractionLost: 0.3, forwarding: 600_000, now: 2)
+        #expect(budget.congested(now: 2) && budget.congested(now: 2 + SubscriberBudget.congestionMemory))
+        #expect(!budget.congested(now: 5.1), "3 s later it is history")
+        budget.estimated(600_000, forwarding: 500_000, now: 10)
+        budget.estimated(300_000, forwarding: 500_000, now: 11)
+        #expect(budget.congested(now: 11.5), "a falling REMB")
+    }
+
     @Test func collaborationAndPresentationFavourHigherPriorities() {
         var allocator = Self.allocator()
         var profile = BandwidthProfile(mode: .collaboration)

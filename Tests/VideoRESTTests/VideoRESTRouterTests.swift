@@ -38,6 +38,7 @@ struct VideoRESTRouterTests {
     @Test(arguments: [
         ([("MaxParticipants", "51")], 53107), ([("Type", "go"), ("MaxParticipants", "3")], 53107),
         ([("Type", "peer-to-peer"), ("MaxParticipants", "11")], 53107), ([("Type", "huge")], 53108),
+        ([("Type", "group-small"), ("MaxParticipants", "5")], 53107),
         ([("MaxParticipantDuration", "599")], 53109), ([("MaxParticipantDuration", "86401")], 53109),
         ([("EmptyRoomTimeout", "x")], 53109), ([("StatusCallbackMethod", "PUT")], 53110),
         ([("StatusCallback", "ftp://x")], 53111), ([("UniqueName", "RMabc")], 53100),
@@ -48,6 +49,12 @@ struct VideoRESTRouterTests {
         let (status, body) = await f.request("POST", "/v1/Rooms", form: form)
         #expect(status == 400)
         #expect(body["code"]?.int == Int64(code))
+    }
+
+    @Test func aGroupSmallRoomHoldsFourByDefault() async throws {
+        let f = try VideoFixture()
+        let (status, room) = await f.request("POST", "/v1/Rooms", form: [("UniqueName", "huddle"), ("Type", "group-small")])
+        #expect(status == 201 && room["type"]?.string == "group-small" && room["max_participants"]?.int == 4)
     }
 
     @Test func authAndUnknownPaths() async throws {

@@ -204,6 +204,21 @@ import WebRTC
         await server.shutdown()
     }
 
+    @Test func aRoomsVideoCodecsRestrictTheAnswer() async throws {
+        let server = try MediaTransportServer()
+        let vp8 = try await server.createRoomSession(offer: Self.threeSectionOffer, videoCodecs: [.vp8]) { _ in }
+        #expect(vp8.sending.map(\.mid) == ["0", "1"] && vp8.receiving.map(\.mid) == ["2"])
+        // An H.264 room rejects the VP8-only video sections; the audio stays.
+        let other = Self.threeSectionOffer.replacingOccurrences(of: "a=ice-ufrag:abcd", with: "a=ice-ufrag:efgh")
+        let h264 = try await server.createRoomSession(offer: other, videoCodecs: [.h264]) { _ in }
+        #expect(h264.sending.map(\.mid) == ["0"] && h264.receiving.isEmpty)
+        #expect(try SessionDescription(parsing: h264.sdp).media.map(\.isRejected) == [false, true, true])
+        // A re-offer is held to the room's codecs too.
+        let again = try await server.renegotiateRoomSession(id: h264.id, offer: other, videoCodecs: [.h264])
+        #expect(again.sending.map(\.mid) == ["0"] && again.receiving.isEmpty)
+        await server.shutdown()
+    }
+
     /// A recvonly receive slot, as a browser's `addTransceiver(kind, {direction: "recvonly"})` offers it.
     static func slot(_ kind: String, mid: String, format: String, map: String) -> String {
         ["m=\(kind) 9 UDP/TLS/RTP/SAVPF \(format)", "c=IN IP4 0.0.0.0", "a=rtpmap:\(format) \(map)", "a=mid:\(mid)",

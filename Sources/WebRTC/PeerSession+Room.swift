@@ -115,11 +115,13 @@ extension PeerSession {
             if section.answerDirection.sends, trackIndex(section: section.index) == nil,
                let track = answerParameters.sectionTracks[mid] {
                 rtp.addSendStream(ssrc: track.ssrc, clockRate: codec.clockRate, section: section.index)
-                tracks.append(RTPForwardingTrack(
+                var slot = RTPForwardingTrack(
                     ssrc: track.ssrc, kind: codec.audio == nil ? .video : .audio, clockRate: codec.clockRate,
                     mediaPayloadType: section.payloadType, telephoneEventPayloadType: nil,
                     initialSequence: .random(in: 0...UInt16.max, using: &random),
-                    initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
+                    initialTimestamp: .random(in: 0...UInt32.max, using: &random))
+                slot.setREDPayloadType(section.redPayloadType)  // RFC 2198: RED kept for it, else taken off
+                tracks.append(slot)
                 roomSources.append(nil)
                 retransmissions.append(nil)  // room slots resend from their source's cache (`forwardLogs`)
                 forwardLogs.append(codec.audio == nil && section.genericNACK ? RTPForwardLog() : nil)
@@ -163,8 +165,9 @@ extension PeerSession {
            let sequence = try? TransportWideSequenceNumber(parsing: data) {
             transportFeedback?.record(sequence.value, arrivalMicroseconds: Int64(now * 1e6))
         }
-        guard let format = packet.format, format.kind == .audio || format.kind == .video,
-              let inbound = inboundIndex(view, video: format.kind == .video) else {
+        guard let format = packet.format, format.kind != .telephoneEvent,
+              let inbound = inboundIndex(view, video: format.kind == .video),
+              let frame = roomFrame(view, kind: format.kind) else {
             counters.mediaDropped += 1
             return 0
         }
@@ -184,7 +187,10 @@ extension PeerSession {
         guard admitPublished(inbound: inbound, bytes: view.bytes.count, now: now) else { return 0 }
         if layer == nil, format.kind == .video { roomInbound[inbound].meter.add(bytes: view.payload.count, now: now) }
         if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
-        if let tap = roomInbound[inbound].tap { tapSection(view, codec: roomInbound[inbound].codec, now: now, tap: tap) }
+        if let tap = roomInbound[inbound].tap {
+            let payloadType = format.kind == .redundantAudio ? offer.sections[roomInbound[inbound].section].payloadType : view.payloadType
+            tapSection(view, frame: frame, payloadType: payloadType, codec: roomInbound[inbound].codec, now: now, tap: tap)
+        }
         // What the extensions said is read; the subscribers negotiated their own (or none), so
         // the elements go on as padding (RFC 8285 §4.2: zero bytes), in place in the receive slot.
         if let range = view.extensionRange {
@@ -220,7 +226,7 @@ extension PeerSession {
                 sink.session.slotVideo[sink.track]?.awaitingKeyFrame = false
             }
             if sink.session.sendForwarded(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
-                                          marker: view.marker, kind: format.kind, source: view, frame: view.payload,
+                                          marker: view.marker, kind: format.kind, source: view, frame: frame,
                                           track: sink.track, vp8: vp8, now: now, batch: batch) { queued += 1 }
         }
         return queued

@@ -1,5 +1,6 @@
 import ParleyNet
 import ParleyRTP
+import RTP
 
 /// Publishers' bitrate caps, announced (REMB, `announcePublishCap`) and enforced: REMB only asks,
 /// so a publisher that ignores it would take every subscriber's link. Each published section has
@@ -30,6 +31,15 @@ extension PeerSession {
             return false
         }
         return true
+    }
+
+    /// What a published packet carries: its payload, or a RED packet's primary (RFC 2198 §3; nil
+    /// when it does not parse).
+    func roomFrame(_ view: RTPPacketView, kind: RTPPayloadFormat.Kind) -> UnsafeRawBufferPointer? {
+        guard kind == .redundantAudio else { return view.payload }
+        guard let red = try? REDPayloadView(view.payload) else { return nil }
+        counters.redReceived += 1
+        return red.primary.data
     }
 
     /// Tells the peer the most each of its published video sections may send (REMB, once per RTCP

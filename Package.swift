@@ -276,7 +276,7 @@ let package = Package(
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",
                                          "ParleyAudio", "ParleyOpus", "TwiML", "Signaling", "VoiceREST", "VP8", "DataChannel",
                                          "JSONWire", "ParleyStore", "WebRTC", "ICE", "ParleyCrypto", "VideoREST", "ServerMedia", "SFU",
-                                         "PlatformCore", "VideoCore", "ParleyVPX", "SIP", "SIPWire"],
+                                         "PlatformCore", "VideoCore", "ParleyVPX", "SIP", "SIPWire", "ParleyServer"],
                           swiftSettings: strict),
 
         // Tests.

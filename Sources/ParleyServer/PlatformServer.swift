@@ -217,6 +217,7 @@ public final class PlatformServer: Sendable {
                 ("parley_media_red_wrapped_total", "counter", stats.sessionTotals.redWrapped),
                 ("parley_media_retransmissions_total", "counter", stats.sessionTotals.retransmissionsSent),
                 ("parley_media_retransmissions_missed_total", "counter", stats.sessionTotals.retransmissionsMissed),
+                ("parley_media_retransmissions_refused_total", "counter", stats.sessionTotals.retransmissionsRefused),
                 ("parley_media_layer_switches_total", "counter", stats.sessionTotals.layerSwitches),
                 ("parley_media_track_switches_total", "counter", stats.sessionTotals.slotSwitches),
                 ("parley_media_simulcast_layer0_packets_total", "counter", stats.sessionTotals.layerPackets[0]),
@@ -226,6 +227,7 @@ public final class PlatformServer: Sendable {
                 ("parley_media_data_messages_forwarded_total", "counter", stats.sessionTotals.dataMessagesForwarded),
                 ("parley_media_data_messages_dropped_total", "counter", stats.sessionTotals.dataMessagesDropped),
                 ("parley_media_data_messages_over_rate_total", "counter", stats.sessionTotals.dataMessagesOverRate),
+                ("parley_media_publish_over_rate_total", "counter", stats.sessionTotals.publishOverRate),
                 ("parley_media_data_channels_dropped_total", "counter", stats.sessionTotals.dataChannelsDropped),
                 ("parley_media_dropped_total", "counter", stats.unknownDropped + stats.unroutedDropped)]
     }

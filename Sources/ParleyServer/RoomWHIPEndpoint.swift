@@ -193,14 +193,7 @@ struct RoomWHIPEndpoint: APIEndpoint {
     }
 
     /// What a viewer asked to receive: `?participant=` or `?tracks=`, else the room's first tracks.
-    static func choice(_ request: HTTPRequest) -> WHEPSelection.Choice {
-        if let identity = request.queryValue("participant"), !identity.isEmpty { return .participant(identity: identity) }
-        if let list = request.queryValue("tracks") {
-            let sids = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            if !sids.isEmpty { return .tracks(sids) }
-        }
-        return .room
-    }
+    static func choice(_ request: HTTPRequest) -> WHEPSelection.Choice { WHEPSelection.Choice(query: request) }
 
     /// The HTTP status of a join the room service refused.
     static func status(for error: ParleyError) -> Int {

@@ -43,8 +43,8 @@ struct RoomResourceOffer: Equatable {
 /// says what to subscribe to and unsubscribe from. It fills each of its receive slots (by kind)
 /// with an eligible track not yet received, in publication order, and takes the next when one is
 /// unpublished or refused; tracks published later fill slots still empty.
-struct WHEPSelection: Equatable {
-    enum Choice: Equatable {
+package struct WHEPSelection: Equatable {
+    package enum Choice: Equatable {
         /// The room's mixed audio (when the server mixes: `mixesAudio`, else its first published
         /// audio) and its first published video, which follows `room.dominantSpeaker`.
         case room

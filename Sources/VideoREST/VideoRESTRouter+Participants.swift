@@ -32,9 +32,7 @@ extension VideoRESTRouter {
     func participant(_ context: VideoContext, room: RoomRecord, _ participant: ParticipantRecord) async throws(RESTFailure) -> HTTPResponse {
         try Self.allow(context, "GET, POST")
         guard context.method == "POST" else { return Self.json(VideoResourceJSON.participant(participant, base: context.base)) }
-        guard context.parameters["Status"] == ParticipantStatus.disconnected.rawValue else {
-            throw .invalidParameter("Status must be disconnected")
-        }
+        _ = try Self.participantUpdate(context.parameters)
         if participant.status == .disconnected { return Self.json(VideoResourceJSON.participant(participant, base: context.base)) }
         guard let gone = await control.disconnectParticipant(roomSid: room.sid, participantSid: participant.sid) else {
             throw .notFound(context.request.path)

@@ -47,7 +47,7 @@ extension VideoRESTRouter {
     }
 
     /// `POST /v1/Rooms`'s parameters, validated with the vendor's codes.
-    static func createRequest(_ p: RESTParameters, accountSid: String) throws(RESTFailure) -> RoomCreateRequest {
+    package static func createRequest(_ p: RESTParameters, accountSid: String) throws(RESTFailure) -> RoomCreateRequest {
         var r = RoomCreateRequest(accountSid: accountSid)
         if let name = p["UniqueName"] {
             guard name.utf8.count <= 128 else { throw failure(.roomNameTooLong, "UniqueName is longer than 128 bytes") }

@@ -94,7 +94,8 @@ public struct MediaOffer: Sendable {
     /// with the first one is accepted with its own codec (Opus, else G.711; the first of
     /// `videoCodecs` it offers), however many there are; sections of one kind may repeat payload
     /// types (RFC 8843 §9.1.2 lets a receiver tell them apart by SSRC), but a payload type may not
-    /// name two codecs. No RED, telephone events or NACK: the forwarder passes media as it comes.
+    /// name two codecs. RED (RFC 2198) around Opus is taken, kept or reduced to its primary per
+    /// receive slot; no telephone events, or NACK on audio: the forwarder passes media as it comes.
     /// One data channel section (`OfferedApplication`) bundled with the first is accepted too; an
     /// offer may have nothing else (a data-only participant).
     /// `audioIndex` is the first accepted section (the data channel section's when it is the only one).
@@ -140,6 +141,10 @@ public struct MediaOffer: Sendable {
         }
         guard let audioIndex = sections.firstIndex(where: \.isAccepted) ?? application?.index else {
             throw ParleyError(.mediaNoSupportedCodec, reason: "no section offers a codec this server forwards")
+        }
+        // RED's payload type may name no codec of another section (packets are classed by type).
+        for index in sections.indices where sections[index].redPayloadType.map({ codecs[$0] != nil }) == true {
+            sections[index].redPayloadType = nil
         }
         self.audioIndex = audioIndex
         self.sections = sections

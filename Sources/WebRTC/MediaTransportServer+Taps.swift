@@ -58,9 +58,10 @@ extension MediaTransportCore {
 
 extension PeerSession {
     /// A copy of a published section's packet for its tap (recording), before forwarding.
-    func tapSection(_ view: RTPPacketView, codec: MediaCodec, now: Double, tap: OffLoopDelivery<MediaTapPacket>) {
-        tap.send(MediaTapPacket(payload: Array(view.payload), ssrc: view.ssrc, sequenceNumber: view.sequenceNumber,
-                                timestamp: view.timestamp, marker: view.marker, payloadType: view.payloadType,
+    func tapSection(_ view: RTPPacketView, frame: UnsafeRawBufferPointer, payloadType: UInt8, codec: MediaCodec, now: Double,
+                    tap: OffLoopDelivery<MediaTapPacket>) {
+        tap.send(MediaTapPacket(payload: Array(frame), ssrc: view.ssrc, sequenceNumber: view.sequenceNumber,
+                                timestamp: view.timestamp, marker: view.marker, payloadType: payloadType,
                                 codec: codec, arrival: now))
     }
 }

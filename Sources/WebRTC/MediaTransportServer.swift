@@ -23,7 +23,8 @@ public final class MediaTransportServer: Sendable {
         public var advertisedHosts: [String]
         public var maxSessions = 256
         /// The most a room publisher may send per video section, bits/s: announced to it in REMB
-        /// (draft-alvestrand-rmcat-remb-03) once a second; 0 announces nothing.
+        /// (draft-alvestrand-rmcat-remb-03) once a second, and enforced at 1.5 times it (past it
+        /// packets are dropped, `publishOverRate`); 0: neither. Audio sections are held to 256 kbit/s.
         public var roomPublishBitrate = 2_500_000
         /// The most a room publisher's data track may forward, bits/s (messages past it are dropped
         /// and counted); 0: no cap.

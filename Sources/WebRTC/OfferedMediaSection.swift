@@ -33,7 +33,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
     public let telephoneEventFormatParameters: String?
     /// The offered RFC 2198 `red/48000/2` whose blocks are the accepted Opus (fmtp `111/111`, as
     /// browsers offer it), if any: accepted beside the codec, as browsers do.
-    public let redPayloadType: UInt8?
+    public internal(set) var redPayloadType: UInt8?
     /// The SSRCs the offerer announced in the section.
     public let remoteSSRCs: [UInt32]
     /// Room audio sections: the offer's id for the RFC 6464 client-to-mixer audio level
@@ -72,7 +72,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
     public var answerDirection: SDPDirection { direction.reversed }
 
     /// - Parameter forwarded: a room section, whose media the forwarder passes on as it comes:
-    ///   keyframe requests only, no RED, telephone events or Generic NACK.
+    ///   keyframe requests only, no telephone events or Generic NACK on audio; RED around Opus.
     init(offer: SessionDescription, index: Int, codec choice: Choice, forwarded: Bool = false) {
         let media = offer.media[index]
         self.index = index
@@ -83,6 +83,7 @@ public struct OfferedMediaSection: Sendable, Hashable {
         codec = choice.codec
         payloadType = choice.payloadType
         formatParameters = media.formatParameters(for: choice.payloadType)?.parameterString
+        let red = choice.codec == .audio(.opus) ? media.redundancyPayloadType(wrapping: choice.payloadType, among: media.payloadTypes) : nil
         if case .video = choice.codec {
             // A room also answers Generic NACK on video (RFC 4585 §6.2.1), per hop.
             rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { feedback in
@@ -95,12 +96,12 @@ public struct OfferedMediaSection: Sendable, Hashable {
         } else if forwarded {
             rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { $0.type == "transport-cc" }
             telephoneEventPayloadType = nil
-            redPayloadType = nil
+            redPayloadType = red
         } else {
             // Audio: Generic NACK (RFC 4585 §4.2, `a=rtcp-fb:111 nack`), answered from a packet cache.
             rtcpFeedback = media.rtcpFeedback(for: choice.payloadType).filter { $0.type == "nack" && $0.parameter == nil }
             telephoneEventPayloadType = Self.pickTelephoneEvent(media, clockRate: choice.codec.clockRate)
-            redPayloadType = choice.codec == .audio(.opus) ? media.redundancyPayloadType(wrapping: choice.payloadType, among: media.payloadTypes) : nil
+            redPayloadType = red
         }
         telephoneEventFormatParameters = telephoneEventPayloadType.flatMap { media.formatParameters(for: $0)?.parameterString }
         remoteSSRCs = media.ssrcs

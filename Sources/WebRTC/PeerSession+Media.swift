@@ -111,8 +111,14 @@ extension PeerSession {
         if kind == .room, summary.reportBlocksOnOurStreams > 0 || summary.receiverEstimate != nil {
             readDownlinkFeedback(estimate: summary.receiverEstimate, now: now)
         }
-        if summary.reportBlocksOnOurStreams > 0, let report = rtp.sendStreams.first?.remoteReport {
-            tracks[0].reportRemoteLoss(fractionLost: report.fractionLost)
+        if summary.reportBlocksOnOurStreams > 0 {
+            var index = 0
+            while index < tracks.count, index < rtp.sendStreams.count {  // a room's audio slots: each its own reports
+                if let report = rtp.sendStreams[index].remoteReport, index == 0 || tracks[index].red != nil {
+                    tracks[index].reportRemoteLoss(fractionLost: report.fractionLost)
+                }
+                index += 1
+            }
         }
     }
 

@@ -42,6 +42,8 @@ struct RoomInbound {
     /// Video: what arrived, unprotected, one cache per layer (one without simulcast), from which
     /// subscribers' NACKs are answered (`forwardLogs`).
     var packets: [RTPRetransmissionCache] = []
+    /// Bytes the section may forward (`PeerSession.publishAllowance`); nil: no cap.
+    var allowance: PacketAllowance?
 
     /// 512 packets of up to 1,500 bytes (768 KB) per layer: a second of a 4 Mbit/s layer.
     static func makePacketCache() -> RTPRetransmissionCache { RTPRetransmissionCache(capacity: 512, slotBytes: 1500) }
@@ -113,11 +115,13 @@ extension PeerSession {
             if section.answerDirection.sends, trackIndex(section: section.index) == nil,
                let track = answerParameters.sectionTracks[mid] {
                 rtp.addSendStream(ssrc: track.ssrc, clockRate: codec.clockRate, section: section.index)
-                tracks.append(RTPForwardingTrack(
+                var slot = RTPForwardingTrack(
                     ssrc: track.ssrc, kind: codec.audio == nil ? .video : .audio, clockRate: codec.clockRate,
                     mediaPayloadType: section.payloadType, telephoneEventPayloadType: nil,
                     initialSequence: .random(in: 0...UInt16.max, using: &random),
-                    initialTimestamp: .random(in: 0...UInt32.max, using: &random)))
+                    initialTimestamp: .random(in: 0...UInt32.max, using: &random))
+                slot.setREDPayloadType(section.redPayloadType)  // RFC 2198: RED kept for it, else taken off
+                tracks.append(slot)
                 roomSources.append(nil)
                 retransmissions.append(nil)  // room slots resend from their source's cache (`forwardLogs`)
                 forwardLogs.append(codec.audio == nil && section.genericNACK ? RTPForwardLog() : nil)
@@ -140,6 +144,7 @@ extension PeerSession {
                 } else {
                     var inbound = RoomInbound(section: section.index, mid: mid, codec: codec, ssrcs: ssrcs)
                     inbound.audioLevelID = section.audioLevelExtensionID
+                    inbound.allowance = Self.publishAllowance(audio: codec.audio != nil, cap: configuration.publishBitrateCap)
                     if codec.audio == nil, section.genericNACK { inbound.nacks = RTPNACKRequester() }
                     if codec.audio == nil { inbound.packets = [RoomInbound.makePacketCache()] }
                     if let simulcast = section.simulcast { inbound.startSimulcast(simulcast) }
@@ -160,25 +165,31 @@ extension PeerSession {
            let sequence = try? TransportWideSequenceNumber(parsing: data) {
             transportFeedback?.record(sequence.value, arrivalMicroseconds: Int64(now * 1e6))
         }
-        guard let format = packet.format, format.kind == .audio || format.kind == .video,
-              let inbound = inboundIndex(view, video: format.kind == .video) else {
+        guard let format = packet.format, format.kind != .telephoneEvent,
+              let inbound = inboundIndex(view, video: format.kind == .video),
+              let frame = roomFrame(view, kind: format.kind) else {
             counters.mediaDropped += 1
             return 0
         }
         counters.rtpReceived += 1
         // Padding-only packets (bandwidth probes) go on too: the slots' numbering is the source's
         // plus an offset, so dropping one would read as a loss downstream.
-        if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
-        if let tap = roomInbound[inbound].tap { tapSection(view, codec: roomInbound[inbound].codec, now: now, tap: tap) }
         let vp8 = roomInbound[inbound].codec == .video(.vp8) ? VP8PayloadDescriptor.fields(of: view.payload) : nil
         let layer = noteLayerPacket(view, vp8: vp8, inbound: inbound, now: now)
         if let layer {
             if roomInbound[inbound].layerNACKs.indices.contains(layer) {
                 sendNACKs(&roomInbound[inbound].layerNACKs[layer], received: view, now: now, out: &out)
             }
-        } else if format.kind == .video {
-            roomInbound[inbound].meter.add(bytes: view.payload.count, now: now)
-            if roomInbound[inbound].nacks != nil { sendNACKs(&roomInbound[inbound].nacks!, received: view, now: now, out: &out) }
+        } else if format.kind == .video, roomInbound[inbound].nacks != nil {
+            sendNACKs(&roomInbound[inbound].nacks!, received: view, now: now, out: &out)
+        }
+        // Past the section's cap: dropped once noted as received (not asked for again).
+        guard admitPublished(inbound: inbound, bytes: view.bytes.count, now: now) else { return 0 }
+        if layer == nil, format.kind == .video { roomInbound[inbound].meter.add(bytes: view.payload.count, now: now) }
+        if let id = roomInbound[inbound].audioLevelID { noteAudioLevel(view, id: id, inbound: inbound, now: now) }
+        if let tap = roomInbound[inbound].tap {
+            let payloadType = format.kind == .redundantAudio ? offer.sections[roomInbound[inbound].section].payloadType : view.payloadType
+            tapSection(view, frame: frame, payloadType: payloadType, codec: roomInbound[inbound].codec, now: now, tap: tap)
         }
         // What the extensions said is read; the subscribers negotiated their own (or none), so
         // the elements go on as padding (RFC 8285 §4.2: zero bytes), in place in the receive slot.
@@ -215,7 +226,7 @@ extension PeerSession {
                 sink.session.slotVideo[sink.track]?.awaitingKeyFrame = false
             }
             if sink.session.sendForwarded(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
-                                          marker: view.marker, kind: format.kind, source: view, frame: view.payload,
+                                          marker: view.marker, kind: format.kind, source: view, frame: frame,
                                           track: sink.track, vp8: vp8, now: now, batch: batch) { queued += 1 }
         }
         return queued
@@ -231,23 +242,6 @@ extension PeerSession {
             out.append(Datagram(address: destination, bytes: try rtp.transportFeedbackDatagram(feedback)))
             counters.rtcpSent += 1
             counters.transportFeedbackSent += 1
-        } catch {
-            count(error)
-        }
-    }
-
-    /// Tells the peer the most each of its published video sections may send (REMB, once per RTCP
-    /// interval), so one publisher cannot take the subscribers' links: browsers cap their
-    /// encoders at it, with transport-wide CC or without.
-    func announcePublishCap(out: inout [Datagram]) {
-        guard configuration.publishBitrateCap > 0, let destination = selectedSocketAddress else { return }
-        var ssrcs: [UInt32] = []
-        for inbound in roomInbound where inbound.codec.audio == nil { ssrcs += inbound.ssrcs.prefix(1) }
-        guard !ssrcs.isEmpty else { return }
-        do {
-            out.append(Datagram(address: destination,
-                                bytes: try rtp.rembDatagram(bitrate: UInt64(configuration.publishBitrateCap), ssrcs: ssrcs)))
-            counters.rtcpSent += 1
         } catch {
             count(error)
         }
@@ -318,13 +312,19 @@ extension PeerSession {
               let destination = selectedSocketAddress else { return }
         let ssrc: UInt32
         if let layers = roomInbound[inbound].layers {
-            guard let layer, layers.layers.indices.contains(layer), let layerSSRC = layers.layers[layer].ssrc,
-                  now - roomInbound[inbound].layerKeyframeRequests[layer] >= Self.keyframeRequestInterval else { return }
+            guard let layer, layers.layers.indices.contains(layer), let layerSSRC = layers.layers[layer].ssrc else { return }
+            guard now - roomInbound[inbound].layerKeyframeRequests[layer] >= Self.keyframeRequestInterval else {
+                counters.keyframeRequestsThrottled += 1
+                return
+            }
             roomInbound[inbound].layerKeyframeRequests[layer] = now
             ssrc = layerSSRC
         } else {
-            guard now - roomInbound[inbound].lastKeyframeRequest >= Self.keyframeRequestInterval,
-                  let first = roomInbound[inbound].ssrcs.first else { return }
+            guard let first = roomInbound[inbound].ssrcs.first else { return }
+            guard now - roomInbound[inbound].lastKeyframeRequest >= Self.keyframeRequestInterval else {
+                counters.keyframeRequestsThrottled += 1
+                return
+            }
             roomInbound[inbound].lastKeyframeRequest = now
             ssrc = first
         }

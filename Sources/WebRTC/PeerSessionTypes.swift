@@ -124,6 +124,10 @@ public struct PeerSessionCounters: Sendable, Hashable {
     public var dataChannelsDropped = 0
     /// Data messages the peer sent past its track's rate (`--room-data-kbps`), not forwarded.
     public var dataMessagesOverRate = 0
+    /// RTP packets the peer published past its section's cap (`PeerSession.publishAllowance`), not forwarded.
+    public var publishOverRate = 0
+    /// Key frame requests toward the peer not sent: within 200 ms of the last one for the section or layer.
+    public var keyframeRequestsThrottled = 0
 
     public init() {}
 
@@ -168,6 +172,7 @@ public struct SessionCounterTotals: Sendable, Hashable {
     /// room slots switched off or on by their subscriber's allocation.
     public var retransmissionsSent = 0
     public var retransmissionsMissed = 0
+    public var retransmissionsRefused = 0
     public var layerSwitches = 0
     public var slotSwitches = 0
     /// Packets forwarded from simulcast layers 0, 1, 2 and 3.
@@ -178,6 +183,8 @@ public struct SessionCounterTotals: Sendable, Hashable {
     public var dataMessagesDropped = 0
     public var dataChannelsDropped = 0
     public var dataMessagesOverRate = 0
+    /// Published RTP dropped past its section's cap.
+    public var publishOverRate = 0
 
     public init() {}
 
@@ -188,6 +195,7 @@ public struct SessionCounterTotals: Sendable, Hashable {
         redWrapped += counters.redWrapped
         retransmissionsSent += counters.retransmissionsSent
         retransmissionsMissed += counters.retransmissionsMissed
+        retransmissionsRefused += counters.retransmissionsRefused
         layerSwitches += counters.layerSwitches
         slotSwitches += counters.slotSwitches
         for layer in layerPackets.indices { layerPackets[layer] += counters.layerPackets[layer] }
@@ -195,6 +203,7 @@ public struct SessionCounterTotals: Sendable, Hashable {
         dataMessagesDropped += counters.dataMessagesDropped
         dataChannelsDropped += counters.dataChannelsDropped
         dataMessagesOverRate += counters.dataMessagesOverRate
+        publishOverRate += counters.publishOverRate
     }
 }
 

@@ -164,7 +164,8 @@ import WebRTC
         #expect(parsed.accepted.map(\.mid) == ["0", "1", "2"])
         #expect(parsed.accepted.map(\.payloadType) == [111, 96, 96])  // payload types repeat across sections
         #expect(parsed.bundleMids == ["0", "1", "2"])
-        #expect(parsed.accepted.allSatisfy { $0.redPayloadType == nil && $0.telephoneEventPayloadType == nil })
+        // RED around Opus is taken (kept or taken off per slot, `RoomREDTests`); telephone events are not.
+        #expect(parsed.accepted.map(\.redPayloadType) == [63, nil, nil] && parsed.accepted.allSatisfy { $0.telephoneEventPayloadType == nil })
         #expect(parsed.sections[2].remoteSSRCs.isEmpty && parsed.sections[1].remoteSSRCs == [22])
         // Transport-wide CC (draft-holmer-rmcat-transport-wide-cc-extensions-01) is accepted on what the peer sends.
         #expect(parsed.sections[0].transportCCExtensionID == 3 && parsed.sections[0].rtcpFeedback.map(\.type) == ["transport-cc"])

@@ -33,7 +33,9 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         var mediaID: MediaLegID
         var progress: RemoteDialProgress
         var dialog: SIPDialog?
+        /// A provisional response arrived (retransmissions stop), and one above 100 (the caller was alerted).
         var provisional = false
+        var alerted = false
         var answered = false
     }
 
@@ -133,9 +135,14 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         guard response.cseq?.method == .invite else { return true }  // a BYE's or CANCEL's answer
         switch response.statusCode {
         case 100..<200:
-            let first = !call.provisional && response.statusCode > 100
-            calls.withLock { $0[callID]?.provisional = true }
-            if first || (response.statusCode == 180 || response.statusCode == 183) && !call.provisional { call.progress.alerted() }
+            // 100 only stops the retransmissions; the first of 180/183 (or any other 1xx) alerts the caller once.
+            let alerts = calls.withLock { table -> Bool in
+                table[callID]?.provisional = true
+                guard response.statusCode > 100, table[callID]?.alerted == false else { return false }
+                table[callID]?.alerted = true
+                return true
+            }
+            if alerts { call.progress.alerted() }
         case 200..<300:
             answered(call, callID: callID, response: response)
         default:

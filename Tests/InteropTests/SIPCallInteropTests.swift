@@ -242,6 +242,8 @@ import WebRTC
         let alice = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
         let callSid = try await alice.invite(to: "+15551234567")
         try await alice.connectMedia()
+        // sipp's 180 Ringing rings the caller before its 200 OK connects it.
+        _ = try await alice.signaling.expect("ringing") { if case .ringing = $0 { true } else { nil } }
         try await alice.expectConnected()
         let heard = Mutex<[[UInt8]]>([])
         let listener = Task {

@@ -143,7 +143,8 @@ final class SIPMediaCore {
                 statistics.digitsReceived += 1
                 leg.events?.send(.digit(legID: leg.id, key))
             }
-            if let parameters = leg.parameters, parameters.receives, !leg.silentReported,
+            // Only a peer that sent media and stopped is gone: a phone still ringing sends nothing yet.
+            if let parameters = leg.parameters, parameters.receives, leg.latched, !leg.silentReported,
                now - leg.lastReceived >= configuration.silenceTimeout.seconds {
                 leg.silentReported = true
                 leg.events?.send(.silent(legID: leg.id))

@@ -4,8 +4,8 @@ public enum SIPMediaEvent: Sendable, Hashable {
     case receiving(legID: String, source: String)
     /// A key the peer pressed (RFC 4733 telephone-event).
     case digit(legID: String, Character)
-    /// Nothing arrived for `SIPMediaServer.Configuration.silenceTimeout` while the leg expected
-    /// media: the peer is gone (RFC 3550 §6.3.5's idea applied to the whole leg).
+    /// The peer sent media, then nothing for `SIPMediaServer.Configuration.silenceTimeout` while
+    /// the leg expected media: the peer is gone (RFC 3550 §6.3.5's idea applied to the whole leg).
     case silent(legID: String)
     /// The leg was closed (always the last event).
     case closed(legID: String)

@@ -200,3 +200,22 @@ final class EventLog: Sendable {
         await server.shutdown()
     }
 }
+
+/// A leg reports `.silent` only for a peer that sent media and stopped: a phone that has not
+/// started (still ringing) is not taken for gone.
+@Suite struct SIPMediaSilenceTests {
+    @Test func silenceCountsOnlyAfterThePeersFirstPacket() async throws {
+        let loop = try EventLoop(name: "test-silence-peer")
+        let server = try SIPMediaServer(configuration: .init(silenceTimeout: .milliseconds(500)))
+        let phone = try RTPPeer(loop: loop)
+        let log = EventLog()
+        let leg = try await server.openLeg { log.record($0) }
+        try await server.configure(leg.id, SIPMediaParameters(remote: phone.address, payloadType: 0, clockRate: 8000))
+        try await Task.sleep(for: .milliseconds(2_200))
+        #expect(!log.all.contains(.silent(legID: leg.id)))
+        phone.send(RTPPeer.rtp(payloadType: 0, sequence: 1, timestamp: 160, ssrc: 9, payload: [UInt8](repeating: 0xFF, count: 160)),
+                   to: leg.port)
+        #expect(await log.waitFor { $0 == .silent(legID: leg.id) })
+        await server.shutdown()
+    }
+}

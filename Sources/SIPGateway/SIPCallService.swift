@@ -18,7 +18,7 @@ package final class SIPCallService: Sendable {
     package func attach(transport: SIPTransport, registrar: SIPRegistrarService, media: SIPMediaBridge, voice: VoiceService,
                         store: any PlatformStore, trunk: String? = nil) {
         let context = SIPInboundCalls.Context(transport: transport, authenticator: registrar.authenticator, media: media,
-                                              voice: voice, store: store, realm: registrar.configuration.realm,
+                                              voice: voice, store: store,
                                               clock: { Date().timeIntervalSince1970 })
         let calls = SIPInboundCalls(context: context)
         inbound.withLock { $0 = calls }

@@ -22,7 +22,6 @@ final class SIPInboundCalls: Sendable {
         let media: SIPMediaBridge
         let voice: VoiceService
         let store: any PlatformStore
-        let realm: String
         let clock: @Sendable () -> Double
     }
 

@@ -27,8 +27,8 @@ package final class SIPMediaBridge: CallMediaBridge {
     private let configuration: Configuration
     private let legs = Mutex<[String: Leg]>([:])
 
+    /// What offer/answer settled for a leg (nil while our offer awaits its answer), and our offer.
     private struct Leg {
-        var codec: CallAudioCodec
         var parameters: SIPAudioParameters?
         var offer: SessionDescription?
     }
@@ -64,7 +64,7 @@ package final class SIPMediaBridge: CallMediaBridge {
     package func createOffer(events: @escaping @Sendable (CallMediaEvent) -> Void) async throws(ParleyError) -> (id: MediaLegID, sdp: String) {
         let address = try await server.openLeg { event in if let mapped = CallMediaEvent(event) { events(mapped) } }
         let offer = SIPAudioOffer.make(local(address))
-        legs.withLock { $0[address.id] = Leg(codec: .opus, parameters: nil, offer: offer) }
+        legs.withLock { $0[address.id] = Leg(parameters: nil, offer: offer) }
         return (MediaLegID(address.id), offer.serialized())
     }
 
@@ -90,7 +90,7 @@ package final class SIPMediaBridge: CallMediaBridge {
 
     private func apply(_ parameters: SIPAudioParameters, to id: String) async throws(ParleyError) {
         try await server.configure(id, Self.mediaParameters(parameters))
-        legs.withLock { $0[id, default: Leg(codec: .opus)].parameters = parameters; $0[id]?.codec = Self.codec(parameters.codec) }
+        legs.withLock { $0[id, default: Leg()].parameters = parameters }
     }
 
     static func codec(_ codec: SIPAudioCodec) -> CallAudioCodec {
@@ -140,7 +140,7 @@ package final class SIPMediaBridge: CallMediaBridge {
     }
 
     package func audioCodec(of id: MediaLegID) async -> CallAudioCodec? {
-        legs.withLock { $0[id.rawValue]?.parameters == nil ? nil : $0[id.rawValue]?.codec }
+        legs.withLock { $0[id.rawValue]?.parameters.map { Self.codec($0.codec) } }
     }
 
     package func restart(_ id: MediaLegID, offer: String) async throws(ParleyError) -> String {

@@ -59,8 +59,8 @@ final class SIPMediaCore {
 
     func forward(from sourceID: String, to sinkID: String) -> Bool {
         guard sourceID != sinkID, let source = legs[sourceID], let sink = legs[sinkID] else { return false }
-        guard source.parameters?.payloadType == nil || sink.parameters == nil
-                || (source.parameters!.clockRate == sink.parameters!.clockRate) else { return false }
+        // Packets keep their timestamps' pace: the two legs' clock rates must agree once both are known.
+        if let from = source.parameters?.clockRate, let to = sink.parameters?.clockRate, from != to { return false }
         sink.setSource(source)
         return true
     }

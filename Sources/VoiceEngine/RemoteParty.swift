@@ -51,14 +51,13 @@ package protocol RemoteDialer: Sendable {
     func dial(_ request: RemoteDialRequest, progress: RemoteDialProgress) -> any RemoteParty
 }
 
-/// A call the engine asks a `RemoteDialer` to place.
+/// A call the engine asks a `RemoteDialer` to place. The engine ends a leg still ringing after
+/// the `<Dial>`'s timeout (its party's `hungUp`, a CANCEL for SIP).
 package struct RemoteDialRequest: Sendable {
     package var callSid: String
     package var accountSid: String
     package var from: String
     package var to: String
-    /// Seconds the `<Dial>` rings before giving up (the engine ends the leg then too).
-    package var timeout: Int
 }
 
 /// How a `RemoteDialer` reports on a call it places (each hops onto the engine).
@@ -96,8 +95,7 @@ struct RemoteDialRoute: DialRoute {
             answered: { [weak engine] media in Task { await engine?.remoteLegAnswered(legSid, media: media) } },
             failed: { [weak engine] error in Task { await engine?.remoteLegFailed(legSid, error: error) } },
             media: { [weak engine] event in engine?.deliverMediaEvent(event) })
-        let request = RemoteDialRequest(callSid: legSid, accountSid: leg.record.accountSid, from: leg.record.from, to: leg.record.to,
-                                        timeout: call.dial?.request.timeout ?? 30)
+        let request = RemoteDialRequest(callSid: legSid, accountSid: leg.record.accountSid, from: leg.record.from, to: leg.record.to)
         endpoint.party = dialer.dial(request, progress: progress)
     }
 }

@@ -61,20 +61,42 @@ import WebRTC
         try account.write(to: dir.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
     }
 
-    /// Plain RTP, and SDES-SRTP as baresip offers it mandatory (RTP/SAVP with `a=crypto`, RFC 4568).
-    @Test(.timeLimit(.minutes(2)), arguments: [nil, "srtp-mand"])
-    func baresipCallsAWebRTCClientAndBothHearEachOther(encryption: String?) async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sipcall-\(UUID().uuidString)")
-        let dumps = dir.appendingPathComponent("dumps")
-        try FileManager.default.createDirectory(at: dumps, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
+    /// A scratch directory (with `dumps/` for baresip's recordings) and a started `parley-server
+    /// --sip` on loopback whose store lives in it; `configure` adds to the configuration.
+    static func startServer(_ name: String, configure: (inout ServerConfiguration) -> Void = { _ in })
+        throws -> (server: PlatformServer, dir: URL, config: ServerConfiguration) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("dumps"), withIntermediateDirectories: true)
         var config = ServerConfiguration()
         (config.port, config.mediaPort, config.databasePath) = (0, 0, dir.appendingPathComponent("parley.db").path)
         config.recordingsDirectory = dir.appendingPathComponent("recordings").path
         (config.sipHost, config.sipPort) = ("127.0.0.1", 0)
         config.mediaHost = "127.0.0.1"
+        configure(&config)
         let server = try PlatformServer(configuration: config)
         try server.start()
+        return (server, dir, config)
+    }
+
+    /// The dominant frequency of seconds 1–3 of what baresip decoded (sndfile's `dump-…-dec.wav`,
+    /// its first channel, at the codec's rate); 0 when there is no dump.
+    static func decodedFrequency(in dumps: URL) throws -> (frequency: Double, files: [String]) {
+        let decoded = try FileManager.default.contentsOfDirectory(at: dumps, includingPropertiesForKeys: nil)
+            .filter { $0.lastPathComponent.hasSuffix("-dec.wav") }
+        guard let file = decoded.first, let wav = try? WAVFile(parsing: [UInt8](Data(contentsOf: file))) else {
+            return (0, decoded.map(\.lastPathComponent))
+        }
+        let first = stride(from: 0, to: wav.samples.count, by: wav.channels).map { Double(wav.samples[$0]) }
+        let samples = Array(first.dropFirst(wav.sampleRate).prefix(wav.sampleRate * 2))
+        return (ToneAudio.dominantFrequency(upsample(samples, by: ToneAudio.rate / wav.sampleRate)), decoded.map(\.lastPathComponent))
+    }
+
+    /// Plain RTP, and SDES-SRTP as baresip offers it mandatory (RTP/SAVP with `a=crypto`, RFC 4568).
+    @Test(.timeLimit(.minutes(2)), arguments: [nil, "srtp-mand"])
+    func baresipCallsAWebRTCClientAndBothHearEachOther(encryption: String?) async throws {
+        let (server, dir, config) = try Self.startServer("sipcall")
+        let dumps = dir.appendingPathComponent("dumps")
+        defer { try? FileManager.default.removeItem(at: dir) }
         let account = server.defaultCredentials.account.sid
         let endpoint = try server.store.createEndpoint(accountSid: account, username: "alice", password: "s3cret-pw",
                                                        realm: config.sipRealm, alias: "Alice", applicationSid: nil)
@@ -110,17 +132,10 @@ import WebRTC
         let frames = heard.withLock { $0 }
         let atBob = try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(50)), analysisSeconds: 1.5)
 
-        // What baresip decoded: sndfile's `dump-…-dec.wav` (the far end's audio, at the codec's rate).
-        let decoded = try FileManager.default.contentsOfDirectory(at: dumps, includingPropertiesForKeys: nil)
-            .filter { $0.lastPathComponent.hasSuffix("-dec.wav") }
-        var atPhone = 0.0
-        if let file = decoded.first, let wav = try? WAVFile(parsing: [UInt8](Data(contentsOf: file))) {
-            let scale = Double(ToneAudio.rate) / Double(wav.sampleRate)
-            let samples = wav.samples.dropFirst(wav.sampleRate).prefix(wav.sampleRate * 2).map(Double.init)
-            atPhone = ToneAudio.dominantFrequency(Self.upsample(Array(samples), by: Int(scale.rounded())))
-        }
+        // What baresip decoded (the far end's audio).
+        let (atPhone, decoded) = try Self.decodedFrequency(in: dumps)
         print("baresip → bob: \(frames.count) Opus frames, dominant \(atBob) Hz; bob → baresip: dominant \(atPhone) Hz "
-              + "(\(decoded.map(\.lastPathComponent))); "
+              + "(\(decoded)); "
               + "\(phone.stdout.split(separator: "\n").filter { $0.contains("decoder") || $0.lowercased().contains("srtp") }.prefix(4))")
         await bob.close()
         await server.shutdown()
@@ -139,17 +154,9 @@ import WebRTC
     /// application answers `<Dial><Sip>sip:<endpoint>@<server></Sip></Dial>`, which the server
     /// sends to the endpoint's registered contact. Both hear each other; alice's hang-up is a BYE.
     @Test(.timeLimit(.minutes(2))) func dialSipReachesARegisteredBaresipAndBothHearEachOther() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sipdial-\(UUID().uuidString)")
+        let (server, dir, config) = try Self.startServer("sipdial")
         let dumps = dir.appendingPathComponent("dumps")
-        try FileManager.default.createDirectory(at: dumps, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        var config = ServerConfiguration()
-        (config.port, config.mediaPort, config.databasePath) = (0, 0, dir.appendingPathComponent("parley.db").path)
-        config.recordingsDirectory = dir.appendingPathComponent("recordings").path
-        (config.sipHost, config.sipPort) = ("127.0.0.1", 0)
-        config.mediaHost = "127.0.0.1"
-        let server = try PlatformServer(configuration: config)
-        try server.start()
         let credentials = server.defaultCredentials
         let endpoint = try server.store.createEndpoint(accountSid: credentials.account.sid, username: "carol", password: "s3cret-pw",
                                                        realm: config.sipRealm, alias: "Carol", applicationSid: nil)
@@ -191,14 +198,7 @@ import WebRTC
         phone.kill()
         let frames = heard.withLock { $0 }
         let atAlice = try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(50)), analysisSeconds: 1.5)
-        let decoded = try FileManager.default.contentsOfDirectory(at: dumps, includingPropertiesForKeys: nil)
-            .filter { $0.lastPathComponent.hasSuffix("-dec.wav") }
-        var atPhone = 0.0
-        if let file = decoded.first, let wav = try? WAVFile(parsing: [UInt8](Data(contentsOf: file))) {
-            let left = stride(from: 0, to: wav.samples.count, by: wav.channels).map { Double(wav.samples[$0]) }
-            let samples = left.dropFirst(wav.sampleRate).prefix(wav.sampleRate * 2)
-            atPhone = ToneAudio.dominantFrequency(Self.upsample(Array(samples), by: ToneAudio.rate / wav.sampleRate))
-        }
+        let atPhone = try Self.decodedFrequency(in: dumps).frequency
         let child = app.requests("/voice").first
         print("alice → <Dial><Sip> → baresip: alice heard \(frames.count) Opus frames, dominant \(atAlice) Hz; baresip heard \(atPhone) Hz")
         await alice.close()
@@ -215,23 +215,14 @@ import WebRTC
 /// tone come back through the transcoding relay, and its hang-up ends sipp's scenario with a BYE.
 @Suite(.serialized, .tags(.interop)) struct SIPTrunkInteropTests {
     @Test(.timeLimit(.minutes(2))) func dialNumberGoesThroughTheTrunkAndMediaFlowsBothWays() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parley-trunk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let trunkPort = try Self.freeUDPPort()
         let carrier = try ChildProcess(executable: "/usr/bin/sipp", arguments: [
             "-sn", "uas", "-rtp_echo", "-i", "127.0.0.1", "-p", String(trunkPort), "-mp", String(try Self.freeUDPPort()),
             "-cp", "0", "-m", "1", "-nostdin", "-timeout", "40",
         ])
         defer { carrier.kill() }
-        var config = ServerConfiguration()
-        (config.port, config.mediaPort, config.databasePath) = (0, 0, dir.appendingPathComponent("parley.db").path)
-        config.recordingsDirectory = dir.appendingPathComponent("recordings").path
-        (config.sipHost, config.sipPort) = ("127.0.0.1", 0)
-        config.mediaHost = "127.0.0.1"
-        config.sipTrunk = "127.0.0.1:\(trunkPort)"
-        let server = try PlatformServer(configuration: config)
-        try server.start()
+        let (server, dir, _) = try SIPCallInteropTests.startServer("trunk") { $0.sipTrunk = "127.0.0.1:\(trunkPort)" }
+        defer { try? FileManager.default.removeItem(at: dir) }
         let credentials = server.defaultCredentials
         let app = try TwiMLTestApp(authToken: credentials.account.authToken)
         app.set("/voice", #"<Response><Dial callerId="+15550001111"><Number>+1 555 123 4567</Number></Dial></Response>"#)

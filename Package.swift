@@ -289,7 +289,7 @@ let package = Package(
         .testTarget(name: "DataChannelTests", dependencies: ["DataChannel"], swiftSettings: strict),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "DataChannel"], swiftSettings: strict),
         .testTarget(name: "SFUTests", dependencies: ["SFU"], swiftSettings: strict),
-        .testTarget(name: "SIPTests", dependencies: ["SIP", "SDP", "SIPWire"], swiftSettings: strict),
+        .testTarget(name: "SIPTests", dependencies: ["SIP", "SDP", "SIPWire", "ParleyNet"], swiftSettings: strict),
         .testTarget(name: "SIPMediaTests", dependencies: ["SIPMedia", "ParleyNet", "ParleyRTP", "ParleySRTP", "RTP", "ParleyCore"],
                     swiftSettings: strict),
         .testTarget(name: "MediaContainersTests", dependencies: ["MediaContainers", "ParleyOpus", "ParleyVPX", "VideoCore", "ParleyCore",

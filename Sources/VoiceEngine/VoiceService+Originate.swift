@@ -59,8 +59,7 @@ extension VoiceService {
                 await self?.outboundTimedOut(callSid: callSid, ring: ring)
             }
         }
-        // The resource as created (`queued`, as the vendor answers), whatever ringing did since.
-        return record
+        return leg.record
     }
 
     private func outboundTimedOut(callSid: String, ring: ObjectIdentifier) {

@@ -39,8 +39,9 @@ import TwiML
     }
 
     /// A REST-created call to `sip:…` reaches the route that takes it (the SIP gateway's, in the
-    /// server): it answers 201 queued, the route rings the call's own leg, and its busy ends the
-    /// call busy with 31486; a `To` no route takes is refused with 21211.
+    /// server): it answers 201 (the call as it stands: this route refused at once), the route
+    /// rings the call's own leg, and its busy ends the call busy with 31486; a `To` no route takes
+    /// is refused with 21211.
     @Test func restCallsToSipReachTheRouteThatTakesThem() async throws {
         try await VoiceHarness.run { h, _ in
             let route = BusySipRoute()
@@ -48,7 +49,7 @@ import TwiML
             let response = try await h.rest("POST", "/Calls.json", [("To", "sip:bob@example.com"), ("From", "+15550001111"),
                                                                    ("Twiml", "<Response/>")])
             #expect(response.status == 201, "\(response.bodyText)")
-            #expect(response.jsonObject.string("status") == "queued" && response.jsonObject.string("direction") == "outbound-api")
+            #expect(response.jsonObject.string("status") == "busy" && response.jsonObject.string("direction") == "outbound-api")
             let sid = try #require(response.jsonObject.string("sid"))
             let deadline = ContinuousClock.now + .seconds(5)
             while ContinuousClock.now < deadline, (try? h.store.call(sid: sid))?.status != .busy {

@@ -345,7 +345,7 @@ let package = Package(
                                    "ParleyNet", "ParleyStore",
                                    "AccessToken", "HTTPWire", "Signaling", "TwiML", "WebSocketWire", "WebRTC",
                                    "AudioCore", "JSONWire", "ParleyTestClock", "ParleyCore", "ICE", "NetworkConditioner", "RoomService",
-                                   "ParleyCrypto"],
+                                   "ParleyCrypto", "SIPGateway"],
                     swiftSettings: strict),
         .testTarget(name: "RoomServiceTests",
                     dependencies: ["RoomService", "VideoREST", "ParleyTestSupport", "ParleyTestClock", "PlatformCore", "ParleyStore",

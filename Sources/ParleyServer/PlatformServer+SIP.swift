@@ -37,7 +37,7 @@ final class SIPService: Sendable {
             if calls.handles(message) { calls.handle(message, from: peer) } else { registrar.handle(message, from: peer) }
         }
         registrar.attach(transport)
-        calls.attach(transport: transport, registrar: registrar, media: media, voice: voice, store: store, trunk: configuration.sipTrunk)
+        calls.attach(transport: transport, registrar: registrar, media: media, voice: voice, store: store, trunks: configuration.allSIPTrunks)
         sweep = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(60))

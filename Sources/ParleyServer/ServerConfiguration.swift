@@ -1,5 +1,6 @@
 import ParleyCore
 import PlatformCore
+import SIPGateway
 
 /// How `parley-server` runs, from its command line.
 public struct ServerConfiguration: Sendable, Equatable {
@@ -62,8 +63,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var sipTLSHost: String?
     public var sipTLSPort = 5061
     public var sipRealm = "parley"
-    /// Where `<Dial><Number>` sends calls (`--sip-trunk HOST:PORT`: a carrier or PBX over UDP); nil: numbers fail.
+    /// Where `<Dial><Number>` and REST-created calls to numbers go (`--sip-trunk NAME=sip:HOST:PORT`,
+    /// repeatable; the first takes numbers), with `--sip-trunk-credentials NAME=USER:PASSWORD`. None: numbers fail.
+    public var sipTrunks: [SIPTrunk] = []
+    /// A trunk given as `HOST:PORT` in code (the trunk `default`, after `sipTrunks`).
     public var sipTrunk: String?
+
+    /// `sipTrunks`, then `sipTrunk` when it parses.
+    var allSIPTrunks: [SIPTrunk] { sipTrunks + (sipTrunk.flatMap { try? SIPTrunk(spec: $0) }.map { [$0] } ?? []) }
 
     public init() {}
 
@@ -78,7 +85,8 @@ public struct ServerConfiguration: Sendable, Equatable {
                               [--apns-url URL] [--apns-ca PEM]]
                              [--max-{sessions,connections,calls}-per-{identity,key} N]
                              [--ice-server URL]... [--turn-secret-file PATH] [--turn-ttl S]
-                             [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM] [--sip-trunk HOST:PORT]
+                             [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM]
+                             [--sip-trunk NAME=sip:HOST:PORT]... [--sip-trunk-credentials NAME=USER:PASSWORD]...
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
                          advertises every address of the host's interfaces of that family)
@@ -99,7 +107,9 @@ public struct ServerConfiguration: Sendable, Equatable {
           --sip          SIP registrar on UDP and TCP at this address (default: no SIP; 5060 is SIP's port)
           --sip-tls      SIP over TLS at this address, with the --tls-cert certificate
           --sip-realm    the digest realm of SIP challenges (default parley; credentials are hashed for it)
-          --sip-trunk    send <Dial><Number> calls to this SIP trunk (carrier or PBX, UDP) as sip:NUMBER@HOST:PORT
+          --sip-trunk    a SIP trunk (carrier or PBX, UDP): <Dial><Number> and REST calls to numbers go to the
+                         first as sip:NUMBER@HOST:PORT;user=phone (HOST:PORT alone is the trunk "default")
+          --sip-trunk-credentials  digest username and password the server answers the trunk's challenges with
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         \(QuotaLimits.usage)
@@ -134,11 +144,12 @@ public struct ServerConfiguration: Sendable, Equatable {
                 }
             case "--db": config.databasePath = value
             case "--sip-trunk":
-                guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]), (1...65_535).contains(port),
-                      !value[..<colon].isEmpty, !value.contains("@"), !value.contains(";") else {
-                    throw ConfigurationError(message: "--sip-trunk wants HOST:PORT")
+                do { config.sipTrunks.append(try SIPTrunk(spec: value)) } catch { throw ConfigurationError(message: error.message) }
+                guard Set(config.sipTrunks.map(\.name)).count == config.sipTrunks.count else {
+                    throw ConfigurationError(message: "--sip-trunk: two trunks are named \(config.sipTrunks.last?.name ?? "")")
                 }
-                config.sipTrunk = value
+            case "--sip-trunk-credentials":
+                do { try SIPTrunk.applyCredentials(value, to: &config.sipTrunks) } catch { throw ConfigurationError(message: error.message) }
             case "--sip-realm":
                 guard !value.isEmpty, !value.contains("\""), value.utf8.count <= 128 else {
                     throw ConfigurationError(message: "--sip-realm wants a name without quotes")

@@ -16,7 +16,7 @@ package final class SIPCallService: Sendable {
 
     /// Serves on `transport`, authenticating with the registrar's credentials and its failure limiter.
     package func attach(transport: SIPTransport, registrar: SIPRegistrarService, media: SIPMediaBridge, voice: VoiceService,
-                        store: any PlatformStore, trunk: String? = nil) {
+                        store: any PlatformStore, trunks: [SIPTrunk] = []) {
         let context = SIPInboundCalls.Context(transport: transport, authenticator: registrar.authenticator, media: media,
                                               voice: voice, store: store,
                                               clock: { Date().timeIntervalSince1970 })
@@ -24,7 +24,7 @@ package final class SIPCallService: Sendable {
         inbound.withLock { $0 = calls }
         let dialer = SIPOutboundCalls(context: .init(transport: transport, media: media, registrar: registrar,
                                                      sentBy: { calls.sentBy(for: $0) }, contact: { calls.contact(for: $0) },
-                                                     trunk: trunk))
+                                                     trunks: trunks))
         outbound.withLock { $0 = dialer }
         Task { await voice.register(dialer: dialer) }
     }

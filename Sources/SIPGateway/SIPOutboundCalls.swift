@@ -11,11 +11,13 @@ import TwiML
 import VoiceEngine
 
 /// Calls the engine places to SIP (the B2BUA's outgoing side, RFC 3261 §13.2): `<Dial><Sip>`
-/// to an endpoint registered here (its bindings' contacts) or to any SIP URI, and `<Dial><Number>`
-/// through the configured trunk. The INVITE carries
-/// a SIP media leg's offer and is sent again over UDP until a response (Timer A, §17.1.1.2);
-/// 180/183 alert the caller, a 2xx is acknowledged and its answer applied, a final error ends
-/// the leg with its status; the engine's hang-up becomes CANCEL or BYE.
+/// and REST-created calls to an endpoint registered here (its bindings' contacts) or to any SIP
+/// URI, `<Dial><Number>` and REST-created calls to numbers through the first trunk. The INVITE
+/// carries a SIP media leg's offer, the URI's `X-` headers and a WebRTC caller's parameters as
+/// `X-PH-` headers, and is sent again over UDP until a response (Timer A, §17.1.1.2); one 401/407
+/// is answered with the `<Sip>`'s or the trunk's credentials (§22.2); 180/183 alert the caller, a
+/// 2xx is acknowledged, its answer applied and `<Number sendDigits>` sent; a final error ends the
+/// leg with its status; the engine's hang-up becomes CANCEL or BYE.
 final class SIPOutboundCalls: RemoteDialer, Sendable {
     struct Context: Sendable {
         let transport: SIPTransport
@@ -23,8 +25,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         let registrar: SIPRegistrarService
         let sentBy: @Sendable (SIPPeer) -> SIPSentBy
         let contact: @Sendable (SIPPeer) -> SIPNameAddress
-        /// `HOST:PORT` of the trunk `<Dial><Number>` goes to; nil: numbers are not this dialer's.
-        var trunk: String?
+        /// The trunks; numbers go through the first (none: numbers are not this dialer's).
+        var trunks: [SIPTrunk] = []
     }
 
     struct Call {
@@ -32,7 +34,10 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         var peer: SIPPeer
         var mediaID: MediaLegID
         var progress: RemoteDialProgress
+        var target: RemoteDialTarget
         var dialog: SIPDialog?
+        /// The INVITE was sent again with credentials: a second challenge ends the leg (403).
+        var authenticated = false
         /// A provisional response arrived (retransmissions stop), and one above 100 (the caller was alerted).
         var provisional = false
         var alerted = false
@@ -50,18 +55,34 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
 
     // MARK: - RemoteDialer
 
-    func address(for noun: TwiMLDialNoun) -> String? {
+    func target(for noun: TwiMLDialNoun) -> RemoteDialTarget? {
         switch noun {
         case .sip(let sip):
-            return sip.uri.trimmingCharacters(in: .whitespaces)
+            return RemoteDialTarget(address: sip.uri.trimmingCharacters(in: .whitespaces), username: sip.username, password: sip.password)
         case .number(let number):
-            // E.164 digits (a leading +) to the trunk, as a telephone-number user (RFC 3261 §19.1.6).
-            let digits = number.number.filter { $0.isNumber || $0 == "+" }
-            guard let trunk = context.trunk, digits.count >= 2 else { return nil }
-            return "sip:\(digits)@\(trunk);user=phone"
+            return numberTarget(number.number, sendDigits: number.sendDigits)
         default:
             return nil
         }
+    }
+
+    /// A REST-created call: a `sip:`/`sips:` URI as it is, a number through the trunk.
+    func target(forCallTo to: String) -> RemoteDialTarget? {
+        let to = to.trimmingCharacters(in: .whitespaces)
+        if to.lowercased().hasPrefix("sip:") || to.lowercased().hasPrefix("sips:") {
+            return (try? SIPURI(parsing: to)) == nil ? nil : RemoteDialTarget(address: to)
+        }
+        guard to.allSatisfy({ $0.isASCII && ($0.isNumber || " +-().".contains($0)) }) else { return nil }
+        return numberTarget(to, sendDigits: nil)
+    }
+
+    /// A number at the first trunk: its E.164 digits (a leading +) as a telephone-number user
+    /// (RFC 3261 §19.1.6), with the trunk's credentials; nil without a trunk.
+    private func numberTarget(_ number: String, sendDigits: String?) -> RemoteDialTarget? {
+        let digits = number.filter { $0.isNumber || $0 == "+" }
+        guard let trunk = context.trunks.first, digits.count >= 2 else { return nil }
+        return RemoteDialTarget(address: trunk.address(forNumber: digits), username: trunk.username, password: trunk.password,
+                                sendDigits: sendDigits)
     }
 
     func dial(_ request: RemoteDialRequest, progress: RemoteDialProgress) -> any RemoteParty {
@@ -71,27 +92,42 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
     }
 
     private func place(_ request: RemoteDialRequest, callID: String, progress: RemoteDialProgress) async {
-        guard let target = try? SIPURI(parsing: request.to), let (requestURI, peer) = destination(of: target, accountSid: request.accountSid) else {
-            return progress.failed(ParleyError(.notFound, reason: "\(request.to) is not a reachable SIP address"))
+        guard let parsed = try? SIPURI(parsing: request.to) else {
+            return progress.failed(ParleyError(.notFound, reason: "\(request.to) is not a SIP address"), nil)
+        }
+        let (target, uriHeaders) = SIPOutboundHeaders.uriHeaders(of: parsed)
+        guard let (requestURI, peer) = destination(of: target, accountSid: request.accountSid) else {
+            return progress.failed(ParleyError(.notFound, reason: "\(request.to) is not a reachable SIP address"), nil)
         }
         let media: (id: MediaLegID, sdp: String)
         do {
             media = try await context.media.createOffer(events: progress.media)
         } catch {
-            return progress.failed(error)
+            return progress.failed(error, nil)
         }
         guard let offer = try? SessionDescription(parsing: media.sdp) else {
             await context.media.close(media.id)
-            return progress.failed(ParleyError(.internalServer, reason: "our offer does not parse"))
+            return progress.failed(ParleyError(.internalServer, reason: "our offer does not parse"), nil)
+        }
+        // A trunk's own credentials when the `<Sip>` gives none.
+        var dialTarget = request.target
+        if dialTarget.username == nil, let trunk = context.trunks.first(where: { $0.serves(target) }) {
+            (dialTarget.username, dialTarget.password) = (trunk.username, trunk.password)
         }
         let by = context.sentBy(peer)
+        let extra = SIPOutboundHeaders.headers(uriHeaders + SIPOutboundHeaders.callerParameterHeaders(request.parameters))
         let invite = SIPRequest.invite(to: SIPNameAddress(uri: target), from: Self.fromAddress(request.from, host: by.host),
                                        requestURI: .sip(requestURI), callID: callID, contact: context.contact(peer), sentBy: by,
-                                       offer: offer)
-        calls.withLock { $0[callID] = Call(invite: invite, peer: peer, mediaID: media.id, progress: progress) }
+                                       offer: offer, headers: extra)
+        calls.withLock { $0[callID] = Call(invite: invite, peer: peer, mediaID: media.id, progress: progress, target: dialTarget) }
         Log.info(.platform, "SIP call \(callID) for \(request.callSid) to \(requestURI) via \(peer)")
+        sendInvite(invite, callID: callID, to: peer)
+    }
+
+    /// Sends an INVITE of the call and, over UDP, again until a response (Timer A).
+    private func sendInvite(_ invite: SIPRequest, callID: String, to peer: SIPPeer) {
         send(.request(invite), to: peer)
-        if !peer.isReliable { retransmit(callID: callID, interval: 0.5, elapsed: 0) }
+        if !peer.isReliable, let cseq = invite.cseq?.number { retransmit(callID: callID, cseq: cseq, interval: 0.5, elapsed: 0) }
     }
 
     /// Where a URI is reached: a user registered here at its bindings' first contact, else the URI itself.
@@ -103,7 +139,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
             target = contact
         }
         let transport = target.parameters.first { $0.name.lowercased() == "transport" }?.value?.lowercased() ?? "udp"
-        guard transport == "udp", let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? 5060)) else {
+        guard transport == "udp", !target.isSecure,
+              let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? 5060)) else {
             return nil
         }
         return (target, SIPPeer(transport: .udp, address: address))
@@ -118,12 +155,14 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
     }
 
     /// Timer A: the INVITE again at 0.5, 1, 2, … s until a response; Timer B (32 s) gives up (408).
-    private func retransmit(callID: String, interval: Double, elapsed: Double) {
+    /// Stops when the call's INVITE is another one (sent again with credentials, CSeq `cseq` + 1).
+    private func retransmit(callID: String, cseq: UInt32, interval: Double, elapsed: Double) {
         context.transport.loop.schedule(after: .milliseconds(Int(interval * 1000))) { [self] in
-            guard let call = calls.withLock({ $0[callID] }), !call.provisional, call.dialog == nil else { return }
+            guard let call = calls.withLock({ $0[callID] }), !call.provisional, call.dialog == nil,
+                  call.invite.cseq?.number == cseq else { return }
             guard elapsed + interval < 32 else { return finish(callID: callID, error: ParleyError(.requestTimeout, reason: "no response to the INVITE")) }
             send(.request(call.invite), to: call.peer)
-            retransmit(callID: callID, interval: interval * 2, elapsed: elapsed + interval)
+            retransmit(callID: callID, cseq: cseq, interval: interval * 2, elapsed: elapsed + interval)
         }
     }
 
@@ -132,7 +171,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
     /// A response to one of our INVITEs (false: not ours).
     func handle(_ response: SIPResponse, from peer: SIPPeer) -> Bool {
         guard let callID = response.callID, let call = calls.withLock({ $0[callID] }) else { return false }
-        guard response.cseq?.method == .invite else { return true }  // a BYE's or CANCEL's answer
+        // A BYE's or CANCEL's answer, or one to an INVITE we since sent again with credentials.
+        guard response.cseq?.method == .invite, response.cseq?.number == call.invite.cseq?.number else { return true }
         switch response.statusCode {
         case 100..<200:
             // 100 only stops the retransmissions; the first of 180/183 (or any other 1xx) alerts the caller once.
@@ -145,11 +185,38 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
             if alerts { call.progress.alerted() }
         case 200..<300:
             answered(call, callID: callID, response: response)
+        case 401, 407:
+            if let ack = call.invite.makeACK(for: response) { send(.request(ack), to: call.peer) }
+            challenged(call, callID: callID, response: response)
         default:
             if let ack = call.invite.makeACK(for: response) { send(.request(ack), to: call.peer) }
-            finish(callID: callID, error: Self.error(for: response))
+            finish(callID: callID, error: Self.error(for: response), responseCode: Int(response.statusCode))
         }
         return true
+    }
+
+    /// A 401/407: answered once with the target's credentials (RFC 3261 §22.2); without
+    /// credentials, or challenged again after answering, the leg fails as forbidden.
+    private func challenged(_ call: Call, callID: String, response: SIPResponse) {
+        let code = Int(response.statusCode)
+        guard !call.authenticated, let username = call.target.username, let password = call.target.password else {
+            let why = call.authenticated ? "the far end refused our credentials" : "the far end wants credentials and the call has none"
+            return finish(callID: callID, error: ParleyError(.forbidden, reason: "\(code) \(response.reasonPhrase): \(why)"), responseCode: code)
+        }
+        guard let next = SIPOutboundHeaders.authorized(call.invite, after: response, username: username, password: password,
+                                                       sentBy: context.sentBy(call.peer)) else {
+            return finish(callID: callID, error: ParleyError(.forbidden, reason: "\(code): no digest challenge we can answer"), responseCode: code)
+        }
+        let current = calls.withLock { table -> Bool in
+            guard table[callID] != nil else { return false }
+            table[callID]?.invite = next
+            table[callID]?.authenticated = true
+            table[callID]?.provisional = false
+            return true
+        }
+        guard current else { return }
+        Log.info(.platform, "SIP call \(callID): answering a \(code) challenge as \(username)")
+        sendInvite(next, callID: callID, to: call.peer)
     }
 
     private func answered(_ call: Call, callID: String, response: SIPResponse) {
@@ -168,9 +235,13 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
                 try await context.media.acceptAnswer(call.mediaID, sdp: body, events: call.progress.media)
                 let codec = await context.media.audioCodec(of: call.mediaID) ?? .opus
                 call.progress.answered(CallMediaAnswer(id: call.mediaID, sdp: "", codec: codec))
+                // `<Number sendDigits>`: RFC 4733 events once answered; `w` pauses 0.5 s, `W` 1 s.
+                if let digits = call.target.sendDigits, !digits.isEmpty {
+                    _ = await context.media.server.sendDigits(digits.replacingOccurrences(of: "W", with: "ww"), to: call.mediaID.rawValue)
+                }
             } catch {
                 hungUp(callID: callID, error: error)
-                call.progress.failed(error)
+                call.progress.failed(error, nil)
             }
         }
     }
@@ -204,22 +275,23 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         Task { await context.media.close(call.mediaID) }
     }
 
-    private func finish(callID: String, error: ParleyError) {
+    private func finish(callID: String, error: ParleyError, responseCode: Int? = nil) {
         guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else { return }
         Task { await context.media.close(call.mediaID) }
-        call.progress.failed(error)
+        call.progress.failed(error, responseCode)
     }
 
-    /// The engine's error for a final SIP failure (the call's status follows from it).
+    /// The engine's error for a final SIP failure (the call's status follows from it: 31486 busy,
+    /// 31480 and 31408 no-answer, others failed); the table is in docs/sip.md.
     static func error(for response: SIPResponse) -> ParleyError {
         let reason = "\(response.statusCode) \(response.reasonPhrase)"
         return switch response.statusCode {
-        case 486, 600: ParleyError(.init(rawValue: 31486), reason: reason)
-        case 408, 480: ParleyError(.init(rawValue: 31480), reason: reason)
-        case 404, 604: ParleyError(.notFound, reason: reason)
-        case 603: ParleyError(.init(rawValue: 31603), reason: reason)
+        case 486, 600: ParleyError(.busyHere, reason: reason)
+        case 404, 480, 604: ParleyError(.temporarilyUnavailable, reason: reason)
+        case 408: ParleyError(.requestTimeout, reason: reason)
+        case 603: ParleyError(.decline, reason: reason)
         case 487: ParleyError(.requestTerminated, reason: reason)
-        default: ParleyError(.init(rawValue: 31005), reason: reason)
+        default: ParleyError(.connection, reason: reason)
         }
     }
 

@@ -24,9 +24,12 @@ final class RemoteLegEndpoint: LegEndpoint {
     var party: (any RemoteParty)?
     /// The leg answered; a later `cancel` (the engine withdraws the other invitations) is not for it.
     var isAnswered = false
+    /// What a leg the engine dials goes to (nil for a caller's leg).
+    let target: RemoteDialTarget?
 
-    init(party: (any RemoteParty)?) {
+    init(party: (any RemoteParty)?, target: RemoteDialTarget? = nil) {
         self.party = party
+        self.target = target
     }
 
     func calleeRinging(_ leg: CallLeg, engine: isolated VoiceService) { party?.ringing(callSid: leg.sid) }
@@ -43,12 +46,31 @@ final class RemoteLegEndpoint: LegEndpoint {
     func relay(_ message: CallMessage, to leg: CallLeg, engine: isolated VoiceService) -> Bool { false }
 }
 
-/// A service that places calls the engine dials (the SIP gateway for `<Dial><Sip>`).
+/// A service that places calls the engine dials (the SIP gateway for `<Dial><Sip>`,
+/// `<Dial><Number>` and REST-created calls to `sip:` URIs and numbers).
 package protocol RemoteDialer: Sendable {
-    /// The leg's `To` when this dialer takes `noun`; nil when it does not.
-    func address(for noun: TwiMLDialNoun) -> String?
-    /// Starts calling `request.to`; what happens comes back through `progress`, in order.
+    /// What a leg for `noun` dials when this dialer takes it; nil when it does not.
+    func target(for noun: TwiMLDialNoun) -> RemoteDialTarget?
+    /// What a REST-created call to `to` (`sip:…`, a number) dials; nil when `to` is not this dialer's.
+    func target(forCallTo to: String) -> RemoteDialTarget?
+    /// Starts calling `request.target`; what happens comes back through `progress`, in order.
     func dial(_ request: RemoteDialRequest, progress: RemoteDialProgress) -> any RemoteParty
+}
+
+/// Where a remote leg goes and how: the address the leg's `To` shows, credentials for a far end
+/// that challenges (`<Sip username password>`), keys to press once answered (`<Number sendDigits>`).
+package struct RemoteDialTarget: Sendable, Equatable {
+    package var address: String
+    package var username: String?
+    package var password: String?
+    package var sendDigits: String?
+
+    package init(address: String, username: String? = nil, password: String? = nil, sendDigits: String? = nil) {
+        self.address = address
+        self.username = username
+        self.password = password
+        self.sendDigits = sendDigits
+    }
 }
 
 /// A call the engine asks a `RemoteDialer` to place. The engine ends a leg still ringing after
@@ -57,7 +79,10 @@ package struct RemoteDialRequest: Sendable {
     package var callSid: String
     package var accountSid: String
     package var from: String
-    package var to: String
+    package var target: RemoteDialTarget
+    /// The caller's custom call parameters (a WebRTC client's `params`), for the far end.
+    package var parameters: [(String, String)] = []
+    package var to: String { target.address }
 }
 
 /// How a `RemoteDialer` reports on a call it places (each hops onto the engine).
@@ -65,37 +90,43 @@ package struct RemoteDialProgress: Sendable {
     package let alerted: @Sendable () -> Void
     /// Answered, with the leg's media (already on the engine's bridge).
     package let answered: @Sendable (CallMediaAnswer) -> Void
-    package let failed: @Sendable (ParleyError) -> Void
+    /// Not reached; the far end's final status code when it answered one (SIP's `SipResponseCode`).
+    package let failed: @Sendable (ParleyError, Int?) -> Void
     /// The leg's media events.
     package let media: @Sendable (CallMediaEvent) -> Void
 }
 
-/// `<Dial>` nouns a `RemoteDialer` takes.
+/// `<Dial>` nouns a `RemoteDialer` takes, and the REST-created calls whose `To` it takes.
 struct RemoteDialRoute: DialRoute {
     let dialer: any RemoteDialer
 
     func makeLeg(for noun: TwiMLDialNoun, of call: VoiceCall, request: DialRequest, now: Int64) -> CallLeg? {
-        guard let to = dialer.address(for: noun) else { return nil }
+        guard let target = dialer.target(for: noun) else { return nil }
         let record = CallRecord(sid: SID.make("CA"), accountSid: call.parent.record.accountSid, parentCallSid: call.sid,
                                 applicationSid: call.parent.record.applicationSid, from: request.callerId ?? call.parent.record.from,
-                                to: to, direction: "outbound-dial", status: .queued, startTime: now, createdAt: now, updatedAt: now)
-        let leg = CallLeg(record: record, endpoint: RemoteLegEndpoint(party: nil))
+                                to: target.address, direction: "outbound-dial", status: .queued, startTime: now, createdAt: now, updatedAt: now)
+        let leg = CallLeg(record: record, endpoint: RemoteLegEndpoint(party: nil, target: target))
         leg.authToken = call.authToken
         leg.statusCallbackEvents = ["completed"]
         return leg
     }
 
-    func outboundEndpoint(to: String) -> (any LegEndpoint)? { nil }
+    func outboundEndpoint(to: String) -> (any LegEndpoint)? {
+        dialer.target(forCallTo: to).map { RemoteLegEndpoint(party: nil, target: $0) }
+    }
 
     func ring(_ leg: CallLeg, of call: VoiceCall, engine: isolated VoiceService) {
-        guard let endpoint = leg.endpoint as? RemoteLegEndpoint else { return }
+        guard let endpoint = leg.endpoint as? RemoteLegEndpoint, let target = endpoint.target else { return }
         let legSid = leg.sid
         let progress = RemoteDialProgress(
             alerted: { [weak engine] in Task { await engine?.remoteLegAlerted(legSid) } },
             answered: { [weak engine] media in Task { await engine?.remoteLegAnswered(legSid, media: media) } },
-            failed: { [weak engine] error in Task { await engine?.remoteLegFailed(legSid, error: error) } },
+            failed: { [weak engine] error, code in Task { await engine?.remoteLegFailed(legSid, error: error, responseCode: code) } },
             media: { [weak engine] event in engine?.deliverMediaEvent(event) })
-        let request = RemoteDialRequest(callSid: legSid, accountSid: leg.record.accountSid, from: leg.record.from, to: leg.record.to)
+        // A dialed leg carries its WebRTC caller's custom parameters (Plivo's `X-PH-` headers on SIP).
+        let parameters = leg !== call.parent && call.parent.endpoint is ClientLegEndpoint ? call.parent.customParameters : []
+        let request = RemoteDialRequest(callSid: legSid, accountSid: leg.record.accountSid, from: leg.record.from,
+                                        target: target, parameters: parameters)
         endpoint.party = dialer.dial(request, progress: progress)
     }
 }

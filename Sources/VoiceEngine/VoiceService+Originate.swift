@@ -71,16 +71,30 @@ extension VoiceService {
     /// elsewhere stop, the leg is in progress, `confirm` tells its party so, its media is set up
     /// from `offer` with `lease`, and the call's TwiML starts.
     func answerOutbound(_ call: VoiceCall, offer: String, lease: QuotaLease, confirm: () -> Void) {
-        guard let ringing = call.outbound else { return lease.release() }
+        answerOutbound(call, media: .offer(offer, lease), confirm: confirm)
+    }
+
+    /// As above, for a callee whose media comes made (a remote party's: it flows already).
+    func answerOutbound(_ call: VoiceCall, media: AnsweredMedia, confirm: () -> Void) {
+        guard let ringing = call.outbound else {
+            if case .offer(_, let lease) = media { lease.release() }
+            return
+        }
         let leg = call.parent
         stopRinging(call, code: .callCancelled, reason: "answered on another device")
         setStatus(leg, .inProgress)
         confirm()
-        setUpMedia(for: leg, offer: offer, lease: lease)
-        let callSid = call.sid, timeout = configuration.mediaConnectTimeout
-        Task { [weak self, clock] in
-            try? await clock.sleep(for: timeout)
-            await self?.mediaConnectDeadline(callSid: callSid)
+        switch media {
+        case .offer(let offer, let lease):
+            setUpMedia(for: leg, offer: offer, lease: lease)
+            let callSid = call.sid, timeout = configuration.mediaConnectTimeout
+            Task { [weak self, clock] in
+                try? await clock.sleep(for: timeout)
+                await self?.mediaConnectDeadline(callSid: callSid)
+            }
+        case .ready(let answer):
+            mediaReady(callSid: leg.sid, answer: answer, lease: nil)
+            call.mediaConnected = true
         }
         switch ringing.instructions {
         case .url(let url, let method):

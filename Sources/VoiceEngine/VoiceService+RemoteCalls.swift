@@ -110,8 +110,11 @@ extension VoiceService {
         legAlerted(call, leg)
     }
 
-    func remoteLegFailed(_ legSid: String, error: ParleyError) {
+    /// A dialed remote leg was not reached; `responseCode` (the far end's final status) goes on
+    /// its status callbacks as `SipResponseCode`, as the vendor's SIP legs report it.
+    func remoteLegFailed(_ legSid: String, error: ParleyError, responseCode: Int? = nil) {
         guard let (call, leg) = callAndLeg(legSid), leg.isLive else { return }
+        if let responseCode { leg.customParameters.append(("SipResponseCode", String(responseCode))) }
         let status: CallStatus = switch error.code.rawValue {
         case 31486: .busy
         case 31480, 31408: .noAnswer
@@ -120,14 +123,20 @@ extension VoiceService {
         legRefused(call, leg, status: status, error: error)
     }
 
-    /// A dialed remote leg answered with its media made: it is bridged as a client's answer is.
+    /// A dialed remote leg answered with its media made: a `<Dial>` child is bridged as a client's
+    /// answer is; the leg of a REST-created call runs the call's TwiML.
     func remoteLegAnswered(_ legSid: String, media: CallMediaAnswer) {
-        guard let (call, leg) = callAndLeg(legSid), leg.isLive, leg !== call.parent, call.dial?.bridged == nil else {
+        guard let (call, leg) = callAndLeg(legSid), leg.isLive,
+              leg === call.parent ? call.outbound != nil : call.dial?.bridged == nil else {
             let bridge = self.media
             Task { await bridge.close(media.id) }
             return
         }
         (leg.endpoint as? RemoteLegEndpoint)?.isAnswered = true
-        answerChild(call, leg, media: .ready(media), confirm: {})
+        if leg === call.parent {
+            answerOutbound(call, media: .ready(media), confirm: {})
+        } else {
+            answerChild(call, leg, media: .ready(media), confirm: {})
+        }
     }
 }

@@ -21,6 +21,10 @@ extension TwilioRESTRouter {
         guard let calls else { throw .invalidCallState("this server has no call engine to place calls") }
         let record: CallRecord
         do { record = try await calls.createCall(request) } catch {
+            // No route takes `To` (a number without a trunk, a SIP gateway that is not running).
+            if error.code == .notFound {
+                throw RESTFailure(status: 400, code: .invalidTo, message: "The 'To' \(request.to) cannot be reached: \(error.failureReason ?? "no route")")
+            }
             Log.error(.platform, "REST call create failed: \(error)")
             throw RESTFailure(status: 500, code: .restInternalServer, message: "Internal server error")
         }
@@ -35,10 +39,9 @@ extension TwilioRESTRouter {
         guard let from = p["From"]?.trimmingCharacters(in: .whitespaces), !from.isEmpty else {
             throw RESTFailure(status: 400, code: .fromMissing, message: "No 'From' number is specified")
         }
-        let identity = to.hasPrefix("client:") ? String(to.dropFirst("client:".count)) : ""
-        guard !identity.isEmpty, identity.utf8.count <= 256 else {
+        guard Self.isCallable(to) else {
             throw RESTFailure(status: 400, code: .invalidTo,
-                              message: "The 'To' \(to) is not a client identity: Parley calls only client:NAME until the SIP gateway exists")
+                              message: "The 'To' \(to) is not a client:NAME, a sip: URI or a phone number")
         }
         var applicationSid: String?
         var statusCallback = try Self.url(p, "StatusCallback")
@@ -69,6 +72,17 @@ extension TwilioRESTRouter {
                                    applicationSid: applicationSid, statusCallback: statusCallback,
                                    statusCallbackMethod: statusCallbackMethod,
                                    statusCallbackEvents: try Self.statusCallbackEvents(p), timeout: try Self.callTimeout(p))
+    }
+
+    /// `To` as the vendor takes it: `client:NAME`, a `sip:`/`sips:` URI, or a phone number (digits
+    /// with an optional leading `+` and the usual separators). Whether anything reaches it is the engine's.
+    static func isCallable(_ to: String) -> Bool {
+        guard to.utf8.count <= 512 else { return false }
+        if to.hasPrefix("client:") { return to.count > "client:".count && to.utf8.count <= 256 + "client:".count }
+        let lower = to.lowercased()
+        if lower.hasPrefix("sip:") || lower.hasPrefix("sips:") { return to.contains("@") || to.count > 5 }
+        let digits = to.filter(\.isNumber).count
+        return digits >= 2 && to.allSatisfy { $0.isASCII && ($0.isNumber || " +-().".contains($0)) }
     }
 
     /// `Url`, refused with 21205 (not 20001) when malformed, as the vendor's Calls resource does.

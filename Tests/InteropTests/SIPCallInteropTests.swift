@@ -228,28 +228,13 @@ import WebRTC
         app.set("/voice", #"<Response><Dial callerId="+15550001111"><Number>+1 555 123 4567</Number></Dial></Response>"#)
         let application = try server.store.createApplication(ApplicationDraft(friendlyName: "to a number", voiceURL: app.baseURL + "/voice"),
                                                              accountSid: credentials.account.sid)
-        let token = try InProcessPlatform.token(server, identity: "alice",
-                                                grants: [.voice(VoiceGrant(incomingAllow: false, outgoingApplicationSid: application.sid))])
-        let alice = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
-        let callSid = try await alice.invite(to: "+15551234567")
-        try await alice.connectMedia()
         // sipp's 180 Ringing rings the caller before its 200 OK connects it.
-        _ = try await alice.signaling.expect("ringing") { if case .ringing = $0 { true } else { nil } }
-        try await alice.expectConnected()
-        let heard = Mutex<[[UInt8]]>([])
-        let listener = Task {
-            for await packet in alice.peer.audio where packet.payload.count > 2 { heard.withLock { $0.append(packet.payload) } }
-        }
-        try await ToneAudio.send(alice.peer, frequency: 600, seconds: 4)
-        listener.cancel()
-        try await alice.signaling.send(.hangup(Hangup(callSid: callSid)))
+        let call = try await SIPToneCall.run(server, applicationSid: application.sid, to: "+15551234567", expectRinging: true)
         let carrierDone = await carrier.wait(timeout: .seconds(10))
-        let frames = heard.withLock { $0 }
-        let echoed = try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(75)), analysisSeconds: 1.5)
-        let child = try server.store.calls(CallQuery(accountSid: credentials.account.sid, parentCallSid: callSid)).first
-        print("<Dial><Number> through sipp: alice heard \(frames.count) Opus frames, dominant \(echoed) Hz; child \(child?.to ?? "-") "
+        let echoed = try ToneAudio.dominantFrequency(ofOpus: Array(call.frames.dropFirst(75)), analysisSeconds: 1.5)
+        let child = try server.store.calls(CallQuery(accountSid: credentials.account.sid, parentCallSid: call.callSid)).first
+        print("<Dial><Number> through sipp: alice heard \(call.frames.count) Opus frames, dominant \(echoed) Hz; child \(child?.to ?? "-") "
               + "\(child?.status.rawValue ?? "-"); sipp exit \(carrier.process.isRunning ? -1 : Int(carrier.process.terminationStatus))")
-        await alice.close()
         await server.shutdown()
         #expect(abs(echoed - 600) < 20, "\(carrier.stdout.suffix(2000))\n\(carrier.stderr.suffix(2000))")
         #expect(child?.to == "sip:+15551234567@127.0.0.1:\(trunkPort);user=phone")

@@ -38,17 +38,29 @@ import TwiML
         }
     }
 
-    /// The REST API still refuses `To=sip:…` (21211) before the engine sees it, whatever routes
-    /// the engine has: REST-created calls reach clients only until the SIP gateway exists.
-    @Test func restCallsToSipAreStillRefusedWithARouteForThem() async throws {
+    /// A REST-created call to `sip:…` reaches the route that takes it (the SIP gateway's, in the
+    /// server): it answers 201 (the call as it stands: this route refused at once), the route
+    /// rings the call's own leg, and its busy ends the call busy with 31486; a `To` no route takes
+    /// is refused with 21211.
+    @Test func restCallsToSipReachTheRouteThatTakesThem() async throws {
         try await VoiceHarness.run { h, _ in
             let route = BusySipRoute()
             await h.server.voice.register(route)
             let response = try await h.rest("POST", "/Calls.json", [("To", "sip:bob@example.com"), ("From", "+15550001111"),
                                                                    ("Twiml", "<Response/>")])
-            #expect(response.status == 400)
-            #expect(response.jsonObject.int("code") == 21211)
-            #expect(route.rung.withLock { $0.isEmpty })
+            #expect(response.status == 201, "\(response.bodyText)")
+            #expect(response.jsonObject.string("status") == "busy" && response.jsonObject.string("direction") == "outbound-api")
+            let sid = try #require(response.jsonObject.string("sid"))
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline, (try? h.store.call(sid: sid))?.status != .busy {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let call = try #require(try h.store.call(sid: sid))
+            #expect(call.status == .busy && call.errorCode == 31486)
+            #expect(route.rung.withLock { $0.map(\.legSid) } == [sid])
+            let unrouted = try await h.rest("POST", "/Calls.json", [("To", "+15551234567"), ("From", "+15550001111"),
+                                                                   ("Twiml", "<Response/>")])
+            #expect(unrouted.status == 400 && unrouted.jsonObject.int("code") == 21211, "\(unrouted.bodyText)")
         }
     }
 }

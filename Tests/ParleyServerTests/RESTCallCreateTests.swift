@@ -21,7 +21,8 @@ import VoiceREST
         }
         #expect(await code([("From", "x"), ("Url", "https://a.example/v")]) == 21201)
         #expect(await code([("To", "client:bob"), ("Url", "https://a.example/v")]) == 21213)
-        #expect(await code([("To", "+15551234567"), ("From", "x"), ("Url", "https://a.example/v")]) == 21211)
+        #expect(await code([("To", "bob"), ("From", "x"), ("Url", "https://a.example/v")]) == 21211)
+        #expect(await code([("To", "+1 555 CALL NOW"), ("From", "x"), ("Url", "https://a.example/v")]) == 21211)
         #expect(await code([("To", "client:"), ("From", "x"), ("Url", "https://a.example/v")]) == 21211)
         #expect(await code(base) == 21205)
         #expect(await code(base + [("Url", "ftp://a.example/v")]) == 21205)

@@ -64,6 +64,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var sipRealm = "parley"
     /// Where `<Dial><Number>` sends calls (`--sip-trunk HOST:PORT`: a carrier or PBX over UDP); nil: numbers fail.
     public var sipTrunk: String?
+    /// INVITEs and REGISTERs one address may start per second, in bursts of twice that
+    /// (`--sip-request-rate N`, 0 for no limit); past it `503` with `Retry-After`, or dropped.
+    public var sipRequestRate = 50
 
     public init() {}
 
@@ -100,6 +103,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --sip-tls      SIP over TLS at this address, with the --tls-cert certificate
           --sip-realm    the digest realm of SIP challenges (default parley; credentials are hashed for it)
           --sip-trunk    send <Dial><Number> calls to this SIP trunk (carrier or PBX, UDP) as sip:NUMBER@HOST:PORT
+          --sip-request-rate  INVITEs and REGISTERs one address may start per second (default 50, bursts of 2×; 0: no limit)
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         \(QuotaLimits.usage)
@@ -172,6 +176,9 @@ public struct ServerConfiguration: Sendable, Equatable {
             case "--apns-ca": config.apnsTrustRoots = value
             case "--tls-cert": config.tlsCertificatePath = value
             case "--tls-key": config.tlsPrivateKeyPath = value
+            case "--sip-request-rate":
+                guard let n = Int(value), (0...1_000_000).contains(n) else { throw ConfigurationError(message: "--sip-request-rate wants 0…1000000") }
+                config.sipRequestRate = n
             case "--threads":
                 guard let n = Int(value), (1...64).contains(n) else { throw ConfigurationError(message: "--threads wants 1…64") }
                 config.threads = n

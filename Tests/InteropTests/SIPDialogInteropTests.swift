@@ -52,10 +52,16 @@ import WebRTC
     }
 
     /// A server, an endpoint `alice`, and bob listening as a WebRTC client.
-    static func setUp(_ name: String) async throws -> (server: PlatformServer, dir: URL, bob: TestParty, user: String, sipPort: Int) {
+    /// With `voiceURL`, the endpoint's application (Plivo `app_id`) runs the call's TwiML there.
+    static func setUp(_ name: String, voiceURL: String? = nil) async throws
+        -> (server: PlatformServer, dir: URL, bob: TestParty, user: String, sipPort: Int) {
         let (server, dir, config) = try SIPCallInteropTests.startServer(name)
-        let endpoint = try server.store.createEndpoint(accountSid: server.defaultCredentials.account.sid, username: "alice",
-                                                       password: "s3cret-pw", realm: config.sipRealm, alias: "Alice", applicationSid: nil)
+        let account = server.defaultCredentials.account.sid
+        let application = try voiceURL.map {
+            try server.store.createApplication(ApplicationDraft(friendlyName: "SIP app", voiceURL: $0), accountSid: account)
+        }
+        let endpoint = try server.store.createEndpoint(accountSid: account, username: "alice", password: "s3cret-pw",
+                                                       realm: config.sipRealm, alias: "Alice", applicationSid: application?.sid)
         let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
         let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
         try await bob.signaling.send(.listen)
@@ -136,6 +142,92 @@ import WebRTC
         #expect(sawHoldReinvite)
         #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
         #expect(hangup != nil)
+    }
+
+    /// Keys in INFO reach the call's `<Gather>` as RFC 4733 keys do: `application/dtmf-relay`
+    /// (`Signal=5`) and `application/dtmf` (`*`); another body type is refused 415.
+    @Test(.timeLimit(.minutes(2))) func infoKeysReachTheCallsGather() async throws {
+        let app = try TwiMLTestApp(authToken: "")
+        defer { Task { await app.shutdown() } }
+        let (server, dir, bob, user, sipPort) = try await Self.setUp("sipinfo", voiceURL: app.baseURL + "/voice")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        app.set("/voice", "<Response><Gather numDigits=\"2\" action=\"/digits\" timeout=\"15\"/></Response>")
+        app.set("/digits", "<Response><Hangup/></Response>")
+        let probe = try UDPProbe()
+        typealias S = SIPDialogScenarios
+        let body = S.invite(sdpPort: probe.port, answered: S.answeredAndAcknowledged())
+            + "<pause milliseconds=\"500\"/>"
+            + S.inDialog("INFO", cseq: 3, body: "<x/>", contentType: "application/media_control+xml") + "<recv response=\"415\"/>"
+            + S.inDialog("INFO", cseq: 4, body: "Signal=5\nDuration=160", contentType: "application/dtmf-relay") + "<recv response=\"200\"/>"
+            + S.inDialog("INFO", cseq: 5, body: "*", contentType: "application/dtmf") + "<recv response=\"200\"/>"
+            + S.answerBye
+        let sipp = try Self.startSipp(S.scenario("info", body, variables: []), port: sipPort, user: user, password: "s3cret-pw",
+                                      service: "bob", dir: dir)
+        defer { sipp.kill() }
+        let ended = await sipp.wait(timeout: .seconds(30))
+        let digits = app.requests("/digits").first?.parameters["Digits"]
+        print("SIP INFO with sipp: the <Gather> got \(digits ?? "nothing"); sipp exit \(sipp.isRunning ? -1 : Int(sipp.process.terminationStatus))")
+        await bob.close()
+        await server.shutdown()
+        #expect(digits == "5*")
+        #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
+    }
+
+    /// CANCEL before the answer: 200 for the CANCEL, 487 for the INVITE, which is sent again
+    /// (Timer G: 0.5 s, then 1 s later) while sipp holds back its ACK, and not after the ACK.
+    @Test(.timeLimit(.minutes(2))) func cancelBeforeTheAnswerAndThe487IsSentAgainUntilItsACK() async throws {
+        let (server, dir, bob, user, sipPort) = try await Self.setUp("sipcancel")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let probe = try UDPProbe()
+        typealias S = SIPDialogScenarios
+        let body = S.invite(sdpPort: probe.port, answered: """
+              <recv response="180"/>
+              <send><![CDATA[
+                CANCEL sip:[service]@[remote_ip]:[remote_port] SIP/2.0
+                [last_Via:]
+                From: \(S.from)
+                To: \(S.to)
+                Call-ID: [call_id]
+                CSeq: 2 CANCEL
+                Max-Forwards: 70
+                Content-Length: 0
+
+              ]]></send>
+              <recv response="200"/>
+              <recv response="487"/>
+              <pause milliseconds="1700"/>
+              <send><![CDATA[
+                ACK sip:[service]@[remote_ip]:[remote_port] SIP/2.0
+                [last_Via:]
+                From: \(S.from)
+                [last_To:]
+                Call-ID: [call_id]
+                CSeq: 2 ACK
+                Max-Forwards: 70
+                Content-Length: 0
+
+              ]]></send>
+              <pause milliseconds="2500"/>
+            """)
+        let sipp = try Self.startSipp(S.scenario("cancel", body, variables: []), port: sipPort, user: user, password: "s3cret-pw",
+                                      service: "bob", dir: dir)
+        defer { sipp.kill() }
+        let incoming: Incoming
+        do { incoming = try await bob.expectIncoming() } catch {
+            Issue.record("no call reached bob: \(Self.log(sipp, dir: dir))")
+            throw error
+        }
+        let ended = await sipp.wait(timeout: .seconds(30))
+        let log = Self.messages(dir)
+        let received487 = log.components(separatedBy: "SIP/2.0 487").count - 1
+        let afterACK = log.components(separatedBy: "CSeq: 2 ACK").last ?? ""
+        print("SIP CANCEL with sipp: \(received487) × 487 before sipp's ACK, \(afterACK.components(separatedBy: "SIP/2.0 487").count - 1) after; "
+              + "bob's call \(incoming.callSid); sipp exit \(sipp.isRunning ? -1 : Int(sipp.process.terminationStatus))")
+        await bob.close()
+        await server.shutdown()
+        #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
+        #expect((2...3).contains(received487), "\(log.suffix(4000))")
+        #expect(!afterACK.contains("SIP/2.0 487"))
     }
 }
 

@@ -178,12 +178,18 @@ enum SIPDialogScenarios {
           ]]></send>
         """
 
+    /// sipp refuses a variable assigned and never read, and one read and never assigned.
+    static func references(_ body: String, _ variables: [String]) -> String {
+        let all = (body.contains("servertag") ? ["totag", "servertag"] : []) + variables
+        return all.isEmpty ? "" : "<Reference variables=\"\(all.joined(separator: ","))\"/>"
+    }
+
     static func scenario(_ name: String, _ body: String, variables: [String]) -> String {
         """
         <?xml version="1.0" encoding="ISO-8859-1" ?>
         <scenario name="\(name)">
         \(body)
-          <Reference variables="\((["totag", "servertag"] + variables).joined(separator: ","))"/>
+          \(references(body, variables))
         </scenario>
         """
     }

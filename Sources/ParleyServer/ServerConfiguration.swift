@@ -68,6 +68,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var sipTrunks: [SIPTrunk] = []
     /// A trunk given as `HOST:PORT` in code (the trunk `default`, after `sipTrunks`).
     public var sipTrunk: String?
+    /// INVITEs and REGISTERs one address may start per second, in bursts of twice that
+    /// (`--sip-request-rate N`, 0 for no limit); past it `503` with `Retry-After`, or dropped.
+    public var sipRequestRate = 50
 
     /// `sipTrunks`, then `sipTrunk` when it parses.
     var allSIPTrunks: [SIPTrunk] { sipTrunks + (sipTrunk.flatMap { try? SIPTrunk(spec: $0) }.map { [$0] } ?? []) }
@@ -110,6 +113,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --sip-trunk    a SIP trunk (carrier or PBX, UDP): <Dial><Number> and REST calls to numbers go to the
                          first as sip:NUMBER@HOST:PORT;user=phone (HOST:PORT alone is the trunk "default")
           --sip-trunk-credentials  digest username and password the server answers the trunk's challenges with
+          --sip-request-rate  INVITEs and REGISTERs one address may start per second (default 50, bursts of 2×; 0: no limit)
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         \(QuotaLimits.usage)
@@ -183,6 +187,9 @@ public struct ServerConfiguration: Sendable, Equatable {
             case "--apns-ca": config.apnsTrustRoots = value
             case "--tls-cert": config.tlsCertificatePath = value
             case "--tls-key": config.tlsPrivateKeyPath = value
+            case "--sip-request-rate":
+                guard let n = Int(value), (0...1_000_000).contains(n) else { throw ConfigurationError(message: "--sip-request-rate wants 0…1000000") }
+                config.sipRequestRate = n
             case "--threads":
                 guard let n = Int(value), (1...64).contains(n) else { throw ConfigurationError(message: "--threads wants 1…64") }
                 config.threads = n

@@ -63,6 +63,7 @@ enum SIPBench {
         (config.port, config.mediaPort, config.databasePath) = (0, 0, "\(directory)/parley.db")
         config.recordingsDirectory = "\(directory)/recordings"
         (config.sipHost, config.sipPort) = ("127.0.0.1", 0)
+        config.sipRequestRate = 0   // the load comes from one address, as from a proxy in front
         if ProcessInfo.processInfo.environment["PARLEY_BENCH_SIP_DEBUG"] != nil { Log.setLevel(.debug) }
         let server = try PlatformServer(configuration: config)
         try server.start()

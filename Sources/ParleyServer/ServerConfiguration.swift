@@ -90,6 +90,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                              [--ice-server URL]... [--turn-secret-file PATH] [--turn-ttl S]
                              [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM]
                              [--sip-trunk NAME=sip:HOST:PORT]... [--sip-trunk-credentials NAME=USER:PASSWORD]...
+                             [--sip-request-rate N]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
                          advertises every address of the host's interfaces of that family)

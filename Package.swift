@@ -270,7 +270,7 @@ let package = Package(
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire",
                                          "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring", "DataChannel", "ServerMedia",
-                                         "ParleyVPX", "VP8", "VideoCore", "ParleyVideo"],
+                                         "ParleyVPX", "VP8", "VideoCore", "ParleyVideo", "SIP", "SIPWire"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",

@@ -17,7 +17,7 @@ import WebRTC
 @Suite(.serialized, .tags(.interop)) struct SIPDialogInteropTests {
     /// Runs sipp with `scenario` against the server as endpoint `user`; the caller waits for and kills it.
     static func startSipp(_ scenario: String, port: Int, user: String, password: String, service: String, dir: URL,
-                          extra: [String] = []) throws -> ChildProcess {
+                          timeout: Int = 60) throws -> ChildProcess {
         let file = dir.appendingPathComponent("scenario-\(UUID().uuidString).xml")
         // sipp does not expand a field inside `[authentication …]`: the endpoint goes in as text.
         try scenario.replacingOccurrences(of: "[field0]", with: user).replacingOccurrences(of: "[field1]", with: password)
@@ -25,10 +25,10 @@ import WebRTC
         return try ChildProcess(executable: "/usr/bin/sipp", arguments: [
             "127.0.0.1:\(port)", "-sf", file.path, "-s", service, "-m", "1", "-i", "127.0.0.1",
             "-p", "\(try SIPTrunkInteropTests.freeUDPPort())",
-            "-mp", "0", "-cp", "0", "-t", "u1", "-timeout", "60", "-timeout_error", "-nostdin", "-trace_err", "-trace_msg",
+            "-mp", "0", "-cp", "0", "-t", "u1", "-timeout", "\(timeout)", "-timeout_error", "-nostdin", "-trace_err", "-trace_msg",
             "-message_file", dir.appendingPathComponent("messages.log").path,
             "-error_file", dir.appendingPathComponent("errors.log").path,
-        ] + extra)
+        ])
     }
 
     static func log(_ sipp: ChildProcess, dir: URL) -> String {
@@ -228,6 +228,72 @@ import WebRTC
         #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
         #expect((2...3).contains(received487), "\(log.suffix(4000))")
         #expect(!afterACK.contains("SIP/2.0 487"))
+    }
+
+    /// RFC 4028 both ways, two calls at once: one phone asks the server to refresh
+    /// (`Session-Expires: 90;refresher=uas`) and gets a re-INVITE with `Session-Expires` at half
+    /// the interval (45 s); the other is the refresher and never refreshes, so the server sends
+    /// BYE at the interval less a third (60 s, §10).
+    @Test(.timeLimit(.minutes(3))) func sessionTimersAreRefreshedByUsAndEndCallsThePhoneDidNotRefresh() async throws {
+        let app = try TwiMLTestApp(authToken: "")
+        defer { Task { await app.shutdown() } }
+        let (server, dir, bob, user, sipPort) = try await Self.setUp("siptimer", voiceURL: app.baseURL + "/voice")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        app.set("/voice", "<Response><Gather numDigits=\"1\" timeout=\"100\" action=\"/gathered\"/></Response>")
+        let probes = (try UDPProbe(), try UDPProbe())
+        typealias S = SIPDialogScenarios
+        let refreshed = S.invite(sdpPort: probes.0.port, headers: "Supported: timer\nSession-Expires: 90;refresher=uas",
+                                 answered: S.answeredAndAcknowledged(checks: """
+                                     <ereg regexp="90;refresher=uas" search_in="hdr" header="Session-Expires:" check_it="true" assign_to="se"/>
+                                     """))
+            + """
+              <recv request="INVITE" timeout="60000">
+                <action><ereg regexp="90;refresher=uac" search_in="hdr" header="Session-Expires:" check_it="true" assign_to="refresh"/></action>
+              </recv>
+              <send><![CDATA[
+                SIP/2.0 200 OK
+                [last_Via:]
+                [last_From:]
+                [last_To:]
+                [last_Call-ID:]
+                [last_CSeq:]
+                Contact: <sip:[field0]@[local_ip]:[local_port]>
+                Session-Expires: 90;refresher=uac
+                Require: timer
+                Content-Type: application/sdp
+                Content-Length: [len]
+
+            \(S.sdp(port: probes.0.port, direction: "sendrecv", version: 2))
+              ]]></send>
+              <recv request="ACK"/>
+            """
+            + S.inDialog("BYE", cseq: 3) + "<recv response=\"200\"/>"
+        let expired = S.invite(sdpPort: probes.1.port, headers: "Supported: timer\nSession-Expires: 90;refresher=uac",
+                               answered: S.answeredAndAcknowledged(checks: """
+                                   <ereg regexp="90;refresher=uac" search_in="hdr" header="Session-Expires:" check_it="true" assign_to="se"/>
+                                   """))
+            + S.answerBye.replacingOccurrences(of: "timeout=\"20000\"", with: "timeout=\"70000\"")
+        let dirs = (dir.appendingPathComponent("refreshed"), dir.appendingPathComponent("expired"))
+        for d in [dirs.0, dirs.1] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
+        let start = ContinuousClock.now
+        let first = try Self.startSipp(S.scenario("refresh", refreshed, variables: ["se", "refresh"]), port: sipPort, user: user,
+                                       password: "s3cret-pw", service: "bob", dir: dirs.0, timeout: 100)
+        defer { first.kill() }
+        let second = try Self.startSipp(S.scenario("expire", expired, variables: ["se"]), port: sipPort, user: user,
+                                        password: "s3cret-pw", service: "bob", dir: dirs.1, timeout: 100)
+        defer { second.kill() }
+        let firstEnded = await first.wait(timeout: .seconds(80))
+        let firstAt = ContinuousClock.now - start
+        let secondEnded = await second.wait(timeout: .seconds(40))
+        let secondAt = ContinuousClock.now - start
+        print("SIP session timers with sipp: our refresh re-INVITE answered, call ended by \(firstAt); "
+              + "the phone that did not refresh got BYE, its sipp ended at \(secondAt)")
+        await bob.close()
+        await server.shutdown()
+        #expect(firstEnded && first.process.terminationStatus == 0, "\(Self.log(first, dir: dirs.0))")
+        #expect(secondEnded && second.process.terminationStatus == 0, "\(Self.log(second, dir: dirs.1))")
+        // §10: 90 − min(32, 30) = 60 s after the answer, not before.
+        #expect(secondAt > .seconds(59) && secondAt < .seconds(70))
     }
 }
 

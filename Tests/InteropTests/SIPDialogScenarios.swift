@@ -81,7 +81,7 @@ enum SIPDialogScenarios {
             </action>
           </recv>
           <send><![CDATA[
-            ACK [next_url] SIP/2.0
+            ACK sip:parley@[remote_ip]:[remote_port] SIP/2.0
             Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
             From: \(from)
             To: \(to);tag=[$servertag]

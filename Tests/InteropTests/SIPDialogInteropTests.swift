@@ -246,27 +246,9 @@ import WebRTC
                                  answered: S.answeredAndAcknowledged(checks: """
                                      <ereg regexp="90;refresher=uas" search_in="hdr" header="Session-Expires:" check_it="true" assign_to="se"/>
                                      """))
-            + """
-              <recv request="INVITE" timeout="60000">
-                <action><ereg regexp="90;refresher=uac" search_in="hdr" header="Session-Expires:" check_it="true" assign_to="refresh"/></action>
-              </recv>
-              <send><![CDATA[
-                SIP/2.0 200 OK
-                [last_Via:]
-                [last_From:]
-                [last_To:]
-                [last_Call-ID:]
-                [last_CSeq:]
-                Contact: <sip:[field0]@[local_ip]:[local_port]>
-                Session-Expires: 90;refresher=uac
-                Require: timer
-                Content-Type: application/sdp
-                Content-Length: [len]
-
-            \(S.sdp(port: probes.0.port, direction: "sendrecv", version: 2))
-              ]]></send>
-              <recv request="ACK"/>
-            """
+            + S.answerServerReinvite("90;refresher=uac", variable: "refresh", header: "Session-Expires:", sdpPort: probes.0.port,
+                                     direction: "sendrecv", version: 2, headers: "Session-Expires: 90;refresher=uac\nRequire: timer",
+                                     timeout: 60000)
             + S.inDialog("BYE", cseq: 3) + "<recv response=\"200\"/>"
         let expired = S.invite(sdpPort: probes.1.port, headers: "Supported: timer\nSession-Expires: 90;refresher=uac",
                                answered: S.answeredAndAcknowledged(checks: """

@@ -140,39 +140,37 @@ enum SIPDialogScenarios {
             """
     }
 
-    /// The server's re-INVITE (its body must match `pattern`), answered 200 with our SDP (`direction`), and its ACK.
-    static func answerServerReinvite(_ pattern: String, variable: String, sdpPort: Int, direction: String, version: Int) -> String {
-        """
-          <recv request="INVITE" timeout="20000">
-            <action><ereg regexp="\(pattern)" search_in="body" check_it="true" assign_to="\(variable)"/></action>
-          </recv>
-          <send><![CDATA[
-            SIP/2.0 200 OK
-            [last_Via:]
-            [last_From:]
-            [last_To:]
-            [last_Call-ID:]
-            [last_CSeq:]
-            Contact: <sip:[field0]@[local_ip]:[local_port]>
-            Content-Type: application/sdp
-            Content-Length: [len]
+    /// The server's re-INVITE (its body, or with `header` that header, must match `pattern`),
+    /// answered 200 with our SDP (`direction`) and `headers`, and its ACK.
+    static func answerServerReinvite(_ pattern: String, variable: String, header: String? = nil, sdpPort: Int, direction: String,
+                                     version: Int, headers: String = "", timeout: Int = 20000) -> String {
+        let search = header.map { "search_in=\"hdr\" header=\"\($0)\"" } ?? "search_in=\"body\""
+        return """
+              <recv request="INVITE" timeout="\(timeout)">
+                <action><ereg regexp="\(pattern)" \(search) check_it="true" assign_to="\(variable)"/></action>
+              </recv>
+              <send><![CDATA[
+                SIP/2.0 200 OK
+                \(replyHeaders)
+                Contact: <sip:[field0]@[local_ip]:[local_port]>
+                \(lines(headers))Content-Type: application/sdp
+                Content-Length: [len]
 
-        \(sdp(port: sdpPort, direction: direction, version: version))
-          ]]></send>
-          <recv request="ACK"/>
-        """
+            \(sdp(port: sdpPort, direction: direction, version: version))
+              ]]></send>
+              <recv request="ACK"/>
+            """
     }
+
+    /// A response's copies of the request's headers (RFC 3261 §8.2.6.2).
+    static let replyHeaders = "[last_Via:]\n[last_From:]\n[last_To:]\n[last_Call-ID:]\n[last_CSeq:]"
 
     /// The server's BYE, answered.
     static let answerBye = """
           <recv request="BYE" timeout="20000"/>
           <send><![CDATA[
             SIP/2.0 200 OK
-            [last_Via:]
-            [last_From:]
-            [last_To:]
-            [last_Call-ID:]
-            [last_CSeq:]
+            \(replyHeaders)
             Content-Length: 0
 
           ]]></send>

@@ -14,19 +14,12 @@ import WebRTC
 /// a client), then the tone again after `/resume` (`a=sendrecv`).
 @Suite(.serialized, .tags(.interop)) struct SIPBaresipHoldInteropTests {
     @Test(.timeLimit(.minutes(2))) func baresipHoldsAndResumesAndBobHearsHoldMusicInBetween() async throws {
-        let (server, dir, config) = try SIPCallInteropTests.startServer("siphold-baresip")
+        let (server, dir, bob, user, sipPort) = try await SIPDialogInteropTests.setUp("siphold-baresip")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let endpoint = try server.store.createEndpoint(accountSid: server.defaultCredentials.account.sid, username: "alice",
-                                                       password: "s3cret-pw", realm: config.sipRealm, alias: "Alice", applicationSid: nil)
-        let sipPort = try #require(server.sipPorts?.udp)
-        let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
-        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
-        try await bob.signaling.send(.listen)
-        _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
 
         let source = dir.appendingPathComponent("tone.wav")
         try Data(SIPCallInteropTests.toneWAV(1_000, seconds: 40)).write(to: source)
-        try SIPCallInteropTests.configure(dir, user: endpoint.username, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)",
+        try SIPCallInteropTests.configure(dir, user: user, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)",
                                           source: source, dumps: dir.appendingPathComponent("dumps"), encryption: nil)
         let commands = Pipe()
         let phone = try ChildProcess(executable: SIPCallInteropTests.baresip,

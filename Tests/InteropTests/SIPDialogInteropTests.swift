@@ -52,7 +52,7 @@ import WebRTC
     }
 
     /// A server, an endpoint `alice`, and bob listening as a WebRTC client.
-    /// With `voiceURL`, the endpoint's application (Plivo `app_id`) runs the call's TwiML there.
+    /// UDP and TCP share `sipPort`. With `voiceURL`, the endpoint's application (Plivo `app_id`) runs the call's TwiML there.
     static func setUp(_ name: String, voiceURL: String? = nil) async throws
         -> (server: PlatformServer, dir: URL, bob: TestParty, user: String, sipPort: Int) {
         let (server, dir, config) = try SIPCallInteropTests.startServer(name)

@@ -44,22 +44,15 @@ import WebRTC
     }
 
     @Test(.timeLimit(.minutes(2))) func linphonecRegistersOverTCPAndCallsAWebRTCClient() async throws {
-        let (server, dir, config) = try SIPCallInteropTests.startServer("siplinphone")
+        let (server, dir, bob, user, sipPort) = try await SIPDialogInteropTests.setUp("siplinphone")
         defer { try? FileManager.default.removeItem(at: dir) }
         let account = server.defaultCredentials.account.sid
-        let endpoint = try server.store.createEndpoint(accountSid: account, username: "linda", password: "s3cret-pw",
-                                                       realm: config.sipRealm, alias: "Linda", applicationSid: nil)
-        let sipPort = try #require(server.sipPorts?.tcp)
-        let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
-        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
-        try await bob.signaling.send(.listen)
-        _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
 
         // linphonec wants its data directory, and reads commands from stdin (a pipe the test holds open).
         let home = dir.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home.appendingPathComponent(".local/share/linphone"), withIntermediateDirectories: true)
         let rc = dir.appendingPathComponent("linphonerc")
-        try Self.configuration(user: endpoint.username, password: "s3cret-pw", sipPort: sipPort)
+        try Self.configuration(user: user, password: "s3cret-pw", sipPort: sipPort)
             .write(to: rc, atomically: true, encoding: .utf8)
         let commands = Pipe()
         let phone = try ChildProcess(executable: "/usr/bin/env", arguments: ["HOME=\(home.path)", Self.linphonec, "-c", rc.path, "-d", "0"],
@@ -73,16 +66,16 @@ import WebRTC
 
         var registered = false
         for _ in 0..<200 where !registered {
-            let bindings = (try? server.store.sipBindings(accountSid: account, aor: "sip:\(endpoint.username)@127.0.0.1")) ?? []
+            let bindings = (try? server.store.sipBindings(accountSid: account, aor: "sip:\(user)@127.0.0.1")) ?? []
             registered = bindings.contains { $0.contact.contains("transport=tcp") }
             if !registered { try await Task.sleep(for: .milliseconds(50)) }
         }
-        let bindings = (try? server.store.sipBindings(accountSid: account, aor: "sip:\(endpoint.username)@127.0.0.1")) ?? []
+        let bindings = (try? server.store.sipBindings(accountSid: account, aor: "sip:\(user)@127.0.0.1")) ?? []
         #expect(registered, "bindings \(bindings.map(\.contact)); \(phone.stdout.suffix(2000)) \(phone.stderr.suffix(2000))")
 
         send("call sip:bob@127.0.0.1:\(sipPort);transport=tcp")
         let incoming = try await bob.expectIncoming()
-        #expect(incoming.from.hasPrefix("sip:\(endpoint.username)@"))
+        #expect(incoming.from.hasPrefix("sip:\(user)@"))
         try await bob.accept(incoming.callSid)
         try await bob.expectConnected()
         let connected = await phone.waitForOutput("onnected", timeout: .seconds(10))

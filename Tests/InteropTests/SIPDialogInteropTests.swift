@@ -17,7 +17,7 @@ import WebRTC
 @Suite(.serialized, .tags(.interop)) struct SIPDialogInteropTests {
     /// Runs sipp with `scenario` against the server as endpoint `user`; the caller waits for and kills it.
     static func startSipp(_ scenario: String, port: Int, user: String, password: String, service: String, dir: URL,
-                          timeout: Int = 60) throws -> ChildProcess {
+                          timeout: Int = 60, extra: [String] = []) throws -> ChildProcess {
         let file = dir.appendingPathComponent("scenario-\(UUID().uuidString).xml")
         // sipp does not expand a field inside `[authentication …]`: the endpoint goes in as text.
         try scenario.replacingOccurrences(of: "[field0]", with: user).replacingOccurrences(of: "[field1]", with: password)
@@ -28,7 +28,7 @@ import WebRTC
             "-mp", "0", "-cp", "0", "-t", "u1", "-timeout", "\(timeout)", "-timeout_error", "-nostdin", "-trace_err", "-trace_msg",
             "-message_file", dir.appendingPathComponent("messages.log").path,
             "-error_file", dir.appendingPathComponent("errors.log").path,
-        ])
+        ] + extra)
     }
 
     static func log(_ sipp: ChildProcess, dir: URL) -> String {
@@ -140,6 +140,37 @@ import WebRTC
         #expect(moved)
         #expect(sentToFirstWhileHeld == 0)
         #expect(sawHoldReinvite)
+        #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
+        #expect(hangup != nil)
+    }
+
+    /// INVITE, ACK and BYE with RTP both ways: sipp echoes the RTP it gets (`-rtp_echo`), so bob
+    /// hears his own 600 Hz tone back through the phone's leg (Opus → PCMU → sipp → PCMU → Opus).
+    @Test(.timeLimit(.minutes(2))) func aCallWithRTPEchoedByTheSippPhone() async throws {
+        let (server, dir, bob, user, sipPort) = try await Self.setUp("siprtp")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        typealias S = SIPDialogScenarios
+        let body = S.invite(sdpPort: "[media_port]", answered: S.answeredAndAcknowledged())
+            + "<pause milliseconds=\"5000\"/>" + S.inDialog("BYE", cseq: 3) + "<recv response=\"200\"/>"
+        let sipp = try Self.startSipp(S.scenario("rtp", body, variables: []), port: sipPort, user: user, password: "s3cret-pw",
+                                      service: "bob", dir: dir, extra: ["-rtp_echo"])
+        defer { sipp.kill() }
+        let incoming = try await bob.expectIncoming()
+        try await bob.accept(incoming.callSid)
+        try await bob.expectConnected()
+        let heard = HeardPayloads()
+        let peer = bob.peer
+        let listener = Task { for await packet in peer.audio where packet.payload.count > 2 { heard.append(packet.payload) } }
+        try await ToneAudio.send(bob.peer, frequency: 600, seconds: 3)
+        listener.cancel()
+        let frames = heard.all
+        let echoed = try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(50)), analysisSeconds: 1.5)
+        let ended = await sipp.wait(timeout: .seconds(15))
+        let hangup = try? await bob.expectHangup(timeout: .seconds(5))
+        print("SIP call with sipp's RTP echo: bob heard \(frames.count) frames, dominant \(echoed) Hz; sipp's BYE ended bob's call \(hangup != nil)")
+        await bob.close()
+        await server.shutdown()
+        #expect(abs(echoed - 600) < 20)
         #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
         #expect(hangup != nil)
     }

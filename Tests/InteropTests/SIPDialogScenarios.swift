@@ -3,8 +3,9 @@
 /// server's To tag is kept in `$servertag` for the requests that follow. `[field0]` and `[field1]`
 /// are the endpoint's username and password, put in by the test.
 enum SIPDialogScenarios {
-    /// An SDP offer or answer from the "phone" at `port` (a UDP socket of the test, which sends nothing).
-    static func sdp(port: Int, direction: String, version: Int) -> String {
+    /// An SDP offer or answer from the "phone" at `port` (a UDP socket of the test, which sends
+    /// nothing, or sipp's `[media_port]`).
+    static func sdp(port: any CustomStringConvertible, direction: String, version: Int) -> String {
         """
         v=0
         o=- 4242 \(version) IN IP4 127.0.0.1
@@ -29,7 +30,7 @@ enum SIPDialogScenarios {
     static let to = "<sip:[service]@[remote_ip]:[remote_port]>"
 
     /// INVITE, 407, ACK, INVITE with credentials: `answered` says what follows the second INVITE's 1xx.
-    static func invite(sdpPort: Int, headers: String = "", answered: String) -> String {
+    static func invite(sdpPort: any CustomStringConvertible, headers: String = "", answered: String) -> String {
         func request(_ cseq: Int, auth: Bool) -> String {
             """
               <send retrans="500"><![CDATA[
@@ -142,7 +143,7 @@ enum SIPDialogScenarios {
 
     /// The server's re-INVITE (its body, or with `header` that header, must match `pattern`),
     /// answered 200 with our SDP (`direction`) and `headers`, and its ACK.
-    static func answerServerReinvite(_ pattern: String, variable: String, header: String? = nil, sdpPort: Int, direction: String,
+    static func answerServerReinvite(_ pattern: String, variable: String, header: String? = nil, sdpPort: any CustomStringConvertible, direction: String,
                                      version: Int, headers: String = "", timeout: Int = 20000) -> String {
         let search = header.map { "search_in=\"hdr\" header=\"\($0)\"" } ?? "search_in=\"body\""
         return """

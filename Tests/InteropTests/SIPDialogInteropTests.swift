@@ -69,6 +69,7 @@ import WebRTC
         return (server, dir, bob, endpoint.username, try #require(server.sipPorts?.udp))
     }
 
+    /// Also: `Session-Expires`/`Require: timer` in the 200, and a refresh by UPDATE.
     @Test(.timeLimit(.minutes(2))) func thePhoneHoldsResumesAndMovesAndIsHeldWhenTheClientHolds() async throws {
         let (server, dir, bob, user, sipPort) = try await Self.setUp("siphold")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -88,8 +89,12 @@ import WebRTC
             + S.answerServerReinvite("a=sendonly", variable: "heldbyus", sdpPort: second.port, direction: "recvonly", version: 4)
             + S.answerServerReinvite("a=sendrecv", variable: "resumedbyus", sdpPort: second.port, direction: "sendrecv", version: 5)
             + "<pause milliseconds=\"500\"/>"
-            + S.inDialog("BYE", cseq: 5) + "<recv response=\"200\"/>"
-        let sipp = try Self.startSipp(S.scenario("hold", body, variables: ["se", "req", "held", "resumed", "heldbyus", "resumedbyus"]),
+            // A session refresh by UPDATE without a body (RFC 4028 §7.4, RFC 3311): 200 with the new interval.
+            + S.inDialog("UPDATE", cseq: 5, headers: "Supported: timer\nSession-Expires: 900;refresher=uac")
+            + S.expect200("900;refresher=uac", variable: "updated", header: "Session-Expires:")
+            + S.inDialog("BYE", cseq: 6) + "<recv response=\"200\"/>"
+        let sipp = try Self.startSipp(S.scenario("hold", body, variables: ["se", "req", "held", "resumed", "heldbyus", "resumedbyus",
+                                                                            "updated"]),
                                       port: sipPort, user: user, password: "s3cret-pw", service: "bob", dir: dir)
         defer { sipp.kill() }
 

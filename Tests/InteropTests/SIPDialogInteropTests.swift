@@ -149,15 +149,19 @@ import WebRTC
         #expect(hangup != nil)
     }
 
-    /// INVITE, ACK and BYE with RTP both ways: sipp echoes the RTP it gets (`-rtp_echo`), so bob
+    /// INVITE, ACK and BYE with RTP both ways, and an offerless re-INVITE: sipp echoes the RTP it gets (`-rtp_echo`), so bob
     /// hears his own 600 Hz tone back through the phone's leg (Opus → PCMU → sipp → PCMU → Opus).
     @Test(.timeLimit(.minutes(2))) func aCallWithRTPEchoedByTheSippPhone() async throws {
         let (server, dir, bob, user, sipPort) = try await Self.setUp("siprtp")
         defer { try? FileManager.default.removeItem(at: dir) }
         typealias S = SIPDialogScenarios
+        // Midway, a re-INVITE without an offer: our offer comes in the 200, sipp's answer in the ACK
+        // (RFC 3261 §14.2), and the media goes on.
         let body = S.invite(sdpPort: "[media_port]", answered: S.answeredAndAcknowledged())
-            + "<pause milliseconds=\"5000\"/>" + S.inDialog("BYE", cseq: 3) + "<recv response=\"200\"/>"
-        let sipp = try Self.startSipp(S.scenario("rtp", body, variables: []), port: sipPort, user: user, password: "s3cret-pw",
+            + "<pause milliseconds=\"1500\"/>" + S.inDialog("INVITE", cseq: 3) + S.expect200("m=audio [0-9]+ RTP/AVP", variable: "offer")
+            + S.ack(cseq: 3, answer: S.sdp(port: "[media_port]", direction: "sendrecv", version: 2))
+            + "<pause milliseconds=\"3500\"/>" + S.inDialog("BYE", cseq: 4) + "<recv response=\"200\"/>"
+        let sipp = try Self.startSipp(S.scenario("rtp", body, variables: ["offer"]), port: sipPort, user: user, password: "s3cret-pw",
                                       service: "bob", dir: dir, extra: ["-rtp_echo"])
         defer { sipp.kill() }
         let incoming = try await bob.expectIncoming()

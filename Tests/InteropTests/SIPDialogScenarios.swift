@@ -114,8 +114,8 @@ enum SIPDialogScenarios {
         """
     }
 
-    /// The ACK of a re-INVITE's 2xx.
-    static func ack(cseq: Int) -> String {
+    /// The ACK of a re-INVITE's 2xx, with `answer` when the re-INVITE had no offer.
+    static func ack(cseq: Int, answer: String? = nil) -> String {
         """
           <send><![CDATA[
             ACK sip:parley@[remote_ip]:[remote_port] SIP/2.0
@@ -125,8 +125,9 @@ enum SIPDialogScenarios {
             Call-ID: [call_id]
             CSeq: \(cseq) ACK
             Max-Forwards: 70
-            Content-Length: 0
+            \(answer == nil ? "" : "Content-Type: application/sdp\n        ")Content-Length: [len]
 
+        \(answer ?? "")
           ]]></send>
         """
     }

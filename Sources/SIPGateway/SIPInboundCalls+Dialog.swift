@@ -20,6 +20,8 @@ extension SIPInboundCalls {
         var outgoing: SIPRequest?
         var outgoingProvisional = false
         var lastACK: SIPRequest?
+        /// The ACK of our re-INVITE's 2xx is on its way out: nothing else may overtake it.
+        var sendingACK = false
         /// The phone holds the call (its last offer was `sendonly`, `inactive` or `c=0.0.0.0`).
         var heldByPhone = false
         /// What we last told the phone (our offer's `sendonly`), and what we want it to be.

@@ -107,7 +107,11 @@ extension SIPInboundCalls {
                 call.dialog.receive(response)
                 call.inDialog.sessionTimer?.refreshed(now: now, response: response)
                 let ack = cseq.method == .invite ? call.dialog.ack(for: response, sentBy: sentBy(for: call.peer)) : nil
-                if let ack { call.inDialog.lastACK = ack }
+                if let ack {
+                    call.inDialog.lastACK = ack
+                    // Nothing new goes out in the dialog before this ACK (§14.1).
+                    call.inDialog.sendingACK = true
+                }
                 table[callID] = call
                 return .accepted(ack, outgoing.method == .invite && !response.body.isEmpty ? call.mediaID : nil, call.peer)
             }
@@ -121,7 +125,10 @@ extension SIPInboundCalls {
         case .nothing: break
         case .resendACK(let ack, let peer): send(ack, to: peer)
         case .accepted(let ack, let mediaID, let peer):
-            if let ack { send(ack, to: peer) }
+            if let ack {
+                send(ack, to: peer)
+                calls.withLock { $0[callID]?.inDialog.sendingACK = false }
+            }
             if let mediaID {
                 let media = context.media
                 Task {
@@ -192,7 +199,7 @@ extension SIPInboundCalls {
 extension SIPInboundCalls.Call {
     /// Answered, acknowledged, and no re-INVITE or UPDATE open either way: we may send one (§14.1).
     var isIdle: Bool {
-        answered && !ended && inDialog.outgoing == nil && acknowledgedCSeq >= inDialog.lastInviteCSeq
+        answered && !ended && inDialog.outgoing == nil && !inDialog.sendingACK && acknowledgedCSeq >= inDialog.lastInviteCSeq
             && (inDialog.incoming == nil || inDialog.incoming?.response != nil)
     }
 }

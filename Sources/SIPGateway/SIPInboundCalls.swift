@@ -86,6 +86,10 @@ final class SIPInboundCalls: Sendable {
             if request.to?.tag != nil { return reinvite(request, call: existing, from: peer) }
             return
         }
+        // A To tag names a dialog (§12.2.2); one we do not hold is not a new call to challenge.
+        if request.to?.tag != nil {
+            return send(SIPResponse(replyingTo: request, statusCode: 481), to: peer)
+        }
         guard let to = request.to, case .sip(let target) = request.uri, let from = request.from,
               case .sip(let fromURI) = from.uri, let user = fromURI.user, !user.isEmpty else {
             return send(SIPResponse(replyingTo: request, statusCode: 400, reasonPhrase: "Bad Request (not a SIP call)"), to: peer)

@@ -17,7 +17,7 @@ import WebRTC
 @Suite(.serialized, .tags(.interop)) struct SIPDialogInteropTests {
     /// Runs sipp with `scenario` against the server as endpoint `user`; the caller waits for and kills it.
     static func startSipp(_ scenario: String, port: Int, user: String, password: String, service: String, dir: URL,
-                          extra: [String] = []) throws -> ChildProcess {
+                          timeout: Int = 60, extra: [String] = []) throws -> ChildProcess {
         let file = dir.appendingPathComponent("scenario-\(UUID().uuidString).xml")
         // sipp does not expand a field inside `[authentication …]`: the endpoint goes in as text.
         try scenario.replacingOccurrences(of: "[field0]", with: user).replacingOccurrences(of: "[field1]", with: password)
@@ -25,7 +25,7 @@ import WebRTC
         return try ChildProcess(executable: "/usr/bin/sipp", arguments: [
             "127.0.0.1:\(port)", "-sf", file.path, "-s", service, "-m", "1", "-i", "127.0.0.1",
             "-p", "\(try SIPTrunkInteropTests.freeUDPPort())",
-            "-mp", "0", "-cp", "0", "-t", "u1", "-timeout", "60", "-timeout_error", "-nostdin", "-trace_err", "-trace_msg",
+            "-mp", "0", "-cp", "0", "-t", "u1", "-timeout", "\(timeout)", "-timeout_error", "-nostdin", "-trace_err", "-trace_msg",
             "-message_file", dir.appendingPathComponent("messages.log").path,
             "-error_file", dir.appendingPathComponent("errors.log").path,
         ] + extra)
@@ -52,7 +52,7 @@ import WebRTC
     }
 
     /// A server, an endpoint `alice`, and bob listening as a WebRTC client.
-    /// With `voiceURL`, the endpoint's application (Plivo `app_id`) runs the call's TwiML there.
+    /// UDP and TCP share `sipPort`. With `voiceURL`, the endpoint's application (Plivo `app_id`) runs the call's TwiML there.
     static func setUp(_ name: String, voiceURL: String? = nil) async throws
         -> (server: PlatformServer, dir: URL, bob: TestParty, user: String, sipPort: Int) {
         let (server, dir, config) = try SIPCallInteropTests.startServer(name)
@@ -69,6 +69,7 @@ import WebRTC
         return (server, dir, bob, endpoint.username, try #require(server.sipPorts?.udp))
     }
 
+    /// Also: `Session-Expires`/`Require: timer` in the 200, and a refresh by UPDATE.
     @Test(.timeLimit(.minutes(2))) func thePhoneHoldsResumesAndMovesAndIsHeldWhenTheClientHolds() async throws {
         let (server, dir, bob, user, sipPort) = try await Self.setUp("siphold")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -88,8 +89,12 @@ import WebRTC
             + S.answerServerReinvite("a=sendonly", variable: "heldbyus", sdpPort: second.port, direction: "recvonly", version: 4)
             + S.answerServerReinvite("a=sendrecv", variable: "resumedbyus", sdpPort: second.port, direction: "sendrecv", version: 5)
             + "<pause milliseconds=\"500\"/>"
-            + S.inDialog("BYE", cseq: 5) + "<recv response=\"200\"/>"
-        let sipp = try Self.startSipp(S.scenario("hold", body, variables: ["se", "req", "held", "resumed", "heldbyus", "resumedbyus"]),
+            // A session refresh by UPDATE without a body (RFC 4028 §7.4, RFC 3311): 200 with the new interval.
+            + S.inDialog("UPDATE", cseq: 5, headers: "Supported: timer\nSession-Expires: 900;refresher=uac")
+            + S.expect200("900;refresher=uac", variable: "updated", header: "Session-Expires:")
+            + S.inDialog("BYE", cseq: 6) + "<recv response=\"200\"/>"
+        let sipp = try Self.startSipp(S.scenario("hold", body, variables: ["se", "req", "held", "resumed", "heldbyus", "resumedbyus",
+                                                                            "updated"]),
                                       port: sipPort, user: user, password: "s3cret-pw", service: "bob", dir: dir)
         defer { sipp.kill() }
 
@@ -140,6 +145,41 @@ import WebRTC
         #expect(moved)
         #expect(sentToFirstWhileHeld == 0)
         #expect(sawHoldReinvite)
+        #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
+        #expect(hangup != nil)
+    }
+
+    /// INVITE, ACK and BYE with RTP both ways, and an offerless re-INVITE: sipp echoes the RTP it gets (`-rtp_echo`), so bob
+    /// hears his own 600 Hz tone back through the phone's leg (Opus → PCMU → sipp → PCMU → Opus).
+    @Test(.timeLimit(.minutes(2))) func aCallWithRTPEchoedByTheSippPhone() async throws {
+        let (server, dir, bob, user, sipPort) = try await Self.setUp("siprtp")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        typealias S = SIPDialogScenarios
+        // Midway, a re-INVITE without an offer: our offer comes in the 200, sipp's answer in the ACK
+        // (RFC 3261 §14.2), and the media goes on.
+        let body = S.invite(sdpPort: "[media_port]", answered: S.answeredAndAcknowledged())
+            + "<pause milliseconds=\"1500\"/>" + S.inDialog("INVITE", cseq: 3) + S.expect200("m=audio [0-9]+ RTP/AVP", variable: "offer")
+            + S.ack(cseq: 3, answer: S.sdp(port: "[media_port]", direction: "sendrecv", version: 2))
+            + "<pause milliseconds=\"3500\"/>" + S.inDialog("BYE", cseq: 4) + "<recv response=\"200\"/>"
+        let sipp = try Self.startSipp(S.scenario("rtp", body, variables: ["offer"]), port: sipPort, user: user, password: "s3cret-pw",
+                                      service: "bob", dir: dir, extra: ["-rtp_echo"])
+        defer { sipp.kill() }
+        let incoming = try await bob.expectIncoming()
+        try await bob.accept(incoming.callSid)
+        try await bob.expectConnected()
+        let heard = HeardPayloads()
+        let peer = bob.peer
+        let listener = Task { for await packet in peer.audio where packet.payload.count > 2 { heard.append(packet.payload) } }
+        try await ToneAudio.send(bob.peer, frequency: 600, seconds: 3)
+        listener.cancel()
+        let frames = heard.all
+        let echoed = try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(50)), analysisSeconds: 1.5)
+        let ended = await sipp.wait(timeout: .seconds(15))
+        let hangup = try? await bob.expectHangup(timeout: .seconds(5))
+        print("SIP call with sipp's RTP echo: bob heard \(frames.count) frames, dominant \(echoed) Hz; sipp's BYE ended bob's call \(hangup != nil)")
+        await bob.close()
+        await server.shutdown()
+        #expect(abs(echoed - 600) < 20)
         #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
         #expect(hangup != nil)
     }
@@ -228,6 +268,54 @@ import WebRTC
         #expect(ended && sipp.process.terminationStatus == 0, "\(Self.log(sipp, dir: dir))")
         #expect((2...3).contains(received487), "\(log.suffix(4000))")
         #expect(!afterACK.contains("SIP/2.0 487"))
+    }
+
+    /// RFC 4028 both ways, two calls at once: one phone asks the server to refresh
+    /// (`Session-Expires: 90;refresher=uas`) and gets a re-INVITE with `Session-Expires` at half
+    /// the interval (45 s); the other is the refresher and never refreshes, so the server sends
+    /// BYE at the interval less a third (60 s, §10).
+    @Test(.timeLimit(.minutes(3))) func sessionTimersAreRefreshedByUsAndEndCallsThePhoneDidNotRefresh() async throws {
+        let app = try TwiMLTestApp(authToken: "")
+        defer { Task { await app.shutdown() } }
+        let (server, dir, bob, user, sipPort) = try await Self.setUp("siptimer", voiceURL: app.baseURL + "/voice")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        app.set("/voice", "<Response><Gather numDigits=\"1\" timeout=\"100\" action=\"/gathered\"/></Response>")
+        let probes = (try UDPProbe(), try UDPProbe())
+        typealias S = SIPDialogScenarios
+        let refreshed = S.invite(sdpPort: probes.0.port, headers: "Supported: timer\nSession-Expires: 90;refresher=uas",
+                                 answered: S.answeredAndAcknowledged(checks: """
+                                     <ereg regexp="90;refresher=uas" search_in="hdr" header="Session-Expires:" check_it="true" assign_to="se"/>
+                                     """))
+            + S.answerServerReinvite("90;refresher=uac", variable: "refresh", header: "Session-Expires:", sdpPort: probes.0.port,
+                                     direction: "sendrecv", version: 2, headers: "Session-Expires: 90;refresher=uac\nRequire: timer",
+                                     timeout: 60000)
+            + S.inDialog("BYE", cseq: 3) + "<recv response=\"200\"/>"
+        let expired = S.invite(sdpPort: probes.1.port, headers: "Supported: timer\nSession-Expires: 90;refresher=uac",
+                               answered: S.answeredAndAcknowledged(checks: """
+                                   <ereg regexp="90;refresher=uac" search_in="hdr" header="Session-Expires:" check_it="true" assign_to="se"/>
+                                   """))
+            + S.answerBye.replacingOccurrences(of: "timeout=\"20000\"", with: "timeout=\"70000\"")
+        let dirs = (dir.appendingPathComponent("refreshed"), dir.appendingPathComponent("expired"))
+        for d in [dirs.0, dirs.1] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
+        let start = ContinuousClock.now
+        let first = try Self.startSipp(S.scenario("refresh", refreshed, variables: ["se", "refresh"]), port: sipPort, user: user,
+                                       password: "s3cret-pw", service: "bob", dir: dirs.0, timeout: 100)
+        defer { first.kill() }
+        let second = try Self.startSipp(S.scenario("expire", expired, variables: ["se"]), port: sipPort, user: user,
+                                        password: "s3cret-pw", service: "bob", dir: dirs.1, timeout: 100)
+        defer { second.kill() }
+        let firstEnded = await first.wait(timeout: .seconds(80))
+        let firstAt = ContinuousClock.now - start
+        let secondEnded = await second.wait(timeout: .seconds(40))
+        let secondAt = ContinuousClock.now - start
+        print("SIP session timers with sipp: our refresh re-INVITE answered, call ended by \(firstAt); "
+              + "the phone that did not refresh got BYE, its sipp ended at \(secondAt)")
+        await bob.close()
+        await server.shutdown()
+        #expect(firstEnded && first.process.terminationStatus == 0, "\(Self.log(first, dir: dirs.0))")
+        #expect(secondEnded && second.process.terminationStatus == 0, "\(Self.log(second, dir: dirs.1))")
+        // §10: 90 − min(32, 30) = 60 s after the answer, not before.
+        #expect(secondAt > .seconds(59) && secondAt < .seconds(70))
     }
 }
 

@@ -3,8 +3,9 @@
 /// server's To tag is kept in `$servertag` for the requests that follow. `[field0]` and `[field1]`
 /// are the endpoint's username and password, put in by the test.
 enum SIPDialogScenarios {
-    /// An SDP offer or answer from the "phone" at `port` (a UDP socket of the test, which sends nothing).
-    static func sdp(port: Int, direction: String, version: Int) -> String {
+    /// An SDP offer or answer from the "phone" at `port` (a UDP socket of the test, which sends
+    /// nothing, or sipp's `[media_port]`).
+    static func sdp(port: any CustomStringConvertible, direction: String, version: Int) -> String {
         """
         v=0
         o=- 4242 \(version) IN IP4 127.0.0.1
@@ -29,7 +30,7 @@ enum SIPDialogScenarios {
     static let to = "<sip:[service]@[remote_ip]:[remote_port]>"
 
     /// INVITE, 407, ACK, INVITE with credentials: `answered` says what follows the second INVITE's 1xx.
-    static func invite(sdpPort: Int, headers: String = "", answered: String) -> String {
+    static func invite(sdpPort: any CustomStringConvertible, headers: String = "", answered: String) -> String {
         func request(_ cseq: Int, auth: Bool) -> String {
             """
               <send retrans="500"><![CDATA[
@@ -81,7 +82,7 @@ enum SIPDialogScenarios {
             </action>
           </recv>
           <send><![CDATA[
-            ACK [next_url] SIP/2.0
+            ACK sip:parley@[remote_ip]:[remote_port] SIP/2.0
             Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
             From: \(from)
             To: \(to);tag=[$servertag]
@@ -113,8 +114,8 @@ enum SIPDialogScenarios {
         """
     }
 
-    /// The ACK of a re-INVITE's 2xx.
-    static func ack(cseq: Int) -> String {
+    /// The ACK of a re-INVITE's 2xx, with `answer` when the re-INVITE had no offer.
+    static func ack(cseq: Int, answer: String? = nil) -> String {
         """
           <send><![CDATA[
             ACK sip:parley@[remote_ip]:[remote_port] SIP/2.0
@@ -124,8 +125,9 @@ enum SIPDialogScenarios {
             Call-ID: [call_id]
             CSeq: \(cseq) ACK
             Max-Forwards: 70
-            Content-Length: 0
+            \(answer == nil ? "" : "Content-Type: application/sdp\n        ")Content-Length: [len]
 
+        \(answer ?? "")
           ]]></send>
         """
     }
@@ -140,39 +142,37 @@ enum SIPDialogScenarios {
             """
     }
 
-    /// The server's re-INVITE (its body must match `pattern`), answered 200 with our SDP (`direction`), and its ACK.
-    static func answerServerReinvite(_ pattern: String, variable: String, sdpPort: Int, direction: String, version: Int) -> String {
-        """
-          <recv request="INVITE" timeout="20000">
-            <action><ereg regexp="\(pattern)" search_in="body" check_it="true" assign_to="\(variable)"/></action>
-          </recv>
-          <send><![CDATA[
-            SIP/2.0 200 OK
-            [last_Via:]
-            [last_From:]
-            [last_To:]
-            [last_Call-ID:]
-            [last_CSeq:]
-            Contact: <sip:[field0]@[local_ip]:[local_port]>
-            Content-Type: application/sdp
-            Content-Length: [len]
+    /// The server's re-INVITE (its body, or with `header` that header, must match `pattern`),
+    /// answered 200 with our SDP (`direction`) and `headers`, and its ACK.
+    static func answerServerReinvite(_ pattern: String, variable: String, header: String? = nil, sdpPort: any CustomStringConvertible, direction: String,
+                                     version: Int, headers: String = "", timeout: Int = 20000) -> String {
+        let search = header.map { "search_in=\"hdr\" header=\"\($0)\"" } ?? "search_in=\"body\""
+        return """
+              <recv request="INVITE" timeout="\(timeout)">
+                <action><ereg regexp="\(pattern)" \(search) check_it="true" assign_to="\(variable)"/></action>
+              </recv>
+              <send><![CDATA[
+                SIP/2.0 200 OK
+                \(replyHeaders)
+                Contact: <sip:[field0]@[local_ip]:[local_port]>
+                \(lines(headers))Content-Type: application/sdp
+                Content-Length: [len]
 
-        \(sdp(port: sdpPort, direction: direction, version: version))
-          ]]></send>
-          <recv request="ACK"/>
-        """
+            \(sdp(port: sdpPort, direction: direction, version: version))
+              ]]></send>
+              <recv request="ACK"/>
+            """
     }
+
+    /// A response's copies of the request's headers (RFC 3261 §8.2.6.2).
+    static let replyHeaders = "[last_Via:]\n[last_From:]\n[last_To:]\n[last_Call-ID:]\n[last_CSeq:]"
 
     /// The server's BYE, answered.
     static let answerBye = """
           <recv request="BYE" timeout="20000"/>
           <send><![CDATA[
             SIP/2.0 200 OK
-            [last_Via:]
-            [last_From:]
-            [last_To:]
-            [last_Call-ID:]
-            [last_CSeq:]
+            \(replyHeaders)
             Content-Length: 0
 
           ]]></send>

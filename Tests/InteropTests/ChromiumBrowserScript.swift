@@ -13,7 +13,8 @@ class Browser:
         self.ev_r, ev_w = os.pipe()
         args = chromium_args(os.path.join(work, "profile-" + name), "--remote-debugging-pipe", "about:blank")
         # The shell puts the pipe ends on fds 3 and 4, where Chromium expects them, and execs it (same PID).
-        self.proc = spawn(["/bin/sh", "-c", 'exec "$0" "$@" 3<&%d 4>&%d' % (cmd_r, ev_w)] + args,
+        # bash, not sh: dash refuses a source fd above 9 ("Bad fd number") once the orchestrator has more open.
+        self.proc = spawn(["/bin/bash", "-c", 'exec "$0" "$@" 3<&%d 4>&%d' % (cmd_r, ev_w)] + args,
                           "chromium-" + name, pass_fds=(cmd_r, ev_w))
         os.close(cmd_r)
         os.close(ev_w)

@@ -94,21 +94,27 @@ import WebRTC
         return ToneAudio.dominantFrequency(upsample(samples, by: ToneAudio.rate / wav.sampleRate))
     }
 
+    /// The endpoint `alice` (password `s3cret-pw`) a phone registers as, the server's SIP port,
+    /// and the WebRTC client `bob`, listening for calls.
+    static func aliceAndListeningBob(_ server: PlatformServer, config: ServerConfiguration) async throws
+        -> (endpoint: SIPEndpoint, sipPort: Int, bob: TestParty) {
+        let endpoint = try server.store.createEndpoint(accountSid: server.defaultCredentials.account.sid, username: "alice",
+                                                       password: "s3cret-pw", realm: config.sipRealm, alias: "Alice", applicationSid: nil)
+        let sipPort = try #require(server.sipPorts?.udp)
+        let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
+        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+        try await bob.signaling.send(.listen)
+        _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
+        return (endpoint, sipPort, bob)
+    }
+
     /// Plain RTP, and SDES-SRTP as baresip offers it mandatory (RTP/SAVP with `a=crypto`, RFC 4568).
     @Test(.timeLimit(.minutes(2)), arguments: [nil, "srtp-mand"])
     func baresipCallsAWebRTCClientAndBothHearEachOther(encryption: String?) async throws {
         let (server, dir, config) = try Self.startServer("sipcall")
         let dumps = dir.appendingPathComponent("dumps")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let account = server.defaultCredentials.account.sid
-        let endpoint = try server.store.createEndpoint(accountSid: account, username: "alice", password: "s3cret-pw",
-                                                       realm: config.sipRealm, alias: "Alice", applicationSid: nil)
-        let sipPort = try #require(server.sipPorts?.udp)
-
-        let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
-        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
-        try await bob.signaling.send(.listen)
-        _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
+        let (endpoint, sipPort, bob) = try await Self.aliceAndListeningBob(server, config: config)
 
         let source = dir.appendingPathComponent("tone.wav")
         try Data(Self.toneWAV(1_000, seconds: 20)).write(to: source)

@@ -20,10 +20,7 @@ import WebRTC
         let (server, dir, config) = try SIPCallInteropTests.startServer("sipspeech")
         let dumps = dir.appendingPathComponent("dumps")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let account = server.defaultCredentials.account.sid
-        let endpoint = try server.store.createEndpoint(accountSid: account, username: "alice", password: "s3cret-pw",
-                                                       realm: config.sipRealm, alias: "Alice", applicationSid: nil)
-        let sipPort = try #require(server.sipPorts?.udp)
+        let (endpoint, sipPort, bob) = try await SIPCallInteropTests.aliceAndListeningBob(server, config: config)
 
         let spoken = dir.appendingPathComponent("speech.wav").path
         try SpeechMaterial.speak("The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.", to: spoken)
@@ -35,10 +32,6 @@ import WebRTC
         let padded = [Int16](repeating: 0, count: 24_000) + speech + [Int16](repeating: 0, count: Int((seconds + 15) * 48_000))
         try Data(WAVFile(sampleRate: 48_000, channels: 1, samples: padded).serialized).write(to: source)
 
-        let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
-        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
-        try await bob.signaling.send(.listen)
-        _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
         try SIPCallInteropTests.configure(dir, user: endpoint.username, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)",
                                           source: source, dumps: dumps, encryption: nil)
         let phone = try ChildProcess(executable: SIPCallInteropTests.baresip,

@@ -237,7 +237,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
                 call.progress.answered(CallMediaAnswer(id: call.mediaID, sdp: "", codec: codec))
                 // `<Number sendDigits>`: RFC 4733 events once answered; `w` pauses 0.5 s, `W` 1 s.
                 if let digits = call.target.sendDigits, !digits.isEmpty {
-                    _ = await context.media.server.sendDigits(digits.replacingOccurrences(of: "W", with: "ww"), to: call.mediaID.rawValue)
+                    let sent = await context.media.server.sendDigits(digits.replacingOccurrences(of: "W", with: "ww"), to: call.mediaID.rawValue)
+                    Log.info(.platform, "SIP call \(callID): sendDigits \(digits) " + (sent ? "queued" : "not sent (no telephone-event, or not keys)"))
                 }
             } catch {
                 hungUp(callID: callID, error: error)

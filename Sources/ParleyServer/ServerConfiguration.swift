@@ -107,7 +107,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --sip          SIP registrar on UDP and TCP at this address (default: no SIP; 5060 is SIP's port)
           --sip-tls      SIP over TLS at this address, with the --tls-cert certificate
           --sip-realm    the digest realm of SIP challenges (default parley; credentials are hashed for it)
-          --sip-trunk    a SIP trunk (carrier or PBX, UDP): <Dial><Number> and REST calls to numbers go to the
+          --sip-trunk    a SIP trunk (carrier or PBX; UDP, or ;transport=tcp): <Dial><Number> and REST calls to numbers go to the
                          first as sip:NUMBER@HOST:PORT;user=phone (HOST:PORT alone is the trunk "default")
           --sip-trunk-credentials  digest username and password the server answers the trunk's challenges with
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;

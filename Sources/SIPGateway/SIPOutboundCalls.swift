@@ -124,10 +124,16 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         sendInvite(invite, callID: callID, to: peer)
     }
 
-    /// Sends an INVITE of the call and, over UDP, again until a response (Timer A).
+    /// Sends an INVITE of the call and, over UDP, again until a response (Timer A); over a reliable
+    /// transport only Timer B runs (RFC 3261 §17.1.1.2: 64·T1 without a response is a 408).
     private func sendInvite(_ invite: SIPRequest, callID: String, to peer: SIPPeer) {
         send(.request(invite), to: peer)
-        if !peer.isReliable, let cseq = invite.cseq?.number { retransmit(callID: callID, cseq: cseq, interval: 0.5, elapsed: 0) }
+        guard let cseq = invite.cseq?.number else { return }
+        if peer.isReliable {
+            retransmit(callID: callID, cseq: cseq, interval: 32, elapsed: 0, resend: false)
+        } else {
+            retransmit(callID: callID, cseq: cseq, interval: 0.5, elapsed: 0)
+        }
     }
 
     /// Where a URI is reached: a user registered here at its bindings' first contact, else the URI itself.
@@ -138,11 +144,13 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
            let contact = try? SIPURI(parsing: binding.contact) {
             target = contact
         }
-        let transport = target.parameters.first { $0.name.lowercased() == "transport" }?.value?.lowercased() ?? "udp"
-        guard transport == "udp", !target.isSecure,
+        let transport = target.transport ?? "udp"
+        guard ["udp", "tcp"].contains(transport), !target.isSecure,
               let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? 5060)) else {
             return nil
         }
+        // `;transport=tcp`: a connection of our own (no retransmissions over it, Timer B still runs).
+        if transport == "tcp" { return (try? context.transport.connect(tcp: address)).map { (target, $0) } }
         return (target, SIPPeer(transport: .udp, address: address))
     }
 
@@ -156,11 +164,13 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
 
     /// Timer A: the INVITE again at 0.5, 1, 2, … s until a response; Timer B (32 s) gives up (408).
     /// Stops when the call's INVITE is another one (sent again with credentials, CSeq `cseq` + 1).
-    private func retransmit(callID: String, cseq: UInt32, interval: Double, elapsed: Double) {
+    private func retransmit(callID: String, cseq: UInt32, interval: Double, elapsed: Double, resend: Bool = true) {
         context.transport.loop.schedule(after: .milliseconds(Int(interval * 1000))) { [self] in
             guard let call = calls.withLock({ $0[callID] }), !call.provisional, call.dialog == nil,
                   call.invite.cseq?.number == cseq else { return }
-            guard elapsed + interval < 32 else { return finish(callID: callID, error: ParleyError(.requestTimeout, reason: "no response to the INVITE")) }
+            guard resend, elapsed + interval < 32 else {
+                return finish(callID: callID, error: ParleyError(.requestTimeout, reason: "no response to the INVITE"))
+            }
             send(.request(call.invite), to: call.peer)
             retransmit(callID: callID, cseq: cseq, interval: interval * 2, elapsed: elapsed + interval)
         }

@@ -58,12 +58,14 @@ import Testing
     }
 
     /// sipp's UAS answers (180, 200 with PCMU, echoing RTP); the call's TwiML pauses a second and
-    /// hangs up, which reaches sipp as a BYE and ends its scenario cleanly.
-    @Test(.timeLimit(.minutes(2))) func twilioLibraryCallsASippUASAndTheTwiMLRunsOnAnswer() async throws {
+    /// hangs up, which reaches sipp as a BYE and ends its scenario cleanly. Over UDP, and over TCP
+    /// (`;transport=tcp`: the server connects to sipp's `-t t1` listener and sends nothing twice).
+    @Test(.timeLimit(.minutes(2)), arguments: ["udp", "tcp"])
+    func twilioLibraryCallsASippUASAndTheTwiMLRunsOnAnswer(transport: String) async throws {
         let uasPort = try SIPTrunkInteropTests.freeUDPPort()
         let uas = try ChildProcess(executable: "/usr/bin/sipp", arguments: [
             "-sn", "uas", "-rtp_echo", "-i", "127.0.0.1", "-p", String(uasPort), "-mp", String(try SIPTrunkInteropTests.freeUDPPort()),
-            "-cp", "0", "-m", "1", "-nostdin", "-timeout", "40",
+            "-cp", "0", "-m", "1", "-nostdin", "-timeout", "40", "-t", transport == "tcp" ? "t1" : "u1",
         ])
         defer { uas.kill() }
         let (server, dir, _) = try SIPCallInteropTests.startServer("restsip")
@@ -71,7 +73,7 @@ import Testing
         let app = try TwiMLTestApp(authToken: server.defaultCredentials.account.authToken)
         app.set("/voice", #"<Response><Pause length="1"/><Hangup/></Response>"#)
         app.set("/status", "<Response/>")
-        let to = "sip:service@127.0.0.1:\(uasPort)"
+        let to = "sip:service@127.0.0.1:\(uasPort)" + (transport == "tcp" ? ";transport=tcp" : "")
 
         let created = try await Self.python(server, app: app, dir: dir, ["step": .string("create"), "to": .string(to)])
         let sid = try #require(created["sid"]?.stringValue)
@@ -80,7 +82,7 @@ import Testing
         let uasDone = await uas.wait(timeout: .seconds(10))
         let fetched = try await Self.python(server, app: app, dir: dir, ["step": .string("fetch"), "sid": .string(sid)])
         let voice = app.requests("/voice")
-        print("REST → sipp UAS: created \(created); final \(call?.status.rawValue ?? "-"); callbacks "
+        print("REST → sipp UAS over \(transport): created \(created); final \(call?.status.rawValue ?? "-"); callbacks "
               + "\(statuses.map { $0.parameters["CallStatus"] ?? "?" }); voice \(voice.first?.parameters ?? [:])")
         await app.shutdown()
         await server.shutdown()

@@ -108,6 +108,16 @@ public final class SIPTransport: Sendable {
         }
     }
 
+    /// Opens a TCP connection to `address` for requests we originate (RFC 3261 §18.1.1): the peer
+    /// to send them to; what comes back on it (responses, the far end's requests) is delivered as
+    /// on any connection. Throws when TCP is off or the connect cannot start.
+    public func connect(tcp address: SocketAddress) throws -> SIPPeer {
+        guard let tcp = state.withLock({ $0.tcp }) else { throw NetError.connectionClosed }
+        let limits = configuration.limits
+        let connection = try tcp.connect(to: address) { [self] _ in SIPStreamHandler(transport: self, kind: .tcp, limits: limits) }
+        return SIPPeer(transport: .tcp, address: address, connection: connection.id)
+    }
+
     private func receivedDatagram(_ datagram: Datagram) {
         // RFC 5626 §4.4.1: a STUN keepalive or a CRLF ping on UDP carries no message.
         if datagram.bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) {

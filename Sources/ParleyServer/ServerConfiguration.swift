@@ -66,6 +66,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Where `<Dial><Number>` and REST-created calls to numbers go (`--sip-trunk NAME=sip:HOST:PORT`,
     /// repeatable; the first takes numbers), with `--sip-trunk-credentials NAME=USER:PASSWORD`. None: numbers fail.
     public var sipTrunks: [SIPTrunk] = []
+    /// Trusted roots (PEM) for the TLS connections SIP calls open (`sips:`; `--sip-tls-ca`); nil: the system's.
+    public var sipTLSTrustRoots: String?
     /// A trunk given as `HOST:PORT` in code (the trunk `default`, after `sipTrunks`).
     public var sipTrunk: String?
 
@@ -87,6 +89,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                              [--ice-server URL]... [--turn-secret-file PATH] [--turn-ttl S]
                              [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM]
                              [--sip-trunk NAME=sip:HOST:PORT]... [--sip-trunk-credentials NAME=USER:PASSWORD]...
+                             [--sip-tls-ca PEM]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
                          advertises every address of the host's interfaces of that family)
@@ -110,6 +113,7 @@ public struct ServerConfiguration: Sendable, Equatable {
           --sip-trunk    a SIP trunk (carrier or PBX; UDP, or ;transport=tcp): <Dial><Number> and REST calls to numbers go to the
                          first as sip:NUMBER@HOST:PORT;user=phone (HOST:PORT alone is the trunk "default")
           --sip-trunk-credentials  digest username and password the server answers the trunk's challenges with
+          --sip-tls-ca   PEM roots that <Sip>sips:…</Sip> and TLS trunks' certificates are checked against (default: the system's)
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         \(QuotaLimits.usage)
@@ -148,6 +152,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 guard Set(config.sipTrunks.map(\.name)).count == config.sipTrunks.count else {
                     throw ConfigurationError(message: "--sip-trunk: two trunks are named \(config.sipTrunks.last?.name ?? "")")
                 }
+            case "--sip-tls-ca": config.sipTLSTrustRoots = value
             case "--sip-trunk-credentials":
                 do { try SIPTrunk.applyCredentials(value, to: &config.sipTrunks) } catch { throw ConfigurationError(message: error.message) }
             case "--sip-realm":

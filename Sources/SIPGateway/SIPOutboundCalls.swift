@@ -120,6 +120,10 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
                                        requestURI: .sip(requestURI), callID: callID, contact: context.contact(peer), sentBy: by,
                                        offer: offer, headers: extra)
         calls.withLock { $0[callID] = Call(invite: invite, peer: peer, mediaID: media.id, progress: progress, target: dialTarget) }
+        // A connection that closed before the call was listed (a refused TLS handshake) is not reported again.
+        guard context.transport.isConnected(peer) else {
+            return finish(callID: callID, error: Self.closed(peer))
+        }
         Log.info(.platform, "SIP call \(callID) for \(request.callSid) to \(requestURI) via \(peer)")
         sendInvite(invite, callID: callID, to: peer)
     }
@@ -144,14 +148,17 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
            let contact = try? SIPURI(parsing: binding.contact) {
             target = contact
         }
-        let transport = target.transport ?? "udp"
-        guard ["udp", "tcp"].contains(transport), !target.isSecure,
-              let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? 5060)) else {
-            return nil
+        // `sips:` is TLS (RFC 3261 §26.2.2), on 5061 unless the URI says otherwise.
+        let transport = target.isSecure ? "tls" : target.transport ?? "udp"
+        guard ["udp", "tcp", "tls"].contains(transport),
+              let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? (transport == "tls" ? 5061 : 5060)))
+        else { return nil }
+        // TCP and TLS: a connection of our own (no retransmissions over it, Timer B still runs).
+        switch transport {
+        case "tcp": return (try? context.transport.connect(.tcp, to: address)).map { (target, $0) }
+        case "tls": return (try? context.transport.connect(.tls, to: address, serverName: target.host.address)).map { (target, $0) }
+        default: return (target, SIPPeer(transport: .udp, address: address))
         }
-        // `;transport=tcp`: a connection of our own (no retransmissions over it, Timer B still runs).
-        if transport == "tcp" { return (try? context.transport.connect(tcp: address)).map { (target, $0) } }
-        return (target, SIPPeer(transport: .udp, address: address))
     }
 
     /// `client:alice` → `sip:alice@<our host>`; a SIP address as it is.
@@ -266,6 +273,19 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         calls.withLock { _ = $0.removeValue(forKey: callID) }
         Task { await context.media.close(call.mediaID) }
         return true
+    }
+
+    /// A TCP/TLS connection we opened closed (refused, a certificate not trusted, the far end
+    /// gone): a call on it still unanswered fails at once (31005) instead of waiting for Timer B.
+    func connectionClosed(_ peer: SIPPeer) {
+        let stranded = calls.withLock { table in table.filter { $0.value.peer == peer && $0.value.dialog == nil }.map(\.key) }
+        for callID in stranded {
+            finish(callID: callID, error: Self.closed(peer))
+        }
+    }
+
+    static func closed(_ peer: SIPPeer) -> ParleyError {
+        ParleyError(.connection, reason: "the \(peer.transport.rawValue) connection to \(peer.address) closed")
     }
 
     /// Keys the other party pressed, to the callee as RFC 4733 events.

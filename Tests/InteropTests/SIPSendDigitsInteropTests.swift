@@ -14,18 +14,8 @@ import Testing
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("dumps"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let port = try SIPTrunkInteropTests.freeUDPPort()
-        let source = dir.appendingPathComponent("tone.wav")
-        try Data(SIPCallInteropTests.toneWAV(1_000, seconds: 20)).write(to: source)
-        try SIPCallInteropTests.configure(dir, user: "carrier", password: "unused", server: "127.0.0.1:\(port)", source: source,
-                                          dumps: dir.appendingPathComponent("dumps"), encryption: nil)
-        // The far end of a trunk: a fixed port, PCMU (telephone-event at 8000 Hz), answering on its own.
-        let configFile = dir.appendingPathComponent("config")
-        let config = try String(contentsOf: configFile, encoding: .utf8)
-            .replacingOccurrences(of: "sip_listen 127.0.0.1:0", with: "sip_listen 127.0.0.1:\(port)")
-        try config.write(to: configFile, atomically: true, encoding: .utf8)
         // baresip 1.0 takes a call only for its account's user: the number dialed.
-        try "<sip:+15551234567@127.0.0.1:\(port)>;regint=0;answermode=auto;audio_codecs=PCMU/8000/1\n"
-            .write(to: dir.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
+        try Self.configureFarEnd(dir, port: port, user: "+15551234567")
         let phone = try ChildProcess(executable: SIPCallInteropTests.baresip, arguments: ["-v", "-f", dir.path, "-t", "30"])
         defer { phone.kill() }
         let listening = await phone.waitForOutput("baresip is ready", timeout: .seconds(10))
@@ -56,5 +46,25 @@ import Testing
         await server.shutdown()
         #expect(listening, "\(phone.stdout.suffix(2000))")
         #expect(digits == ["1", "2", "3", "4"], "\(phone.stdout.suffix(3000))")
+    }
+
+    /// baresip as the far end of a call the server places (no registration): its SIP port fixed
+    /// at `port` (with `tlsCertificate`, TLS on `port + 1`, test-peers.md trap 6), account `user`
+    /// answering on its own with PCMU (telephone-event at 8000 Hz), a 1 kHz tone as its voice.
+    static func configureFarEnd(_ dir: URL, port: Int, user: String, tlsCertificate: URL? = nil) throws {
+        let source = dir.appendingPathComponent("tone.wav")
+        try Data(SIPCallInteropTests.toneWAV(1_000, seconds: 30)).write(to: source)
+        try SIPCallInteropTests.configure(dir, user: user, password: "unused", server: "127.0.0.1:\(port)", source: source,
+                                          dumps: dir.appendingPathComponent("dumps"), encryption: nil)
+        let configFile = dir.appendingPathComponent("config")
+        var config = try String(contentsOf: configFile, encoding: .utf8)
+            .replacingOccurrences(of: "sip_listen 127.0.0.1:0", with: "sip_listen 127.0.0.1:\(port)")
+        if let tlsCertificate {
+            config = config.replacingOccurrences(of: "sip_transports udp", with: "sip_transports udp,tls")
+                + "\nsip_certificate \(tlsCertificate.path)\n"
+        }
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        try "<sip:\(user)@127.0.0.1:\(port)>;regint=0;answermode=auto;audio_codecs=PCMU/8000/1\n"
+            .write(to: dir.appendingPathComponent("accounts"), atomically: true, encoding: .utf8)
     }
 }

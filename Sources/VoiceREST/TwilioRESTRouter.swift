@@ -13,8 +13,8 @@ import PlatformCore
 /// - `Applications.json`: GET list (`FriendlyName`, paging), POST create. `Applications/{AP}.json`:
 ///   GET, POST update, DELETE (204).
 /// - `Calls.json`: GET list (`Status`, `To`, `From`, `ParentCallSid`, `StartTime[<>=]`,
-///   `EndTime[<>=]`, paging); POST creates a call to a client identity (`To=client:NAME`, `Url`,
-///   `Twiml` or `ApplicationSid`). `Calls/{CA}.json`: GET; POST `Status=completed|canceled` hangs
+///   `EndTime[<>=]`, paging); POST creates a call (`To=client:NAME`, a `sip:` URI or a number,
+///   which the engine's routes reach; `Url`, `Twiml` or `ApplicationSid`). `Calls/{CA}.json`: GET; POST `Status=completed|canceled` hangs
 ///   up, `Url` (+`Method`) redirects the live call, `Twiml` replaces its TwiML (a call that is over:
 ///   21220); DELETE removes a finished call's record (a live one: 20009).
 /// - `Conferences.json` (`FriendlyName`, `Status`, paging), `Conferences/{CF}.json` (POST

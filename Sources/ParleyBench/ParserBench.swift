@@ -37,6 +37,7 @@ enum ParserBench {
         let verifier = AccessTokenVerifier(resolver: FixedResolver(key: key, account: account, secret: secret))
         measure("access token verify (HS256, full policy)") { _ = try? verifier.verify(token) }
         measure("JWT parse only") { _ = try? JWT.parse(token) }
+        SIPParserBench.runAll()
     }
 }
 

@@ -26,6 +26,8 @@ import ParleyCrypto
 //   parley-bench calls [--calls N] [--seconds S] [--pin 1|0] [--via-signaling K] [--client-processes P] [--server-rcvbuf B]
 //                                             bridged calls: CPU, memory, loss per call
 //   parley-bench signaling-idle [--connections N] [--hold S] [--in-process 0|1]   idle signaling WebSockets: memory per connection
+//   parley-bench sip [--users U] [--registrations N] [--rate R] [--calls C] [--call-rate R]
+//                                             registrar and B2BUA beside Kamailio under the same sipp scenarios
 //   parley-bench all                          parsers, SRTP, then HTTP against an in-process server
 OpenSSLRuntime.keepStateUntilExit()
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -60,6 +62,15 @@ func runBench(_ arguments: [String]) async throws {
         try await RoomsJanusBench.run(arguments: arguments, seconds: options.double("--seconds", 10),
                                       publishers: options.int("--publishers", 10), subscribers: options.int("--subscribers", 40),
                                       videoKbps: options.int("--video-kbps", 500), pin: options.int("--pin", 1) != 0)
+    case "sip":
+        let options = BenchOptions(arguments.dropFirst())
+        var sip = SIPBench.Options()
+        sip.users = options.int("--users", sip.users)
+        sip.registrations = options.int("--registrations", sip.registrations)
+        sip.rate = options.int("--rate", sip.rate)
+        sip.calls = options.int("--calls", sip.calls)
+        sip.callRate = options.int("--call-rate", sip.callRate)
+        try await SIPBench.run(sip)
     case "forward":
         let options = BenchOptions(arguments.dropFirst())
         try await ForwardBench.run(seconds: options.double("--seconds", 10), sessions: options.int("--sessions", 1),

@@ -18,6 +18,8 @@ final class SIPService: Sendable {
     let registrar: SIPRegistrarService
     /// Calls phones place (INVITE, ACK, BYE, CANCEL).
     let calls: SIPCallService
+    /// The per-address INVITE/REGISTER rate limit (`--sip-request-rate`).
+    let flood: SIPFloodGuard
     private let sweep: Task<Void, Never>
 
     init(configuration: ServerConfiguration, store: any PlatformStore, voice: VoiceService, media: SIPMediaBridge) throws {
@@ -34,9 +36,13 @@ final class SIPService: Sendable {
         self.registrar = registrar
         let calls = SIPCallService()
         self.calls = calls
+        let flood = SIPFloodGuard(rate: Double(configuration.sipRequestRate), burst: Double(2 * configuration.sipRequestRate))
+        self.flood = flood
         transport = SIPTransport(configuration: settings, loop: loop) { message, peer in
+            if flood.refuses(message, from: peer) { return }
             if calls.handles(message) { calls.handle(message, from: peer) } else { registrar.handle(message, from: peer) }
         }
+        flood.attach(transport)
         registrar.attach(transport)
         calls.attach(transport: transport, registrar: registrar, media: media, voice: voice, store: store, trunks: configuration.allSIPTrunks)
         sweep = Task {
@@ -62,8 +68,9 @@ final class SIPServiceSlot: Sendable {
     let service = Mutex<SIPService?>(nil)
 
     var figures: [MetricFigure] {
-        guard let (registrar, transport, calls) = service.withLock({ $0.map { ($0.registrar.statistics, $0.transport.statistics, $0.calls.activeCalls) } })
-        else { return [] }
+        guard let (registrar, transport, calls, flood) = service.withLock({
+            $0.map { ($0.registrar.statistics, $0.transport.statistics, $0.calls.activeCalls, $0.flood.counts) }
+        }) else { return [] }
         return [("parley_sip_messages_received_total", "counter", transport.received),
                 ("parley_sip_messages_sent_total", "counter", transport.sent),
                 ("parley_sip_malformed_total", "counter", transport.malformed),
@@ -73,6 +80,8 @@ final class SIPServiceSlot: Sendable {
                 ("parley_sip_challenges_total", "counter", registrar.challenged),
                 ("parley_sip_auth_failures_total", "counter", registrar.rejected),
                 ("parley_sip_refused_sources_total", "counter", registrar.refusedSources),
+                ("parley_sip_rate_limited_total", "counter", flood.refused),
+                ("parley_sip_rate_limit_dropped_total", "counter", flood.dropped),
                 ("parley_sip_calls_active", "gauge", calls)]
     }
 }

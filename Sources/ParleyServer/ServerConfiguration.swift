@@ -70,6 +70,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var sipTLSTrustRoots: String?
     /// A trunk given as `HOST:PORT` in code (the trunk `default`, after `sipTrunks`).
     public var sipTrunk: String?
+    /// INVITEs and REGISTERs one address may start per second, in bursts of twice that
+    /// (`--sip-request-rate N`, 0 for no limit); past it `503` with `Retry-After`, or dropped.
+    public var sipRequestRate = 50
 
     /// `sipTrunks`, then `sipTrunk` when it parses.
     var allSIPTrunks: [SIPTrunk] { sipTrunks + (sipTrunk.flatMap { try? SIPTrunk(spec: $0) }.map { [$0] } ?? []) }
@@ -90,6 +93,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                              [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM]
                              [--sip-trunk NAME=sip:HOST:PORT]... [--sip-trunk-credentials NAME=USER:PASSWORD]...
                              [--sip-tls-ca PEM]
+                             [--sip-request-rate N]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
                          advertises every address of the host's interfaces of that family)
@@ -114,6 +118,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                          first as sip:NUMBER@HOST:PORT;user=phone (HOST:PORT alone is the trunk "default")
           --sip-trunk-credentials  digest username and password the server answers the trunk's challenges with
           --sip-tls-ca   PEM roots that <Sip>sips:…</Sip> and TLS trunks' certificates are checked against (default: the system's)
+          --sip-request-rate  INVITEs and REGISTERs one address may start per second (default 50, bursts of 2×; 0: no limit)
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
         \(QuotaLimits.usage)
@@ -188,6 +193,9 @@ public struct ServerConfiguration: Sendable, Equatable {
             case "--apns-ca": config.apnsTrustRoots = value
             case "--tls-cert": config.tlsCertificatePath = value
             case "--tls-key": config.tlsPrivateKeyPath = value
+            case "--sip-request-rate":
+                guard let n = Int(value), (0...1_000_000).contains(n) else { throw ConfigurationError(message: "--sip-request-rate wants 0…1000000") }
+                config.sipRequestRate = n
             case "--threads":
                 guard let n = Int(value), (1...64).contains(n) else { throw ConfigurationError(message: "--threads wants 1…64") }
                 config.threads = n

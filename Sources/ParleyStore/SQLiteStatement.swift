@@ -2,7 +2,7 @@ import CSQLite
 
 /// A prepared statement; finalised when released.
 final class SQLiteStatement {
-    let db: SQLiteDatabase
+    unowned let db: SQLiteDatabase   // the database keeps its statements (a cache), not the reverse
     let handle: OpaquePointer
 
     init(db: SQLiteDatabase, sql: String) throws(StoreError) {
@@ -14,6 +14,12 @@ final class SQLiteStatement {
     }
 
     deinit { sqlite3_finalize(handle) }
+
+    /// Makes the statement ready to run again: back to its start, bindings cleared.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
 
     /// Binds positional parameters `?1…?n`. Text and blobs are copied (`SQLITE_TRANSIENT`).
     func bind(_ values: [SQLValue]) throws(StoreError) {

@@ -41,6 +41,7 @@ package final class SIPCallService: Sendable {
 
     package func handle(_ message: SIPMessage, from peer: SIPPeer) {
         if let response = message.response {
+            if inbound.withLock({ $0 })?.handle(response, from: peer) == true { return }
             _ = outbound.withLock({ $0 })?.handle(response, from: peer)
             return
         }

@@ -36,12 +36,18 @@ final class SIPInboundCalls: Sendable {
         /// The last final or provisional response, sent again for a retransmitted INVITE.
         var lastResponse: SIPResponse?
         var answered = false
-        var acknowledged = false
+        /// The highest CSeq of an INVITE whose 2xx was acknowledged (the first, then re-INVITEs').
+        var acknowledgedCSeq: UInt32 = 0
         var ended = false
+        /// In-dialog state: hold both ways, re-INVITEs in progress, the session timer
+        /// (`SIPInboundCalls+Dialog.swift`).
+        var inDialog = InDialog()
     }
 
     let context: Context
-    private let calls = Mutex<[String: Call]>([:])
+    let calls = Mutex<[String: Call]>([:])
+    /// INVITEs answered with a final error over UDP, sent again until their ACK (Timer G, RFC 3261 §17.2.1).
+    let rejections = Mutex<[String: Rejection]>([:])
     /// Calls at once, at most (each holds a media leg and a socket), and from one address.
     let capacity: Int
     let perSource: Int
@@ -62,20 +68,27 @@ final class SIPInboundCalls: Sendable {
         case .ack: ack(request)
         case .bye: bye(request, from: peer)
         case .cancel: cancel(request, from: peer)
+        case .info: info(request, from: peer)
+        case .update: update(request, from: peer)
         default: send(SIPResponse(replyingTo: request, statusCode: 405, headers: ["Allow": Self.allow]), to: peer)
         }
     }
 
-    static let allow = "INVITE, ACK, BYE, CANCEL, OPTIONS, REGISTER"
+    static let allow = "INVITE, ACK, BYE, CANCEL, OPTIONS, REGISTER, INFO, UPDATE"
 
     private func invite(_ request: SIPRequest, from peer: SIPPeer) {
         guard let callID = request.callID else { return send(SIPResponse(replyingTo: request, statusCode: 400), to: peer) }
+        if request.to?.tag == nil, resendRejection(request, from: peer) { return }
         if let existing = calls.withLock({ $0[callID] }) {
             // A retransmission (same transaction) gets the last response again; a re-INVITE in the
             // dialog (hold, refresh) is answered with the current answer.
             if request.to?.tag == nil, let response = existing.lastResponse { return send(response, to: peer) }
             if request.to?.tag != nil { return reinvite(request, call: existing, from: peer) }
             return
+        }
+        // A To tag names a dialog (§12.2.2); one we do not hold is not a new call to challenge.
+        if request.to?.tag != nil {
+            return send(SIPResponse(replyingTo: request, statusCode: 481), to: peer)
         }
         guard let to = request.to, case .sip(let target) = request.uri, let from = request.from,
               case .sip(let fromURI) = from.uri, let user = fromURI.user, !user.isEmpty else {
@@ -104,6 +117,15 @@ final class SIPInboundCalls: Sendable {
         guard admitted else {
             return send(SIPResponse(replyingTo: request, statusCode: 503, toTag: toTag, headers: ["Retry-After": "5"]), to: peer)
         }
+        var timer: SIPSessionTimer?
+        switch SIPSessionTimer.negotiate(request, now: now) {
+        case .tooSmall(let minSE):
+            // RFC 4028 §9: an interval below our minimum is refused with ours.
+            return reject(request, SIPResponse(replyingTo: request, statusCode: 422, toTag: toTag, headers: ["Min-SE": "\(minSE)"]),
+                          peer: peer)
+        case .accept(let accepted): timer = accepted
+        case .none: break
+        }
         let dialog: SIPDialog
         do {
             dialog = try SIPDialog(uas: request, localTag: toTag, contact: contact(for: peer), overTLS: peer.transport == .tls)
@@ -111,7 +133,12 @@ final class SIPInboundCalls: Sendable {
             return send(SIPResponse(replyingTo: request, statusCode: error.statusCode, toTag: toTag), to: peer)
         }
         let trying = SIPResponse(replyingTo: request, statusCode: 100)
-        calls.withLock { $0[callID] = Call(invite: request, peer: peer, dialog: dialog, lastResponse: trying) }
+        calls.withLock {
+            var call = Call(invite: request, peer: peer, dialog: dialog, lastResponse: trying)
+            call.inDialog.sessionTimer = timer
+            call.inDialog.lastInviteCSeq = request.cseq?.number ?? 0
+            $0[callID] = call
+        }
         send(trying, to: peer)
         Task { await self.start(callID: callID, request: route, offer: request.bodyText) }
     }
@@ -170,18 +197,24 @@ final class SIPInboundCalls: Sendable {
         return request
     }
 
-    private func reinvite(_ request: SIPRequest, call: Call, from peer: SIPPeer) {
-        var dialog = call.dialog
-        do { try dialog.receive(request) } catch {
-            return send(SIPResponse(replyingTo: request, statusCode: error.statusCode), to: peer)
-        }
-        calls.withLock { $0[request.callID ?? ""]?.dialog = dialog }
-        send(dialog.response(to: request, statusCode: 200, sdp: call.answerSDP), to: peer)
-    }
-
     private func ack(_ request: SIPRequest) {
         guard let callID = request.callID else { return }
-        calls.withLock { $0[callID]?.acknowledged = true }
+        if rejectionAcknowledged(request) { return }
+        let cseq = request.cseq?.number ?? 0
+        let (answerInACK, mediaID) = calls.withLock { table -> (Bool, MediaLegID?) in
+            guard var call = table[callID], call.dialog.matches(request) else { return (false, nil) }
+            call.acknowledgedCSeq = max(call.acknowledgedCSeq, cseq)
+            let waiting = call.inDialog.answerInACK == cseq
+            if waiting { call.inDialog.answerInACK = nil }
+            table[callID] = call
+            return (waiting, call.mediaID)
+        }
+        // An offerless re-INVITE got our offer in its 200; the answer is in this ACK (RFC 3264 §8).
+        if answerInACK, let mediaID, !request.body.isEmpty {
+            let media = context.media
+            Task { try? await media.acceptReanswer(mediaID, sdp: request.body) }
+        }
+        applyWantedHold(callID: callID)
     }
 
     private func bye(_ request: SIPRequest, from peer: SIPPeer) {
@@ -214,24 +247,29 @@ final class SIPInboundCalls: Sendable {
     }
 
     func answered(callID: String) {
-        guard let (response, peer) = calls.withLock({ table -> (SIPResponse, SIPPeer)? in
-            guard let call = table[callID], !call.answered, !call.ended, let sdp = call.answerSDP else { return nil }
-            let response = call.dialog.response(to: call.invite, statusCode: 200, sdp: sdp)
-            table[callID]?.answered = true
-            table[callID]?.lastResponse = response
-            return (response, call.peer)
+        let now = context.clock()
+        guard let (response, peer, timed) = calls.withLock({ table -> (SIPResponse, SIPPeer, Bool)? in
+            guard var call = table[callID], !call.answered, !call.ended, let sdp = call.answerSDP else { return nil }
+            call.inDialog.sessionTimer?.refreshed(now: now)
+            let response = call.dialog.response(to: call.invite, statusCode: 200, sdp: sdp, headers: call.inDialog.answerHeaders)
+            call.answered = true
+            call.lastResponse = response
+            table[callID] = call
+            return (response, call.peer, call.inDialog.sessionTimer != nil)
         }) else { return }
         send(response, to: peer)
         if !peer.isReliable { retransmitUntilACK(callID: callID, response: response, interval: 0.5, elapsed: 0) }
+        if timed { scheduleSessionCheck(callID: callID) }
     }
 
     /// §13.3.1.4: the 2xx goes again at T1, 2·T1, … capped at T2, until the ACK or 64·T1.
-    private func retransmitUntilACK(callID: String, response: SIPResponse, interval: Double, elapsed: Double) {
+    func retransmitUntilACK(callID: String, response: SIPResponse, interval: Double, elapsed: Double) {
+        let cseq = response.cseq?.number ?? 0
         context.transport.loop.schedule(after: .milliseconds(Int(interval * 1000))) { [self] in
-            guard let call = calls.withLock({ $0[callID] }), !call.acknowledged, !call.ended else { return }
+            guard let call = calls.withLock({ $0[callID] }), call.acknowledgedCSeq < cseq, !call.ended else { return }
             guard elapsed + interval < 32 else {
                 Log.info(.platform, "SIP call \(callID): no ACK for the 200 OK; hanging up")
-                return hungUp(callID: callID, error: nil)
+                return endDialog(callID: callID)
             }
             send(response, to: call.peer)
             retransmitUntilACK(callID: callID, response: response, interval: min(interval * 2, 4), elapsed: elapsed + interval)
@@ -252,7 +290,7 @@ final class SIPInboundCalls: Sendable {
             send(dialog.bye(sentBy: sentBy(for: call.peer)), to: call.peer)
         } else {
             let status = error.map(Self.status) ?? 480
-            send(call.dialog.response(to: call.invite, statusCode: status), to: call.peer)
+            reject(call.invite, call.dialog.response(to: call.invite, statusCode: status), peer: call.peer)
         }
     }
 
@@ -262,7 +300,7 @@ final class SIPInboundCalls: Sendable {
             table[callID] = nil
             return call
         }) else { return }
-        send(call.dialog.response(to: call.invite, statusCode: status, reasonPhrase: reason), to: call.peer)
+        reject(call.invite, call.dialog.response(to: call.invite, statusCode: status, reasonPhrase: reason), peer: call.peer)
     }
 
     /// The SIP status for why the engine ended an unanswered call (Twilio's codes back to SIP).
@@ -281,8 +319,8 @@ final class SIPInboundCalls: Sendable {
 
     // MARK: - Sending
 
-    private func send(_ response: SIPResponse, to peer: SIPPeer) { context.transport.send(.response(response), to: peer) }
-    private func send(_ request: SIPRequest, to peer: SIPPeer) { context.transport.send(.request(request), to: peer) }
+    func send(_ response: SIPResponse, to peer: SIPPeer) { context.transport.send(.response(response), to: peer) }
+    func send(_ request: SIPRequest, to peer: SIPPeer) { context.transport.send(.request(request), to: peer) }
 
     func sentBy(for peer: SIPPeer) -> SIPSentBy {
         let port = peer.transport == .udp ? context.transport.udpPort : peer.transport == .tcp ? context.transport.tcpPort : context.transport.tlsPort
@@ -313,4 +351,5 @@ final class SIPInboundParty: RemoteParty {
     func answered(callSid: String) { calls?.answered(callID: callID) }
     func hungUp(callSid: String, error: ParleyError?) { calls?.hungUp(callID: callID, error: error) }
     func digits(_ digits: String, callSid: String) { calls?.sendDigits(digits, callID: callID) }
+    func held(_ hold: Bool, callSid: String) { calls?.holdPhone(hold, callID: callID) }
 }

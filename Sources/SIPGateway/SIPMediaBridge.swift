@@ -25,12 +25,16 @@ package final class SIPMediaBridge: CallMediaBridge {
     package static let idPrefix = "sip-"
     package let server: SIPMediaServer
     private let configuration: Configuration
-    private let legs = Mutex<[String: Leg]>([:])
+    let legs = Mutex<[String: Leg]>([:])
 
-    /// What offer/answer settled for a leg (nil while our offer awaits its answer), and our offer.
-    private struct Leg {
+    /// What offer/answer settled for a leg (nil while our offer awaits its answer), our offer,
+    /// and our side of the stream (its `o=` version and direction move on with each re-INVITE).
+    struct Leg {
         var parameters: SIPAudioParameters?
         var offer: SessionDescription?
+        var local: SIPLocalAudio?
+        /// The profile in use (`RTP/AVP`, `RTP/SAVP`), kept by re-offers.
+        var proto = "RTP/AVP"
     }
 
     package init(server: SIPMediaServer, configuration: Configuration = Configuration()) {
@@ -44,8 +48,9 @@ package final class SIPMediaBridge: CallMediaBridge {
         async throws(ParleyError) -> CallMediaAnswer {
         let address = try await server.openLeg { event in if let mapped = CallMediaEvent(event) { events(mapped) } }
         let answer: SIPAudioAnswer
+        let local = local(address)
         do throws(SIPAudioRefusal) {
-            answer = try SIPAudioNegotiation.answer(toOfferBody: Array(offer.utf8), local: local(address))
+            answer = try SIPAudioNegotiation.answer(toOfferBody: Array(offer.utf8), local: local)
         } catch {
             await server.close(address.id)
             throw ParleyError(.mediaNoSupportedCodec, reason: "\(error.statusCode) \(error)")
@@ -56,6 +61,11 @@ package final class SIPMediaBridge: CallMediaBridge {
             await server.close(address.id)
             throw error
         }
+        let proto: String = answer.sdp.media.first { $0.port != 0 }.map(\.proto) ?? "RTP/AVP"
+        legs.withLock {
+            $0[address.id]?.local = local
+            $0[address.id]?.proto = proto
+        }
         events(.connected(MediaLegID(address.id)))
         return CallMediaAnswer(id: MediaLegID(address.id), sdp: answer.sdp.serialized(), codec: Self.codec(answer.parameters.codec))
     }
@@ -63,8 +73,9 @@ package final class SIPMediaBridge: CallMediaBridge {
     /// A leg for a call we place: its offer, to send in an INVITE.
     package func createOffer(events: @escaping @Sendable (CallMediaEvent) -> Void) async throws(ParleyError) -> (id: MediaLegID, sdp: String) {
         let address = try await server.openLeg { event in if let mapped = CallMediaEvent(event) { events(mapped) } }
-        let offer = SIPAudioOffer.make(local(address))
-        legs.withLock { $0[address.id] = Leg(parameters: nil, offer: offer) }
+        let local = local(address)
+        let offer = SIPAudioOffer.make(local)
+        legs.withLock { $0[address.id] = Leg(parameters: nil, offer: offer, local: local, proto: offer.media.first?.proto ?? "RTP/AVP") }
         return (MediaLegID(address.id), offer.serialized())
     }
 
@@ -88,7 +99,7 @@ package final class SIPMediaBridge: CallMediaBridge {
                       encryption: configuration.encryption, srtpSuites: [.aesCM128HMACSHA1_80])
     }
 
-    private func apply(_ parameters: SIPAudioParameters, to id: String) async throws(ParleyError) {
+    func apply(_ parameters: SIPAudioParameters, to id: String) async throws(ParleyError) {
         try await server.configure(id, Self.mediaParameters(parameters))
         legs.withLock { $0[id, default: Leg()].parameters = parameters }
     }

@@ -2,14 +2,16 @@
 /// spaces and surrounding whitespace removed (RFC 3261 §7.3.1).
 public struct SIPHeaderField: Sendable, Hashable {
     /// The name as received (`v`, `VIA`, `Via`…).
-    public var name: String
+    public var name: String { didSet { key = SIPHeaderName.key(name) } }
     public var value: String
-    /// The lowercase full name (compact forms expanded), see ``SIPHeaderName/key(_:)``.
-    public var key: String { SIPHeaderName.key(name) }
+    /// The lowercase full name (compact forms expanded), see ``SIPHeaderName/key(_:)``: worked
+    /// out once here, as every header lookup compares it.
+    public private(set) var key: String
 
     public init(name: String, value: String) {
         self.name = name
         self.value = value
+        key = SIPHeaderName.key(name)
     }
 }
 

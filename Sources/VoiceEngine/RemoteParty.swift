@@ -16,6 +16,14 @@ package protocol RemoteParty: AnyObject, Sendable {
     func hungUp(callSid: String, error: ParleyError?)
     /// Keys the other party pressed.
     func digits(_ digits: String, callSid: String)
+    /// The other party put this one on hold (`true`) or resumed it: a SIP phone gets a
+    /// re-INVITE with `a=sendonly`, then `a=sendrecv`.
+    func held(_ hold: Bool, callSid: String)
+}
+
+extension RemoteParty {
+    /// Parties that cannot be told of a hold hear hold music only.
+    package func held(_ hold: Bool, callSid: String) {}
 }
 
 /// A leg whose party is a `RemoteParty`: the engine's `LegEndpoint` for it. A dialed leg gets

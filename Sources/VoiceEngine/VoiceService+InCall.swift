@@ -18,17 +18,30 @@ extension VoiceService {
             return sendError(ParleyError(.callDoesNotExist, reason: "no call \(hold.callSid) on this connection"),
                              to: session, ref: ref)
         }
-        guard leg.isOnHold != hold.hold else { return }
-        leg.isOnHold = hold.hold
-        guard let other = counterpart(of: leg, in: call), let a = leg.mediaID, let b = other.mediaID else { return }
+        applyHold(hold.hold, call: call, leg: leg)
+    }
+
+    /// Puts `leg` on hold or takes it off (a client's `hold`, a phone's re-INVITE): the other
+    /// party hears hold music (or silence) and neither hears the other until the hold ends; a
+    /// remote other party (a SIP phone) is told, so it is held too (re-INVITE `a=sendonly`).
+    func applyHold(_ hold: Bool, call: VoiceCall, leg: CallLeg) {
+        guard leg.isOnHold != hold else { return }
+        leg.isOnHold = hold
+        guard let other = counterpart(of: leg, in: call) else { return }
+        (other.endpoint as? RemoteLegEndpoint)?.party?.held(hold, callSid: other.sid)
+        guard let a = leg.mediaID, let b = other.mediaID else { return }
         let media = self.media
-        if hold.hold {
+        if hold {
             enqueueMediaOperation(call) {
                 await media.stopForwarding(to: b)
                 await media.stopForwarding(to: a)
             }
             playShared(configuration.holdMusic ? .holdMusic : .silence, to: other)
+        } else if other.isOnHold {
+            // The other party still holds this one: only its hold music for the other stops.
+            player.stop(session: b.rawValue)
         } else {
+            player.stop(session: a.rawValue)
             player.stop(session: b.rawValue)
             enqueueMediaOperation(call) {
                 _ = await media.forward(from: a, to: b)

@@ -93,6 +93,19 @@ extension VoiceService {
         }
     }
 
+    /// The remote party holds the call (a phone's re-INVITE with `a=sendonly`, `a=inactive` or
+    /// `c=0.0.0.0`, RFC 3264 §8.4) or resumes it: as a client's `hold`.
+    package func remoteHold(callSid: String, hold: Bool) {
+        guard let (call, leg) = callAndLeg(callSid) else { return }
+        applyHold(hold, call: call, leg: leg)
+    }
+
+    /// Keys the remote party pressed outside its media (SIP INFO, RFC 6086): as its RFC 4733 events.
+    package func remoteDigits(_ digits: String, callSid: String) {
+        guard let (call, leg) = callAndLeg(callSid) else { return }
+        for digit in digits { receiveMediaDigit(digit, call: call, leg: leg) }
+    }
+
     /// Media events of legs whose media another service made (it passes them on here).
     package nonisolated func deliverMediaEvent(_ event: CallMediaEvent) {
         mediaEventSink.yield(event)

@@ -61,7 +61,8 @@ final class ChildProcess: @unchecked Sendable {
     let stdoutURL: URL
     let stderrURL: URL
 
-    init(executable: String, arguments: [String], stdin: String? = nil) throws {
+    /// `input`, when given, is the child's standard input (a pipe the test writes commands to).
+    init(executable: String, arguments: [String], stdin: String? = nil, input: FileHandle? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ClientInterop.Failure(description: "\(executable) is missing (run scripts/install-deps)")
         }
@@ -73,7 +74,9 @@ final class ChildProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        if let stdin {
+        if let input {
+            process.standardInput = input
+        } else if let stdin {
             let input = dir.appendingPathComponent("stdin")
             try stdin.write(to: input, atomically: true, encoding: .utf8)
             process.standardInput = try FileHandle(forReadingFrom: input)

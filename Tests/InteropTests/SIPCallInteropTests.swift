@@ -83,12 +83,15 @@ import WebRTC
     static func decodedFrequency(in dumps: URL) throws -> (frequency: Double, files: [String]) {
         let decoded = try FileManager.default.contentsOfDirectory(at: dumps, includingPropertiesForKeys: nil)
             .filter { $0.lastPathComponent.hasSuffix("-dec.wav") }
-        guard let file = decoded.first, let wav = try? WAVFile(parsing: [UInt8](Data(contentsOf: file))) else {
-            return (0, decoded.map(\.lastPathComponent))
-        }
+        return (decoded.first.map(dominantFrequency(ofWAV:)) ?? 0, decoded.map(\.lastPathComponent))
+    }
+
+    /// The dominant frequency of seconds 1–3 of a WAV file's first channel; 0 when it is not one.
+    static func dominantFrequency(ofWAV file: URL) -> Double {
+        guard let wav = try? WAVFile(parsing: [UInt8](Data(contentsOf: file))) else { return 0 }
         let first = stride(from: 0, to: wav.samples.count, by: wav.channels).map { Double(wav.samples[$0]) }
         let samples = Array(first.dropFirst(wav.sampleRate).prefix(wav.sampleRate * 2))
-        return (ToneAudio.dominantFrequency(upsample(samples, by: ToneAudio.rate / wav.sampleRate)), decoded.map(\.lastPathComponent))
+        return ToneAudio.dominantFrequency(upsample(samples, by: ToneAudio.rate / wav.sampleRate))
     }
 
     /// Plain RTP, and SDES-SRTP as baresip offers it mandatory (RTP/SAVP with `a=crypto`, RFC 4568).

@@ -1,7 +1,8 @@
 import ParleyServer
 import Testing
 
-/// `parley-server`'s SIP flags: `--sip`, `--sip-tls` (which needs the TLS certificate) and `--sip-realm`.
+/// `parley-server`'s SIP flags: `--sip`, `--sip-tls` (which needs the TLS certificate), `--sip-realm`
+/// and `--sip-request-rate`.
 @Suite struct SIPFlagTests {
     @Test func sipFlagsParseAndWithoutThemThereIsNoSIP() throws {
         #expect(try ServerConfiguration.parse([]).sipHost == nil)
@@ -11,9 +12,16 @@ import Testing
         #expect(ServerConfiguration.usage.contains("--sip HOST:PORT") && ServerConfiguration.usage.contains("--sip-tls"))
     }
 
+    @Test func theRequestRateLimitDefaultsTo50AndZeroTurnsItOff() throws {
+        #expect(try ServerConfiguration.parse([]).sipRequestRate == 50)
+        #expect(try ServerConfiguration.parse(["--sip-request-rate", "0"]).sipRequestRate == 0)
+        #expect(try ServerConfiguration.parse(["--sip-request-rate", "20000"]).sipRequestRate == 20_000)
+        #expect(ServerConfiguration.usage.contains("--sip-request-rate"))
+    }
+
     @Test func mistakesAreRefusedWithAMessage() {
         for arguments in [["--sip", "nowhere"], ["--sip", "127.0.0.1:70000"], ["--sip-tls", "127.0.0.1:5061"],
-                          ["--sip-realm", #"a"b"#], ["--sip"]] {
+                          ["--sip-realm", #"a"b"#], ["--sip"], ["--sip-request-rate", "-1"], ["--sip-request-rate", "many"]] {
             #expect(throws: ConfigurationError.self, "\(arguments)") { try ServerConfiguration.parse(arguments) }
         }
     }

@@ -5,36 +5,68 @@ import Synchronization
 /// The non-INVITE server transactions of one transport (RFC 3261 §17.2.2), matched by the top
 /// Via's branch, sent-by and method (§17.2.3): a retransmitted request gets the latest response
 /// again instead of reaching the user twice, and each transaction is forgotten on Timer J.
-/// Bounded: past `capacity` live transactions, or `perSource` from one address, new requests are
-/// answered 503 by the caller, so one flooding address cannot take the table from the others.
+/// Bounded: past `capacity` transactions still being worked on, or `perSource` from one address,
+/// new requests are answered 503 by the caller, so one flooding address cannot take the table
+/// from the others. Answered transactions waiting out Timer J (32 s over UDP) are kept up to
+/// `answeredCapacity`, the oldest forgotten first: they only absorb retransmissions, and must not
+/// cap how many requests a second one source may send (a proxy in front carries many users).
 public final class SIPServerTransactions: Sendable {
     private struct Entry {
         var machine: NonInviteServerTransaction
         var response: SIPResponse?
         var peer: SIPPeer
+        var answered = false
     }
 
     public let capacity: Int
     public let perSource: Int
+    public let answeredCapacity: Int
     private let transport: SIPTransport
     private let state = Mutex(Table())
 
     private struct Table {
         var entries: [String: Entry] = [:]
-        var bySource: [[UInt8]: Int] = [:]
+        /// Transactions not answered yet, per source address.
+        var pendingBySource: [[UInt8]: Int] = [:]
+        var pending = 0
+        /// Keys of answered transactions, oldest first from `answeredHead` (a key whose entry
+        /// Timer J already removed is skipped when it comes up).
+        var answered: [String] = []
+        var answeredHead = 0
 
         mutating func remove(_ key: String) {
-            guard let entry = entries.removeValue(forKey: key) else { return }
-            let source = entry.peer.address.ipBytes
-            bySource[source, default: 1] -= 1
-            if bySource[source] == 0 { bySource[source] = nil }
+            guard let entry = entries.removeValue(forKey: key), !entry.answered else { return }
+            settle(entry.peer)
+        }
+
+        /// One transaction of `peer` is no longer pending.
+        mutating func settle(_ peer: SIPPeer) {
+            let source = peer.address.ipBytes
+            pending -= 1
+            pendingBySource[source, default: 1] -= 1
+            if pendingBySource[source] == 0 { pendingBySource[source] = nil }
+        }
+
+        /// Keeps `key` until Timer J, forgetting the oldest answered transactions beyond `limit`.
+        mutating func keepAnswered(_ key: String, limit: Int) {
+            answered.append(key)
+            while answered.count - answeredHead > limit {
+                let oldest = answered[answeredHead]
+                answeredHead += 1
+                if entries[oldest]?.answered == true { entries[oldest] = nil }
+            }
+            if answeredHead > 4096, answeredHead * 2 > answered.count {
+                answered.removeFirst(answeredHead)
+                answeredHead = 0
+            }
         }
     }
 
-    public init(transport: SIPTransport, capacity: Int = 50_000, perSource: Int = 2_000) {
+    public init(transport: SIPTransport, capacity: Int = 50_000, perSource: Int = 2_000, answeredCapacity: Int = 100_000) {
         self.transport = transport
         self.capacity = capacity
         self.perSource = perSource
+        self.answeredCapacity = answeredCapacity
     }
 
     public var count: Int { state.withLock { $0.entries.count } }
@@ -61,9 +93,10 @@ public final class SIPServerTransactions: Sendable {
                 return .resend(response)
             }
             let source = peer.address.ipBytes
-            guard table.entries.count < capacity, table.bySource[source, default: 0] < perSource else { return .overloaded }
+            guard table.pending < capacity, table.pendingBySource[source, default: 0] < perSource else { return .overloaded }
             table.entries[key] = Entry(machine: NonInviteServerTransaction(reliable: peer.isReliable), response: nil, peer: peer)
-            table.bySource[source, default: 0] += 1
+            table.pendingBySource[source, default: 0] += 1
+            table.pending += 1
             return .new
         }
         switch found {
@@ -86,7 +119,15 @@ public final class SIPServerTransactions: Sendable {
             guard var entry = table.entries[key] else { return [.transmitResponse] }
             let actions = entry.machine.send(status: response.statusCode)
             if actions.contains(.transmitResponse) { entry.response = response }
-            if actions.contains(.terminated) { table.remove(key) } else { table.entries[key] = entry }
+            if actions.contains(.terminated) { table.remove(key); return actions }
+            if response.statusCode >= 200, !entry.answered {
+                entry.answered = true
+                table.settle(entry.peer)
+                table.entries[key] = entry
+                table.keepAnswered(key, limit: answeredCapacity)
+            } else {
+                table.entries[key] = entry
+            }
             return actions
         }
         for action in actions {

@@ -111,7 +111,7 @@ extension ParleyError.Code {
     public static let toMissing = ParleyError.Code(rawValue: 21201)
     /// 21205: Invalid URL (a created call's Url, or none of Url, Twiml, ApplicationSid)
     public static let invalidCallURL = ParleyError.Code(rawValue: 21205)
-    /// 21211: Invalid 'To' Phone Number (Parley calls only `client:` identities)
+    /// 21211: Invalid 'To' Phone Number (not `client:`, `sip:` or a number, or nothing routes it)
     public static let invalidTo = ParleyError.Code(rawValue: 21211)
     /// 21213: No 'From' number is specified
     public static let fromMissing = ParleyError.Code(rawValue: 21213)

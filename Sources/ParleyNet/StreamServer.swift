@@ -111,6 +111,41 @@ public final class StreamServer: Sendable {
     /// An open connection by its ID (to send a request down a flow a client opened, RFC 5626).
     public func connection(_ id: Int) -> StreamConnection? { state.withLock { $0.connections[id] } }
 
+    /// Opens a TCP connection to `address` (a client flow: SIP toward a UAS over TCP or TLS, RFC 3261
+    /// §18.1.1) kept and handled like an accepted one: `handler`'s bytes on the loop, `connection(id)`,
+    /// closed by `stop()`. With `tls` (a client context) the handshake runs first, `serverName` for
+    /// SNI and the certificate's name. What is sent before the connect (and handshake) completes is
+    /// queued. Throws when the server is not started, is full, or the socket cannot be made.
+    public func connect(to address: SocketAddress, tls: TLSContext? = nil, serverName: String? = nil,
+                        handler: @escaping (StreamConnection) -> any StreamConnectionHandler) throws -> StreamConnection {
+        let key = address.ipBytes
+        let admitted: (Int, EventLoop)? = state.withLock { s in
+            guard s.listener != nil, let loop = s.loop, s.connections.count < configuration.maxConnections else { return nil }
+            s.nextID += 1
+            s.perAddress[key, default: 0] += 1
+            return (s.nextID, loop)
+        }
+        guard let (id, loop) = admitted else { throw NetError.connectionClosed }
+        let fd: Int32
+        var session: TLSSession?
+        do {
+            if let tls { session = try TLSSession(context: tls, serverName: serverName) }
+            fd = try Socket.connect(to: address)
+        } catch {
+            release(id: id, address: key)
+            throw error
+        }
+        let connection = StreamConnection(id: id, peer: address, loop: loop)
+        let channel = TCPChannel(loop: loop, fd: fd, tls: session, connecting: true)
+        channel.setOutputLimits(configuration.output)
+        channel.delegate = StreamChannelBridge(connection: connection, handler: handler(connection)) { [self] in release(id: id, address: key) }
+        connection.attach(channel)
+        state.withLock { $0.connections[id] = connection }
+        let bound = LoopBound(channel, loop: loop)
+        loop.execute { bound.value.start() }
+        return connection
+    }
+
     /// Stops listening and closes every connection.
     public func stop() {
         let (listener, connections) = state.withLock { s in

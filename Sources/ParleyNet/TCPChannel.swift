@@ -132,6 +132,12 @@ final class TCPChannel: EventHandler {
             state = .active
             updateInterest()
             delegate?.channelActive(self)
+            // What was written while connecting goes out now.
+            if !pendingPlaintext.isEmpty {
+                let queued = pendingPlaintext
+                pendingPlaintext = []
+                write(queued)
+            }
         }
     }
 

@@ -25,6 +25,7 @@ final class SIPService: Sendable {
     init(configuration: ServerConfiguration, store: any PlatformStore, voice: VoiceService, media: SIPMediaBridge) throws {
         loop = try EventLoop(name: "sip")
         var settings = SIPTransport.Configuration(host: configuration.sipHost ?? "127.0.0.1", port: configuration.sipPort)
+        settings.tlsClient = TLSConfiguration(trustRootsPath: configuration.sipTLSTrustRoots)
         if let host = configuration.sipTLSHost, let cert = configuration.tlsCertificatePath, let key = configuration.tlsPrivateKeyPath {
             settings.tls = .server(certificatePath: cert, privateKeyPath: key)
             settings.tlsPort = configuration.sipTLSPort

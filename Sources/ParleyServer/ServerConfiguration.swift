@@ -66,6 +66,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Where `<Dial><Number>` and REST-created calls to numbers go (`--sip-trunk NAME=sip:HOST:PORT`,
     /// repeatable; the first takes numbers), with `--sip-trunk-credentials NAME=USER:PASSWORD`. None: numbers fail.
     public var sipTrunks: [SIPTrunk] = []
+    /// Trusted roots (PEM) for the TLS connections SIP calls open (`sips:`; `--sip-tls-ca`); nil: the system's.
+    public var sipTLSTrustRoots: String?
     /// A trunk given as `HOST:PORT` in code (the trunk `default`, after `sipTrunks`).
     public var sipTrunk: String?
     /// INVITEs and REGISTERs one address may start per second, in bursts of twice that
@@ -90,6 +92,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                              [--ice-server URL]... [--turn-secret-file PATH] [--turn-ttl S]
                              [--sip HOST:PORT] [--sip-tls HOST:PORT] [--sip-realm REALM]
                              [--sip-trunk NAME=sip:HOST:PORT]... [--sip-trunk-credentials NAME=USER:PASSWORD]...
+                             [--sip-tls-ca PEM]
                              [--sip-request-rate N]
           --http         listen address (default 127.0.0.1:8080; port 0 picks a free one)
           --media        WebRTC media UDP address (default 127.0.0.1:0, an ephemeral port; 0.0.0.0 or [::]
@@ -111,9 +114,10 @@ public struct ServerConfiguration: Sendable, Equatable {
           --sip          SIP registrar on UDP and TCP at this address (default: no SIP; 5060 is SIP's port)
           --sip-tls      SIP over TLS at this address, with the --tls-cert certificate
           --sip-realm    the digest realm of SIP challenges (default parley; credentials are hashed for it)
-          --sip-trunk    a SIP trunk (carrier or PBX, UDP): <Dial><Number> and REST calls to numbers go to the
+          --sip-trunk    a SIP trunk (carrier or PBX; UDP, or ;transport=tcp): <Dial><Number> and REST calls to numbers go to the
                          first as sip:NUMBER@HOST:PORT;user=phone (HOST:PORT alone is the trunk "default")
           --sip-trunk-credentials  digest username and password the server answers the trunk's challenges with
+          --sip-tls-ca   PEM roots that <Sip>sips:…</Sip> and TLS trunks' certificates are checked against (default: the system's)
           --sip-request-rate  INVITEs and REGISTERs one address may start per second (default 50, bursts of 2×; 0: no limit)
           --apns-*       send VoIP pushes through APNs (token auth: .p8 key, key ID, team ID, bundle ID;
                          --apns-url defaults to production, --apns-ca trusts a private CA)
@@ -153,6 +157,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 guard Set(config.sipTrunks.map(\.name)).count == config.sipTrunks.count else {
                     throw ConfigurationError(message: "--sip-trunk: two trunks are named \(config.sipTrunks.last?.name ?? "")")
                 }
+            case "--sip-tls-ca": config.sipTLSTrustRoots = value
             case "--sip-trunk-credentials":
                 do { try SIPTrunk.applyCredentials(value, to: &config.sipTrunks) } catch { throw ConfigurationError(message: error.message) }
             case "--sip-realm":

@@ -14,6 +14,7 @@ public final class InMemoryAccountStore: AccountStore {
         /// SIP bindings by "account aor" (`InMemoryAccountStore+SIPRegistrations.swift`).
         var sipBindings: [String: [SIPBindingRecord]] = [:]
         var sip = InMemorySIPState()
+        var phoneNumbers: [IncomingPhoneNumber] = []
         /// Insights events in insertion order (`InMemoryAccountStore+Insights.swift`).
         var insights: [InsightsEvent] = []
         /// Bumped by every key and auth-token change (`credentialsVersion()`).

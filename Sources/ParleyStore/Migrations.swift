@@ -320,6 +320,22 @@ enum Migrations {
             updated_at INTEGER NOT NULL
         );
         """,
+        // 9 → 10 (SIP trunks, issue 18): Twilio's IncomingPhoneNumbers, one account's each.
+        """
+        CREATE TABLE phone_numbers (
+            sid TEXT PRIMARY KEY,
+            account_sid TEXT NOT NULL REFERENCES accounts(sid),
+            phone_number TEXT NOT NULL UNIQUE,
+            friendly_name TEXT NOT NULL,
+            voice_url TEXT,
+            voice_method TEXT NOT NULL,
+            status_callback TEXT,
+            status_callback_method TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX phone_numbers_by_account ON phone_numbers(account_sid, created_at);
+        """,
     ]
 
     /// The version this build writes.

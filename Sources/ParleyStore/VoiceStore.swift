@@ -59,6 +59,7 @@ public protocol VoiceStore: Sendable {
 
 /// Everything `parley-server` keeps.
 public typealias PlatformStore = AccountStore & VoiceStore & InsightsStore & RoomStore & RoomRecordingStore & SIPCredentialStore
+    & PhoneNumberStore
     & SIPRegistrationStore
 
 /// The fields a client sets on an application.

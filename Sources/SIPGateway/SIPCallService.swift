@@ -26,6 +26,7 @@ package final class SIPCallService: Sendable {
                                                      sentBy: { calls.sentBy(for: $0) }, contact: { calls.contact(for: $0) },
                                                      trunks: trunks))
         outbound.withLock { $0 = dialer }
+        transport.onOutboundClosed { dialer.connectionClosed($0) }
         Task { await voice.register(dialer: dialer) }
     }
 

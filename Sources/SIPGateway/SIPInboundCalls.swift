@@ -97,14 +97,18 @@ final class SIPInboundCalls: Sendable {
         let now = context.clock()
         let toTag = SIPIdentifiers.tag()
         let domain = fromURI.host.description.lowercased()
-        let credential: SIPCredential
-        switch context.authenticator.authenticate(request, user: user, domain: domain, role: .proxy, peer: peer, now: now) {
-        case .challenge(let stale):
-            return send(context.authenticator.challenge(request, role: .proxy, toTag: toTag, stale: stale, now: now), to: peer)
-        case .refused:
-            return send(SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag), to: peer)
-        case .authenticated(let found):
-            credential = found
+        let route: RemoteCallRequest
+        if let trunkCall = SIPTrunkInbound.route(request, callee: target, from: peer, store: context.store) {
+            route = trunkCall  // from a trunk's address to one of its account's numbers: not challenged
+        } else {
+            switch context.authenticator.authenticate(request, user: user, domain: domain, role: .proxy, peer: peer, now: now) {
+            case .challenge(let stale):
+                return send(context.authenticator.challenge(request, role: .proxy, toTag: toTag, stale: stale, now: now), to: peer)
+            case .refused:
+                return send(SIPResponse(replyingTo: request, statusCode: 403, toTag: toTag), to: peer)
+            case .authenticated(let found):
+                route = routing(request, caller: found, callee: target, to: to)
+            }
         }
         let source = peer.address.ipBytes
         let admitted = calls.withLock { table in
@@ -136,7 +140,6 @@ final class SIPInboundCalls: Sendable {
             $0[callID] = call
         }
         send(trying, to: peer)
-        let route = routing(request, caller: credential, callee: target, to: to)
         Task { await self.start(callID: callID, request: route, offer: request.bodyText) }
     }
 

@@ -120,14 +120,24 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
                                        requestURI: .sip(requestURI), callID: callID, contact: context.contact(peer), sentBy: by,
                                        offer: offer, headers: extra)
         calls.withLock { $0[callID] = Call(invite: invite, peer: peer, mediaID: media.id, progress: progress, target: dialTarget) }
+        // A connection that closed before the call was listed (a refused TLS handshake) is not reported again.
+        guard context.transport.isConnected(peer) else {
+            return finish(callID: callID, error: Self.closed(peer))
+        }
         Log.info(.platform, "SIP call \(callID) for \(request.callSid) to \(requestURI) via \(peer)")
         sendInvite(invite, callID: callID, to: peer)
     }
 
-    /// Sends an INVITE of the call and, over UDP, again until a response (Timer A).
+    /// Sends an INVITE of the call and, over UDP, again until a response (Timer A); over a reliable
+    /// transport only Timer B runs (RFC 3261 §17.1.1.2: 64·T1 without a response is a 408).
     private func sendInvite(_ invite: SIPRequest, callID: String, to peer: SIPPeer) {
         send(.request(invite), to: peer)
-        if !peer.isReliable, let cseq = invite.cseq?.number { retransmit(callID: callID, cseq: cseq, interval: 0.5, elapsed: 0) }
+        guard let cseq = invite.cseq?.number else { return }
+        if peer.isReliable {
+            retransmit(callID: callID, cseq: cseq, interval: 32, elapsed: 0, resend: false)
+        } else {
+            retransmit(callID: callID, cseq: cseq, interval: 0.5, elapsed: 0)
+        }
     }
 
     /// Where a URI is reached: a user registered here at its bindings' first contact, else the URI itself.
@@ -138,12 +148,17 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
            let contact = try? SIPURI(parsing: binding.contact) {
             target = contact
         }
-        let transport = target.parameters.first { $0.name.lowercased() == "transport" }?.value?.lowercased() ?? "udp"
-        guard transport == "udp", !target.isSecure,
-              let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? 5060)) else {
-            return nil
+        // `sips:` is TLS (RFC 3261 §26.2.2), on 5061 unless the URI says otherwise.
+        let transport = target.isSecure ? "tls" : target.transport ?? "udp"
+        guard ["udp", "tcp", "tls"].contains(transport),
+              let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? (transport == "tls" ? 5061 : 5060)))
+        else { return nil }
+        // TCP and TLS: a connection of our own (no retransmissions over it, Timer B still runs).
+        switch transport {
+        case "tcp": return (try? context.transport.connect(.tcp, to: address)).map { (target, $0) }
+        case "tls": return (try? context.transport.connect(.tls, to: address, serverName: target.host.address)).map { (target, $0) }
+        default: return (target, SIPPeer(transport: .udp, address: address))
         }
-        return (target, SIPPeer(transport: .udp, address: address))
     }
 
     /// `client:alice` → `sip:alice@<our host>`; a SIP address as it is.
@@ -156,11 +171,13 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
 
     /// Timer A: the INVITE again at 0.5, 1, 2, … s until a response; Timer B (32 s) gives up (408).
     /// Stops when the call's INVITE is another one (sent again with credentials, CSeq `cseq` + 1).
-    private func retransmit(callID: String, cseq: UInt32, interval: Double, elapsed: Double) {
+    private func retransmit(callID: String, cseq: UInt32, interval: Double, elapsed: Double, resend: Bool = true) {
         context.transport.loop.schedule(after: .milliseconds(Int(interval * 1000))) { [self] in
             guard let call = calls.withLock({ $0[callID] }), !call.provisional, call.dialog == nil,
                   call.invite.cseq?.number == cseq else { return }
-            guard elapsed + interval < 32 else { return finish(callID: callID, error: ParleyError(.requestTimeout, reason: "no response to the INVITE")) }
+            guard resend, elapsed + interval < 32 else {
+                return finish(callID: callID, error: ParleyError(.requestTimeout, reason: "no response to the INVITE"))
+            }
             send(.request(call.invite), to: call.peer)
             retransmit(callID: callID, cseq: cseq, interval: interval * 2, elapsed: elapsed + interval)
         }
@@ -237,7 +254,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
                 call.progress.answered(CallMediaAnswer(id: call.mediaID, sdp: "", codec: codec))
                 // `<Number sendDigits>`: RFC 4733 events once answered; `w` pauses 0.5 s, `W` 1 s.
                 if let digits = call.target.sendDigits, !digits.isEmpty {
-                    _ = await context.media.server.sendDigits(digits.replacingOccurrences(of: "W", with: "ww"), to: call.mediaID.rawValue)
+                    let sent = await context.media.server.sendDigits(digits.replacingOccurrences(of: "W", with: "ww"), to: call.mediaID.rawValue)
+                    Log.info(.platform, "SIP call \(callID): sendDigits \(digits) " + (sent ? "queued" : "not sent (no telephone-event, or not keys)"))
                 }
             } catch {
                 hungUp(callID: callID, error: error)
@@ -255,6 +273,19 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         calls.withLock { _ = $0.removeValue(forKey: callID) }
         Task { await context.media.close(call.mediaID) }
         return true
+    }
+
+    /// A TCP/TLS connection we opened closed (refused, a certificate not trusted, the far end
+    /// gone): a call on it still unanswered fails at once (31005) instead of waiting for Timer B.
+    func connectionClosed(_ peer: SIPPeer) {
+        let stranded = calls.withLock { table in table.filter { $0.value.peer == peer && $0.value.dialog == nil }.map(\.key) }
+        for callID in stranded {
+            finish(callID: callID, error: Self.closed(peer))
+        }
+    }
+
+    static func closed(_ peer: SIPPeer) -> ParleyError {
+        ParleyError(.connection, reason: "the \(peer.transport.rawValue) connection to \(peer.address) closed")
     }
 
     /// Keys the other party pressed, to the callee as RFC 4733 events.

@@ -2,7 +2,7 @@ import SIPWire
 
 /// An outbound SIP trunk (a carrier or a PBX) that `<Dial><Number>` and REST-created calls to
 /// numbers go through, as Twilio's Elastic SIP Trunking "termination URI" with its credential list:
-/// `parley-server --sip-trunk NAME=sip:HOST:PORT[;transport=udp]` (the older `HOST:PORT` form is the
+/// `parley-server --sip-trunk NAME=sip:HOST:PORT[;transport=tcp]` (the older `HOST:PORT` form is the
 /// trunk `default`) and `--sip-trunk-credentials NAME=USER:PASSWORD`, with which the server
 /// answers the trunk's 401/407 challenges.
 public struct SIPTrunk: Sendable, Equatable {

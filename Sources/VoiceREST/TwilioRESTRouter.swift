@@ -13,8 +13,8 @@ import PlatformCore
 /// - `Applications.json`: GET list (`FriendlyName`, paging), POST create. `Applications/{AP}.json`:
 ///   GET, POST update, DELETE (204).
 /// - `Calls.json`: GET list (`Status`, `To`, `From`, `ParentCallSid`, `StartTime[<>=]`,
-///   `EndTime[<>=]`, paging); POST creates a call to a client identity (`To=client:NAME`, `Url`,
-///   `Twiml` or `ApplicationSid`). `Calls/{CA}.json`: GET; POST `Status=completed|canceled` hangs
+///   `EndTime[<>=]`, paging); POST creates a call (`To=client:NAME`, a `sip:` URI or a number,
+///   which the engine's routes reach; `Url`, `Twiml` or `ApplicationSid`). `Calls/{CA}.json`: GET; POST `Status=completed|canceled` hangs
 ///   up, `Url` (+`Method`) redirects the live call, `Twiml` replaces its TwiML (a call that is over:
 ///   21220); DELETE removes a finished call's record (a live one: 20009).
 /// - `Conferences.json` (`FriendlyName`, `Status`, paging), `Conferences/{CF}.json` (POST
@@ -29,6 +29,8 @@ import PlatformCore
 ///   manages keys (as the vendor's Main credentials): an API key gets 403, 20403.
 /// - `Tokens.json`: POST creates a Network Traversal Service token (STUN and TURN servers with
 ///   TURN credentials, `TwilioRESTRouter+Tokens`).
+/// - `IncomingPhoneNumbers.json` (`PhoneNumber`, paging; POST `PhoneNumber`, `VoiceUrl`, …) and
+///   `IncomingPhoneNumbers/{PN}.json` (GET, POST update, DELETE): numbers SIP trunks deliver calls for.
 /// - `Calls/{CA}/Insights.json`: GET the Insights events and feedback the SDKs reported for the
 ///   call (paging), oldest first (a Parley resource; the vendor's Voice Insights API is elsewhere).
 ///
@@ -132,6 +134,7 @@ public struct TwilioRESTRouter: Sendable {
             case "Conferences.json": return try await listConferences(context)
             case "Keys.json": return try listOrCreateKeys(context)
             case "Tokens.json": return try createToken(context)
+            case "IncomingPhoneNumbers.json": return try listOrCreatePhoneNumbers(context)
             default: throw .notFound(path)
             }
         case 2:
@@ -141,6 +144,7 @@ public struct TwilioRESTRouter: Sendable {
             case "Recordings": return try recording(context, name: rest[1], callSid: nil)
             case "Conferences": return try await conference(context, sid: try Self.sid(rest[1], path: path))
             case "Keys": return try key(context, sid: try Self.sid(rest[1], path: path))
+            case "IncomingPhoneNumbers": return try phoneNumber(context, sid: try Self.sid(rest[1], path: path))
             default: throw .notFound(path)
             }
         case 3 where rest[0] == "Calls" && rest[2] == "Insights.json":

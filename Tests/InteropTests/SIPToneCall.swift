@@ -15,6 +15,15 @@ enum SIPToneCall {
         var frames: [[UInt8]]
     }
 
+    /// alice calls `to` and connects her media, then leaves the call to the server (her
+    /// connection stays open until the test ends; `close` it then).
+    static func invite(_ server: PlatformServer, applicationSid: String, to: String) async throws -> (callSid: String, alice: TestParty) {
+        let token = try InProcessPlatform.token(server, identity: "alice",
+                                                grants: [.voice(VoiceGrant(incomingAllow: false, outgoingApplicationSid: applicationSid))])
+        let alice = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+        return (try await alice.invite(to: to), alice)
+    }
+
     /// `expectRinging`: the far end's 180 must ring alice before its answer connects her.
     static func run(_ server: PlatformServer, applicationSid: String, to: String, frequency: Double = 600, seconds: Double = 4,
                     expectRinging: Bool = false) async throws -> Outcome {

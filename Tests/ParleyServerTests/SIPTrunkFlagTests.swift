@@ -15,7 +15,8 @@ import Testing
             SIPTrunk(name: "sbc", host: "2001:db8::1", port: 5061, transport: "tls"),
         ])
         #expect(try ServerConfiguration.parse(["--sip-trunk", "127.0.0.1:5070"]).sipTrunks == [SIPTrunk(name: "default", host: "127.0.0.1", port: 5070)])
-        #expect(ServerConfiguration.usage.contains("--sip-trunk-credentials"))
+        #expect(ServerConfiguration.usage.contains("--sip-trunk-credentials") && ServerConfiguration.usage.contains("--sip-tls-ca"))
+        #expect(try ServerConfiguration.parse(["--sip-tls-ca", "/etc/ca.pem"]).sipTLSTrustRoots == "/etc/ca.pem")
     }
 
     @Test func aNumberAtEachKindOfTrunk() {

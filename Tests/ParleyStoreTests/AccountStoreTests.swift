@@ -144,7 +144,7 @@ import Testing
         #expect(try store.schemaVersion == SQLiteAccountStore.latestSchemaVersion)
         #expect(try raw.userVersion == SQLiteAccountStore.latestSchemaVersion)
         let tables = try raw.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { $0.first?.string }
-        #expect(tables == ["accounts", "api_keys", "applications", "calls", "compositions", "insights_events", "participants",
+        #expect(tables == ["accounts", "api_keys", "applications", "calls", "compositions", "insights_events", "participants", "phone_numbers",
                           "published_tracks", "push_bindings", "recording_rules", "recordings", "room_recordings", "rooms",
                           "server_liveness", "sip_bindings", "sip_credentials", "sip_domain_mappings", "sip_domains", "sip_endpoints",
                           "sip_ip_addresses", "sip_lists", "subscribe_rules"])

@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyCrypto
 import ParleyNet
 import SIPWire
 import Synchronization
@@ -15,6 +16,9 @@ public final class SIPTransport: Sendable {
         public var tcp = true
         public var tls: TLSConfiguration?
         public var tlsPort = 0
+        /// How connections we open over TLS (`sips:`) check the far end: the system's roots by
+        /// default, `trustRootsPath` for a private CA.
+        public var tlsClient = TLSConfiguration()
         public var limits = SIPLimits.default
         public init(host: String = "127.0.0.1", port: Int = 5060) {
             self.host = host
@@ -43,6 +47,11 @@ public final class SIPTransport: Sendable {
         var tcp: StreamServer?
         var tls: StreamServer?
         var statistics = Statistics()
+        /// Connections we opened (`connect`), by their negative peer IDs.
+        var outbound: [Int: StreamConnection] = [:]
+        var nextOutbound = 0
+        var clientTLS: TLSContext?
+        var outboundClosed: (@Sendable (SIPPeer) -> Void)?
     }
 
     public init(configuration: Configuration, loop: EventLoop, onMessage: @escaping MessageHandler) {
@@ -97,15 +106,63 @@ public final class SIPTransport: Sendable {
     }
 
     func send(bytes: [UInt8], to peer: SIPPeer) {
-        let (udp, tcp, tls) = state.withLock { s in
+        let (udp, tcp, tls, opened) = state.withLock { s in
             s.statistics.sent += 1
-            return (s.udp, s.tcp, s.tls)
+            return (s.udp, s.tcp, s.tls, peer.connection.flatMap { s.outbound[$0] })
         }
+        if let id = peer.connection, id < 0 { return opened?.send(bytes) ?? () }
         switch peer.transport {
         case .udp: udp?.send([Datagram(address: peer.address, bytes: bytes)])
         case .tcp: peer.connection.flatMap { tcp?.connection($0) }?.send(bytes)
         case .tls: peer.connection.flatMap { tls?.connection($0) }?.send(bytes)
         }
+    }
+
+    /// Opens a TCP or TLS connection to `address` for requests we originate (RFC 3261 §18.1.1;
+    /// TLS checks the certificate against `serverName` with `tlsClient`): the peer to send them
+    /// to, its connection a negative ID of ours. What comes back on it (responses, the far end's
+    /// requests) is delivered as on any connection. Throws when TCP is off or the connect cannot start.
+    public func connect(_ kind: SIPPeer.Transport, to address: SocketAddress, serverName: String? = nil) throws -> SIPPeer {
+        guard kind != .udp, let tcp = state.withLock({ $0.tcp }) else { throw NetError.connectionClosed }
+        let context = kind == .tls ? try clientTLSContext() : nil
+        let id = state.withLock { s -> Int in
+            s.nextOutbound -= 1
+            return s.nextOutbound
+        }
+        let limits = configuration.limits
+        let connection = try tcp.connect(to: address, tls: context, serverName: serverName) { [self] _ in
+            SIPStreamHandler(transport: self, kind: kind, limits: limits, peerID: id)
+        }
+        state.withLock { $0.outbound[id] = connection }
+        return SIPPeer(transport: kind, address: address, connection: id)
+    }
+
+    private func clientTLSContext() throws -> TLSContext {
+        if let context = state.withLock({ $0.clientTLS }) { return context }
+        let context = try TLSContext(configuration: configuration.tlsClient, isServer: false)
+        state.withLock { $0.clientTLS = context }
+        return context
+    }
+
+    /// Called when a connection `connect` opened closes (refused, a failed TLS handshake, the far
+    /// end's close), with the peer `connect` returned.
+    public func onOutboundClosed(_ handler: @escaping @Sendable (SIPPeer) -> Void) {
+        state.withLock { $0.outboundClosed = handler }
+    }
+
+    /// Whether a connection `connect` opened for `peer` is still open (true for other peers).
+    public func isConnected(_ peer: SIPPeer) -> Bool {
+        guard let id = peer.connection, id < 0 else { return true }
+        return state.withLock { $0.outbound[id] != nil }
+    }
+
+    /// A connection we opened closed.
+    fileprivate func forget(outbound id: Int, peer: SIPPeer) {
+        let handler = state.withLock { s in
+            s.outbound.removeValue(forKey: id)
+            return s.outboundClosed
+        }
+        handler?(peer)
     }
 
     private func receivedDatagram(_ datagram: Datagram) {
@@ -153,16 +210,19 @@ private final class SIPStreamHandler: StreamConnectionHandler {
     let transport: SIPTransport
     let kind: SIPPeer.Transport
     var framer: SIPStreamFramer
+    /// A connection we opened: the peer's ID in the transport's `outbound` table.
+    let peerID: Int?
 
-    init(transport: SIPTransport, kind: SIPPeer.Transport, limits: SIPLimits) {
+    init(transport: SIPTransport, kind: SIPPeer.Transport, limits: SIPLimits, peerID: Int? = nil) {
         self.transport = transport
         self.kind = kind
+        self.peerID = peerID
         framer = SIPStreamFramer(role: .server, limits: limits)
     }
 
     func received(_ bytes: ArraySlice<UInt8>, on connection: StreamConnection) {
         framer.append(bytes)
-        let peer = SIPPeer(transport: kind, address: connection.peer, connection: connection.id)
+        let peer = SIPPeer(transport: kind, address: connection.peer, connection: peerID ?? connection.id)
         while true {
             do {
                 guard let event = try framer.next() else { return }
@@ -181,5 +241,7 @@ private final class SIPStreamHandler: StreamConnectionHandler {
         }
     }
 
-    func closed(_ connection: StreamConnection) {}
+    func closed(_ connection: StreamConnection) {
+        if let peerID { transport.forget(outbound: peerID, peer: SIPPeer(transport: kind, address: connection.peer, connection: peerID)) }
+    }
 }

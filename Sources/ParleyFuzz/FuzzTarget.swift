@@ -12,6 +12,7 @@ enum FuzzTarget: String, CaseIterable {
     case videoREST = "video-rest"
     case recording, y4m, ivf, sip, sdes
     case sipDigest = "sip-digest"
+    case ffmpegProgress = "ffmpeg-progress"
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -41,6 +42,7 @@ enum FuzzTarget: String, CaseIterable {
         case .sip: SIPFuzz.run(data)
         case .sipDigest: SIPDigestFuzz.run(data)
         case .sdes: SDESFuzz.run(data)
+        case .ffmpegProgress: FFmpegProgressFuzz.run(data)
         }
     }
 }

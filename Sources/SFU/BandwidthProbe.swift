@@ -1,11 +1,15 @@
 /// Tests a subscriber's path before a step up, as libwebrtc's probe controller and LiveKit's
 /// prober do: for `cluster` seconds the SFU sends padding on top of what it forwards, so the path
 /// carries the rate the step needs (`target`) without the step itself — no key frame, no new
-/// layer for the receiver to drop. The receiver's own feedback is the verdict: a falling estimate
+/// layer for the receiver to drop. The receiver's own feedback is the verdict. A falling estimate
 /// (REMB from a delay-based estimator: queues built under the padding) or loss in a receiver
-/// report (RFC 3550 §6.4.1) fails the probe at once, and the padding stops; an estimate at the
-/// target, or the first clean feedback once the cluster is over, passes it, and only then does the
-/// subscriber step up. No feedback within `timeout` fails it too (nothing told us the path is clean).
+/// report (RFC 3550 §6.4.1) fails the probe at once, and the padding stops. An estimate at the
+/// target passes it. Otherwise the verdict waits for the report that answers the sender report
+/// sent as the cluster ends (its LSR, §6.4.1): the round trip it measures went through whatever
+/// queue the padding built, so one within `queueTolerance` of the round trip before the probe,
+/// with clean loss, passes it; a longer one fails it. (A delay-based estimate already under what
+/// the path carries cannot fall under over-use — the receiver sets it to 0.85 × what arrives — so
+/// REMB alone cannot pass a probe.) No verdict within `timeout` fails it too.
 ///
 /// A failed probe doubles the wait before the next one, from `baseDelay` to `maxDelay` (each costs
 /// the path a moment of queueing); one that passed brings it back to `baseDelay`.
@@ -18,10 +22,12 @@ public struct BandwidthProbe: Sendable, Hashable {
     /// bitrate wanders by that much from one second to the next, and a budget that only just held
     /// the step when it was probed would drop it again at the next allocation.
     public static let headroom = 1.2
-    /// A probe with no verdict this long after it started failed.
-    public static let timeout = 2.0
+    /// A probe with no verdict this long after it started failed (a receiver reports every 0.5–1.5 s).
+    public static let timeout = 3.0
+    /// The round trip through the probed path may exceed the one before the probe by this much (seconds).
+    public static let queueTolerance = 0.05
     public static let baseDelay = 1.0
-    public static let maxDelay = 3.0
+    public static let maxDelay = 2.0
     /// Loss above this in a report during the probe fails it (receiver reports carry 1/256 steps).
     public static let cleanLoss = 0.02
     /// An estimate below the one before × this is a fall (not jitter).
@@ -45,6 +51,7 @@ public struct BandwidthProbe: Sendable, Hashable {
     public private(set) var passed = 0
     public private(set) var failed = 0
     private var lastEstimate: Int?
+    private var baselineRoundTrip: Double?
 
     public init() {}
 
@@ -52,14 +59,19 @@ public struct BandwidthProbe: Sendable, Hashable {
     public var isRunning: Bool { target != nil }
 
     /// Starts a probe of `target` bits/s when none runs and the wait is over; `estimate`: the
-    /// receiver's latest (a fall is judged from it). True when it started.
-    public mutating func start(target: Int, estimate: Int?, now: Double) -> Bool {
+    /// receiver's latest (a fall is judged from it); `roundTrip`: the latest round trip (seconds),
+    /// which the probe's may exceed by `queueTolerance`. True when it started.
+    public mutating func start(target: Int, estimate: Int?, roundTrip: Double?, now: Double) -> Bool {
         guard self.target == nil, now >= nextAt, target > 0 else { return false }
         self.target = target
         startedAt = now
         lastEstimate = estimate
+        baselineRoundTrip = roundTrip
         return true
     }
+
+    /// Whether the cluster is over (the media path then sends its sender report, once).
+    public func clusterEnded(now: Double) -> Bool { target != nil && now - startedAt >= Self.cluster }
 
     /// The padding (bits/s) to send on top of `forwarding` now: the difference to the target while
     /// the cluster lasts, else 0.
@@ -68,9 +80,11 @@ public struct BandwidthProbe: Sendable, Hashable {
         return max(target - forwarding, 0)
     }
 
-    /// The receiver's feedback while a probe runs: a report's loss (0…1) and/or its estimate
-    /// (bits/s). The verdict, when this decides it.
-    public mutating func feedback(fractionLost: Double?, estimate: Int?, now: Double) -> Verdict? {
+    /// The receiver's feedback while a probe runs: a report's loss (0…1), its estimate (bits/s),
+    /// and, from a report answering the sender report sent as the cluster ended, the round trip
+    /// it measured (seconds). The verdict, when this decides it.
+    public mutating func feedback(fractionLost: Double?, estimate: Int?, probeRoundTrip: Double? = nil,
+                                  now: Double) -> Verdict? {
         guard let target else { return nil }
         defer { if let estimate { lastEstimate = estimate } }
         if let fractionLost, fractionLost > Self.cleanLoss { return finish(passed: false, now: now) }
@@ -78,7 +92,8 @@ public struct BandwidthProbe: Sendable, Hashable {
             if estimate >= target { return finish(passed: true, now: now) }
             if let last = lastEstimate, Double(estimate) < Double(last) * Self.estimateDrop { return finish(passed: false, now: now) }
         }
-        return now - startedAt >= Self.cluster ? finish(passed: true, now: now) : nil
+        guard let probeRoundTrip else { return nil }
+        return finish(passed: probeRoundTrip <= (baselineRoundTrip ?? 0) + Self.queueTolerance, now: now)
     }
 
     /// Once per allocation: a probe without a verdict for `timeout` failed.

@@ -54,8 +54,11 @@ public struct SubscriberBudget: Sendable, Hashable {
     public init() {}
 
     /// A receiver report's loss (0…1) on what we forward; `forwarding`: the video bits/s we send now.
-    public mutating func reported(fractionLost: Double, forwarding: Int, now: Double) {
-        if prober.isRunning { return judge(prober.feedback(fractionLost: fractionLost, estimate: nil, now: now), now: now) }
+    /// `probeRoundTrip`: the round trip of a report that answers the running probe's sender report.
+    public mutating func reported(fractionLost: Double, forwarding: Int, probeRoundTrip: Double? = nil, now: Double) {
+        if prober.isRunning {
+            return judge(prober.feedback(fractionLost: fractionLost, estimate: nil, probeRoundTrip: probeRoundTrip, now: now), now: now)
+        }
         guard now - lastDecrease >= Self.settle, now - lastProbeFailure >= Self.settle else { return }
         if fractionLost > Self.congestedLoss {
             decrease(to: Int(Double(forwarding) * (1 - fractionLost / 2)), now: now)
@@ -93,10 +96,11 @@ public struct SubscriberBudget: Sendable, Hashable {
     /// `BandwidthProbe.headroom`) when the budget falls short of it, the path settled since the
     /// last decrease and switch, and the prober's wait is over. True when it started: the media
     /// path sends `paddingRate` until the verdict.
-    public mutating func startProbe(needed: Int, now: Double) -> Bool {
+    public mutating func startProbe(needed: Int, roundTrip: Double?, now: Double) -> Bool {
         guard let bitrate, needed > bitrate, now - lastDecrease >= Self.settle, now - lastSwitch >= Self.settle,
               now - lastProbeFailure >= Self.settle else { return false }
-        return prober.start(target: Int(Double(needed) * BandwidthProbe.headroom), estimate: estimate, now: now)
+        return prober.start(target: Int(Double(needed) * BandwidthProbe.headroom), estimate: estimate, roundTrip: roundTrip,
+                            now: now)
     }
 
     /// The padding (bits/s) the media path sends now on top of `forwarding` (0 but while a probe's

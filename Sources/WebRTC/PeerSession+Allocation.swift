@@ -26,6 +26,9 @@ struct SubscriberDownlink {
     var paddingTrack: Int?
     var paddingCredit = 0.0
     var lastPaddingAt = 0.0
+    /// The LSR (compact NTP, RFC 3550 §6.4.1) of the sender report sent as the probe's cluster
+    /// ended: the report block that carries it measured the round trip through the probed queue.
+    var probeReport: UInt32?
 }
 
 /// Per-subscriber allocation (issue 16 §2, simulcast and bandwidth profiles): every video slot
@@ -39,6 +42,7 @@ extension PeerSession {
     /// estimate, to the budget.
     func readDownlinkFeedback(estimate: UInt64?, now: Double) {
         var worst: Double?
+        var probeRoundTrip: Double?
         var track = 0
         while track < slotVideo.count {
             defer { track += 1 }
@@ -47,9 +51,19 @@ extension PeerSession {
                   let report = rtp.sendStreams[track].remoteReport else { continue }
             slotVideo[track]?.reportsRead = rtp.sendStreams[track].remoteReportCount
             worst = max(worst ?? 0, Double(report.fractionLost) / 256)
+            if let sent = downlink.probeReport, report.lastSenderReport == sent {
+                probeRoundTrip = rtp.sendStreams[track].roundTripTime?.seconds
+            }
         }
         let before = downlink.budget.bitrate
-        if let worst { downlink.budget.reported(fractionLost: worst, forwarding: downlink.forwarding, now: now) }
+        if let worst {
+            downlink.budget.reported(fractionLost: worst, forwarding: downlink.forwarding, probeRoundTrip: probeRoundTrip, now: now)
+        }
+        if probeRoundTrip != nil {
+            Log.debug(.webrtc, "session \(id): the probe's round trip \(probeRoundTrip ?? 0) s (loss \(worst ?? 0)): "
+                      + "\(downlink.budget.prober.isRunning ? "no verdict" : "budget \(downlink.budget.bitrate ?? 0)")")
+            downlink.probeReport = nil
+        }
         if let estimate { downlink.budget.estimated(Int(clamping: estimate), forwarding: downlink.forwarding, now: now) }
         if downlink.budget.bitrate != before {
             Log.debug(.webrtc, "session \(id): video budget \(downlink.budget.bitrate ?? 0) bit/s (loss \(worst ?? 0), "
@@ -72,7 +86,9 @@ extension PeerSession {
         downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile, congested: congested)
         if let next = downlink.allocator.nextStep {
             if let track = paddingSlot() {
-                if downlink.budget.startProbe(needed: next, now: now) { startPadding(track: track, target: next, now: now) }
+                if downlink.budget.startProbe(needed: next, roundTrip: rtp.sendStreams[track].roundTripTime?.seconds, now: now) {
+                    startPadding(track: track, now: now)
+                }
             } else if downlink.budget.probe(needed: next, now: now) {
                 Log.debug(.webrtc, "session \(id): stepping up to \(next) bit/s (forwarding \(downlink.forwarding))")
                 downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile,

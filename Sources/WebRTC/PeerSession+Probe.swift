@@ -1,6 +1,7 @@
 import ParleyCore
 import ParleyNet
 import ParleyRTP
+import RTCP
 import RTP
 import SFU
 
@@ -28,25 +29,29 @@ extension PeerSession {
     }
 
     /// A probe started: its padding goes on slot `track` from now.
-    func startPadding(track: Int, target: Int, now: Double) {
+    func startPadding(track: Int, now: Double) {
         downlink.paddingTrack = track
         downlink.paddingCredit = 0
         downlink.lastPaddingAt = now
-        Log.debug(.webrtc, "session \(id): probing \(target) bit/s with padding on slot \(track) (forwarding \(downlink.forwarding))")
+        downlink.probeReport = nil
+        Log.debug(.webrtc, "session \(id): probing \(downlink.budget.prober.target ?? 0) bit/s with padding on slot \(track) "
+                  + "(forwarding \(downlink.forwarding))")
     }
 
     /// Whether a probe's padding is due (the pacer runs while one is).
     var isPadding: Bool { downlink.paddingTrack != nil }
 
     /// Sends the padding owed since the last call into `batch`; ends the padding when the probe's
-    /// cluster is over (or its slot can no longer carry it). Returns the datagrams queued.
+    /// cluster is over (then sends our sender report, whose answer measures the round trip through
+    /// the probed path: `BandwidthProbe`) or its slot can no longer carry it. Returns the
+    /// datagrams queued.
     func sendPadding(now: Double, batch: UDPSendBatch) -> Int {
         guard let track = downlink.paddingTrack else { return 0 }
         let rate = downlink.budget.paddingRate(forwarding: downlink.forwarding, now: now)
         guard rate > 0, state == .connected, let destination = selectedSocketAddress, slotVideo.indices.contains(track),
               let video = slotVideo[track], let rtx = video.rtx, !video.switchedOff else {
             downlink.paddingTrack = nil
-            return 0
+            return downlink.budget.prober.clusterEnded(now: now) ? sendProbeReport(now: now, batch: batch) : 0
         }
         let bytesPerSecond = Double(rate) / 8
         let elapsed = max(now - downlink.lastPaddingAt, 0)
@@ -71,5 +76,17 @@ extension PeerSession {
         slotVideo[track]?.rtx?.nextSequence = sequence
         counters.paddingSent += queued
         return queued
+    }
+
+    /// Our sender reports now (once per probe, as its cluster ends), their LSR kept; the regular
+    /// reports wait so that the receiver's next report answers this one. Returns the datagrams queued.
+    private func sendProbeReport(now: Double, batch: UDPSendBatch) -> Int {
+        guard state == .connected, let destination = selectedSocketAddress else { return 0 }
+        let ntp = NTPTime.now()
+        guard let bytes = try? rtp.reportDatagram(now: now, ntp: ntp), batch.append(bytes, to: destination) else { return 0 }
+        downlink.probeReport = NTPTime.compact(ntp)
+        nextRTCPAt = max(nextRTCPAt, now + configuration.rtcpInterval.seconds * 1.5)
+        counters.rtcpSent += 1
+        return 1
     }
 }

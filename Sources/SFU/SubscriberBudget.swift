@@ -36,8 +36,6 @@ public struct SubscriberBudget: Sendable, Hashable {
     public static let floor = 30_000
     /// How long after a decrease the path counts as congested (`congested(now:)`).
     public static let congestionMemory = 3.0
-    /// `hold`: the most the budget stays above what is used, where steps up are probed.
-    public static let holdFactor = 2.0
 
     /// The video bits per second the path carries for now; nil until it showed a limit.
     public private(set) var bitrate: Int?
@@ -48,7 +46,6 @@ public struct SubscriberBudget: Sendable, Hashable {
     public private(set) var prober = BandwidthProbe()
     private var lastSwitch = -Double.infinity
     private var lastProbeFailure = -Double.infinity
-    private var passedSinceHold = false
     private var lastDecrease = -Double.infinity
     private var lastIncrease = -Double.infinity
     private var lastChange = -Double.infinity
@@ -110,18 +107,6 @@ public struct SubscriberBudget: Sendable, Hashable {
     /// cluster lasts).
     public func paddingRate(forwarding: Int, now: Double) -> Int { prober.paddingRate(forwarding: forwarding, now: now) }
 
-    /// Where steps up are probed (`startProbe`), before each allocation: a budget left more than
-    /// `holdFactor` above what the last allocation used (`used`, bits/s) comes down to that. A
-    /// budget an old decrease left is no tested rate: a layer whose measured rate dips under it
-    /// would be taken without a probe and dropped when its rate comes back, over and over. The
-    /// factor leaves the layers in use room to wander; a simulcast step up (about 3×) exceeds it.
-    /// Skipped once after a probe passed (the budget it raised is what the next allocation uses).
-    public mutating func hold(used: Int) {
-        guard !passedSinceHold else { return passedSinceHold = false }
-        guard let bitrate, !prober.isRunning, used > 0 else { return }
-        self.bitrate = max(min(bitrate, Int(Double(used) * Self.holdFactor)), Self.floor)
-    }
-
     /// A subscription switched layers (a key frame goes out): estimates are not read for `settle`.
     public mutating func switched(now: Double) {
         lastSwitch = now
@@ -142,7 +127,6 @@ public struct SubscriberBudget: Sendable, Hashable {
         switch verdict {
         case .passed(let target)?:
             bitrate = max(bitrate ?? 0, target)
-            passedSinceHold = true
             lastIncrease = now
             lastChange = now
             cleanSinceChange = true

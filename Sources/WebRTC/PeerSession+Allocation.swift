@@ -82,13 +82,10 @@ extension PeerSession {
         downlink.wanted = 0
         for demand in downlink.demands { downlink.wanted += downlink.allocator.bitrates[demand.layers.upperBound - 1] }
         downlink.budget.tick(now: now)
-        // Where steps up are probed, none is taken on an old budget's slack.
-        let padding = paddingSlot()
-        if padding != nil { downlink.budget.hold(used: downlink.forwarding) }
         let congested = downlink.budget.congested(now: now)
         downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile, congested: congested)
         if let next = downlink.allocator.nextStep {
-            if let track = padding {
+            if let track = paddingSlot() {
                 if downlink.budget.startProbe(needed: next, roundTrip: rtp.sendStreams[track].roundTripTime?.seconds, now: now) {
                     startPadding(track: track, now: now)
                 }

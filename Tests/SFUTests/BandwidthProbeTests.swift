@@ -100,32 +100,4 @@ import Testing
         budget.tick(now: 7.75 + BandwidthProbe.timeout)
         #expect(!budget.prober.isRunning && budget.prober.failed == 2 && budget.bitrate == 840_000)
     }
-
-    /// Where steps are probed, a budget an old decrease left high comes down to twice what is used,
-    /// so a layer whose rate dips under it is not taken without a probe; a passed probe's is kept.
-    @Test func theBudgetIsHeldNearWhatIsUsedButNotRightAfterAPass() {
-        var budget = SubscriberBudget()
-        budget.hold(used: 200_000)
-        #expect(budget.bitrate == nil, "unlimited stays unlimited")
-        budget.reported(fractionLost: 0.2, forwarding: 700_000, now: 0)
-        #expect(budget.bitrate == 630_000)
-        budget.hold(used: 0)
-        #expect(budget.bitrate == 630_000, "nothing used: nothing to hold to")
-        budget.hold(used: 220_000)
-        #expect(budget.bitrate == 440_000, "twice what h uses: f (560–700 k) no longer fits on its own")
-        budget.hold(used: 10_000)
-        #expect(budget.bitrate == SubscriberBudget.floor)
-        var started = budget.startProbe(needed: 700_000, roundTrip: 0.01, now: 2)
-        #expect(started)
-        budget.hold(used: 10_000)
-        #expect(budget.bitrate == SubscriberBudget.floor, "not while a probe runs")
-        budget.reported(fractionLost: 0, forwarding: 10_000, probeRoundTrip: 0.02, now: 3)
-        #expect(budget.bitrate == 840_000)
-        budget.hold(used: 220_000)
-        #expect(budget.bitrate == 840_000, "the first allocation after a pass uses what it probed")
-        budget.hold(used: 700_000)
-        #expect(budget.bitrate == 840_000)
-        started = budget.startProbe(needed: 900_000, roundTrip: nil, now: 3.5)
-        #expect(!started, "the prober waits its delay")
-    }
 }

@@ -27,7 +27,7 @@ public struct BandwidthProbe: Sendable, Hashable {
     /// The round trip through the probed path may exceed the one before the probe by this much (seconds).
     public static let queueTolerance = 0.05
     public static let baseDelay = 1.0
-    public static let maxDelay = 2.0
+    public static let maxDelay = 2.5
     /// Loss above this in a report during the probe fails it (receiver reports carry 1/256 steps).
     public static let cleanLoss = 0.02
     /// An estimate below the one before × this is a fall (not jitter).

@@ -7,7 +7,7 @@ import SFU
 
 /// Up-switch probes on the media path (issue 16): while the subscriber's `BandwidthProbe` runs its
 /// cluster, padding-only packets (`RTPPaddingPacket`) go out on the retransmission stream (RFC 4588)
-/// of a video slot that forwards now, at `SubscriberBudget.paddingRate` — what the next step needs
+/// of a video slot that forwards a simulcast layer now, at `SubscriberBudget.paddingRate` — what the next step needs
 /// above what is forwarded — stamped with abs-send-time where the slot negotiated it, so the
 /// receiver's estimator sees the path carry the step before the SFU takes it. The loop's padding
 /// pacer (`MediaTransportCore+Probes`) calls `sendPadding` every `paddingInterval`; each packet is
@@ -16,8 +16,9 @@ extension PeerSession {
     /// Padding owed is capped at this many seconds of the rate (a late pacer does not burst).
     static let paddingBurst = 0.02
 
-    /// A video slot that can carry a probe's padding: switched on, forwarding a layer, with a
-    /// retransmission stream (padding on the media stream would leave gaps its receiver asks for).
+    /// A video slot that can carry a probe's padding: switched on, forwarding a simulcast layer
+    /// (the steps probes test are layers), with a retransmission stream (padding on the media
+    /// stream would leave gaps its receiver asks for).
     func paddingSlot() -> Int? {
         var track = 0
         while track < slotVideo.count {

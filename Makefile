@@ -1,6 +1,6 @@
 # Parley: the two commands a fresh Debian machine needs are `make demo` and `make test`.
 SWIFT ?= swift
-FUZZ_TARGETS = http websocket jwt stun sdp rtp rtcp srtp red telephone-event wav audio-receive twiml form signaling insights vp8 dcep media-offer video-rest recording y4m ivf sip sip-digest sdes sip-info
+FUZZ_TARGETS = http websocket jwt stun sdp rtp rtcp srtp red telephone-event wav audio-receive twiml form signaling insights vp8 dcep media-offer video-rest recording y4m ivf sip sip-digest sdes sip-info ffmpeg-progress
 .PHONY: deps build test demo demo-rooms bench fuzz clean
 
 deps:

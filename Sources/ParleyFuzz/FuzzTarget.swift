@@ -13,6 +13,7 @@ enum FuzzTarget: String, CaseIterable {
     case recording, y4m, ivf, sip, sdes
     case sipDigest = "sip-digest"
     case sipInfo = "sip-info"
+    case ffmpegProgress = "ffmpeg-progress"
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -43,6 +44,7 @@ enum FuzzTarget: String, CaseIterable {
         case .sipDigest: SIPDigestFuzz.run(data)
         case .sdes: SDESFuzz.run(data)
         case .sipInfo: SIPInfoFuzz.run(data)
+        case .ffmpegProgress: FFmpegProgressFuzz.run(data)
         }
     }
 }

@@ -3,6 +3,7 @@ import ParleyCore
 import ParleyStore
 import PlatformCore
 import ServerMedia
+import Synchronization
 import TwiML
 import VideoREST
 
@@ -11,8 +12,9 @@ import VideoREST
 /// finish, then planned (`CompositionPlan`), rendered into WebM (VP8, Opus) or MP4 (H.264, AAC)
 /// within a timeout that grows with its length, and stored. Statuses go enqueued → processing →
 /// completed (or failed), each called back to the composition's `StatusCallback`, signed with
-/// the account's auth token (`composition-enqueued`, `composition-started`,
-/// `composition-available`, `composition-failed`). `shutdown()` kills a running ffmpeg; what was
+/// the account's auth token (`composition-enqueued`, `composition-started`, `composition-progress`
+/// every 10 % of the render with `PercentageDone` and `SecondsRemaining` (`CompositionProgress`,
+/// from ffmpeg's `-progress`), `composition-available`, `composition-failed`). `shutdown()` kills a running ffmpeg; what was
 /// queued is `enqueued` in the store and `resume()` takes it up after a restart.
 public actor CompositionQueue: CompositionControl {
     public struct Configuration: Sendable {
@@ -116,7 +118,7 @@ public actor CompositionQueue: CompositionControl {
         save(composition)
         callBack(composition, event: "composition-started")
         let started = ContinuousClock.now
-        let outcome = await render(composition)
+        let outcome = await render(composition, progress: progressCallback(composition))
         guard !closed else { return }  // killed at shutdown: taken up again after the restart
         switch outcome {
         case .success(let (path, size, seconds)):
@@ -138,7 +140,8 @@ public actor CompositionQueue: CompositionControl {
         callBack(composition, event: composition.status == .completed ? "composition-available" : "composition-failed")
     }
 
-    private func render(_ composition: CompositionRecord) async -> Result<(String, Int64, Double), MediaError> {
+    private func render(_ composition: CompositionRecord,
+                        progress: (@Sendable (Int, Int) -> Void)?) async -> Result<(String, Int64, Double), MediaError> {
         guard let ffmpeg else { return .failure(MediaError(.internalFailure, "ffmpeg is not installed (scripts/install-deps)")) }
         guard let room = try? store.room(sid: composition.roomSid) else {
             return .failure(MediaError(.invalidInput, "room \(composition.roomSid) is gone"))
@@ -152,8 +155,19 @@ public actor CompositionQueue: CompositionControl {
         }
         let output = configuration.directory + "/" + composition.sid + "." + composition.format
         let timeout = configuration.baseTimeout + configuration.timeoutPerMediaSecond * plan.duration
+        let clock = configuration.clock
+        let start = clock.now
+        let tracker = Mutex(CompositionProgress(duration: plan.duration, startedAt: 0))
+        let report = progress.map { call in
+            { @Sendable (block: FFmpegProgressReader.Progress) in
+                let elapsed = clock.now.seconds(since: start)
+                if let step = tracker.withLock({ $0.update(mediaSeconds: block.seconds, now: elapsed) }) {
+                    call(step.percentage, step.secondsRemaining)
+                }
+            }
+        }
         do {
-            let size = try await ffmpeg.render(plan, output: output, timeout: timeout)
+            let size = try await ffmpeg.render(plan, output: output, timeout: timeout, progress: report)
             return .success((output, size, plan.duration))
         } catch {
             return .failure(error)
@@ -177,12 +191,28 @@ public actor CompositionQueue: CompositionControl {
         }
     }
 
+    /// Calls back `composition-progress` for `c` (from ffmpeg's reading thread; the callback
+    /// queue keeps the composition's callbacks in order); nil without a callback URL.
+    private func progressCallback(_ c: CompositionRecord) -> (@Sendable (Int, Int) -> Void)? {
+        guard let url = c.statusCallback, !url.isEmpty, let account = try? store.account(sid: c.accountSid) else { return nil }
+        let (callbacks, wallClock) = (callbacks, configuration.wallClock)
+        let method = TwiMLMethod(rawValue: c.statusCallbackMethod.uppercased()) ?? .post
+        return { percentage, remaining in
+            let parameters = Self.parameters(c, event: "composition-progress", time: wallClock())
+                + [("PercentageDone", String(percentage)), ("SecondsRemaining", String(remaining))]
+            callbacks.enqueue(.init(url: url, method: method, parameters: parameters, authToken: account.authToken), key: c.sid)
+        }
+    }
+
+    /// The parameters every composition callback has.
+    private static func parameters(_ c: CompositionRecord, event: String, time: Int64) -> [(String, String)] {
+        [("AccountSid", c.accountSid), ("CompositionSid", c.sid), ("CompositionUri", "/v1/Compositions/\(c.sid)"),
+         ("RoomSid", c.roomSid), ("StatusCallbackEvent", event), ("Timestamp", RESTTime.iso8601(time))]
+    }
+
     private func callBack(_ c: CompositionRecord, event: String) {
         guard let url = c.statusCallback, !url.isEmpty, let account = try? store.account(sid: c.accountSid) else { return }
-        var parameters: [(String, String)] = [
-            ("AccountSid", c.accountSid), ("CompositionSid", c.sid), ("CompositionUri", "/v1/Compositions/\(c.sid)"),
-            ("RoomSid", c.roomSid), ("StatusCallbackEvent", event), ("Timestamp", RESTTime.iso8601(now)),
-        ]
+        var parameters = Self.parameters(c, event: event, time: now)
         if event == "composition-available" {
             parameters += [("MediaUri", "/v1/Compositions/\(c.sid)/Media"), ("Duration", String(c.duration ?? 0)),
                            ("Size", String(c.size ?? 0))]

@@ -10,9 +10,13 @@
 /// by design (it follows what arrives), so it never lowers the budget.
 ///
 /// After a decrease, signals are ignored for `settle` (what was queued still arrives late or not
-/// at all). A probe (one step up) waits `probeDelay` of clean reports; a decrease within
-/// `probeWindow` of a probe doubles the delay (to `maxProbeDelay`), `stableAfter` without a
-/// change brings it back. A pure value on time passed in (seconds).
+/// at all). Two ways up. Where the media path can send padding (`BandwidthProbe`), a step up is
+/// tested first (`startProbe`): while the probe runs, the receiver's loss and estimate decide it
+/// instead of lowering the budget, and the budget rises to the step only when it passed; after a
+/// failed one, signals are ignored for `settle` too (they tell of the probe's padding). Otherwise
+/// (`probe`) the budget rises one step after `probeDelay` of clean reports and the step itself is
+/// the test; a decrease within `probeWindow` of it doubles the delay (to `maxProbeDelay`),
+/// `stableAfter` without a change brings it back. A pure value on time passed in (seconds).
 public struct SubscriberBudget: Sendable, Hashable {
     public static let congestedLoss = 0.1
     public static let cleanLoss = 0.02
@@ -38,7 +42,10 @@ public struct SubscriberBudget: Sendable, Hashable {
     public private(set) var probeDelay = baseProbeDelay
     /// The receiver's latest estimate (bits/s), if it sends them.
     public private(set) var estimate: Int?
+    /// The padding probe before a step up, where the media path sends padding.
+    public private(set) var prober = BandwidthProbe()
     private var lastSwitch = -Double.infinity
+    private var lastProbeFailure = -Double.infinity
     private var lastDecrease = -Double.infinity
     private var lastIncrease = -Double.infinity
     private var lastChange = -Double.infinity
@@ -47,8 +54,12 @@ public struct SubscriberBudget: Sendable, Hashable {
     public init() {}
 
     /// A receiver report's loss (0…1) on what we forward; `forwarding`: the video bits/s we send now.
-    public mutating func reported(fractionLost: Double, forwarding: Int, now: Double) {
-        guard now - lastDecrease >= Self.settle else { return }
+    /// `probeRoundTrip`: the round trip of a report that answers the running probe's sender report.
+    public mutating func reported(fractionLost: Double, forwarding: Int, probeRoundTrip: Double? = nil, now: Double) {
+        if prober.isRunning {
+            return judge(prober.feedback(fractionLost: fractionLost, estimate: nil, probeRoundTrip: probeRoundTrip, now: now), now: now)
+        }
+        guard now - lastDecrease >= Self.settle, now - lastProbeFailure >= Self.settle else { return }
         if fractionLost > Self.congestedLoss {
             decrease(to: Int(Double(forwarding) * (1 - fractionLost / 2)), now: now)
         } else if fractionLost > Self.cleanLoss {
@@ -59,7 +70,9 @@ public struct SubscriberBudget: Sendable, Hashable {
     /// The receiver's estimate (REMB bits/s); `forwarding` as for `reported`.
     public mutating func estimated(_ bitrate: Int, forwarding: Int, now: Double) {
         defer { estimate = bitrate }
-        guard now - lastDecrease >= Self.settle, now - lastSwitch >= Self.settle, let last = estimate,
+        if prober.isRunning { return judge(prober.feedback(fractionLost: nil, estimate: bitrate, now: now), now: now) }
+        guard now - lastDecrease >= Self.settle, now - lastSwitch >= Self.settle, now - lastProbeFailure >= Self.settle,
+              let last = estimate,
               Double(bitrate) < Double(last) * Self.estimateDrop,
               Double(bitrate) <= Double(forwarding) * Self.estimateOveruse else { return }
         decrease(to: bitrate, now: now)
@@ -79,6 +92,21 @@ public struct SubscriberBudget: Sendable, Hashable {
         return true
     }
 
+    /// Starts a padding probe for `needed` bits/s (the allocator's next step; probed with
+    /// `BandwidthProbe.headroom`) when the budget falls short of it, the path settled since the
+    /// last decrease and switch, and the prober's wait is over. True when it started: the media
+    /// path sends `paddingRate` until the verdict.
+    public mutating func startProbe(needed: Int, roundTrip: Double?, now: Double) -> Bool {
+        guard let bitrate, needed > bitrate, now - lastDecrease >= Self.settle, now - lastSwitch >= Self.settle,
+              now - lastProbeFailure >= Self.settle else { return false }
+        return prober.start(target: Int(Double(needed) * BandwidthProbe.headroom), estimate: estimate, roundTrip: roundTrip,
+                            now: now)
+    }
+
+    /// The padding (bits/s) the media path sends now on top of `forwarding` (0 but while a probe's
+    /// cluster lasts).
+    public func paddingRate(forwarding: Int, now: Double) -> Int { prober.paddingRate(forwarding: forwarding, now: now) }
+
     /// A subscription switched layers (a key frame goes out): estimates are not read for `settle`.
     public mutating func switched(now: Double) {
         lastSwitch = now
@@ -91,6 +119,22 @@ public struct SubscriberBudget: Sendable, Hashable {
     /// Once per allocation: a budget held without a decrease for `stableAfter` resets the probe delay.
     public mutating func tick(now: Double) {
         if now - lastDecrease >= Self.stableAfter { probeDelay = Self.baseProbeDelay }
+        judge(prober.tick(now: now), now: now)
+    }
+
+    /// A probe's verdict: passed, the budget becomes what it tested; failed, what follows is its doing.
+    private mutating func judge(_ verdict: BandwidthProbe.Verdict?, now: Double) {
+        switch verdict {
+        case .passed(let target)?:
+            bitrate = max(bitrate ?? 0, target)
+            lastIncrease = now
+            lastChange = now
+            cleanSinceChange = true
+        case .failed?:
+            lastProbeFailure = now
+        case nil:
+            break
+        }
     }
 
     private mutating func decrease(to target: Int, now: Double) {
@@ -99,5 +143,6 @@ public struct SubscriberBudget: Sendable, Hashable {
         lastDecrease = now
         lastChange = now
         cleanSinceChange = true
+        prober.congested(now: now)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import Synchronization
 
 /// The `ffmpeg` program (Debian's, from `scripts/install-deps`) as recordings and compositions
 /// use it: a finished track's Ogg Opus or IVF file remuxed into Matroska without decoding
@@ -24,9 +25,12 @@ package struct FFmpeg: Sendable {
         try await run(["-i", input, "-map", "0", "-c", "copy", "-f", "matroska"], output: output, timeout: timeout)
     }
 
-    /// Renders `composition` into `output`. Returns its size in bytes.
-    package func render(_ composition: MediaComposition, output: String, timeout: Duration) async throws(MediaError) -> Int64 {
-        try await run(composition.arguments(), output: output, timeout: timeout)
+    /// Renders `composition` into `output`. Returns its size in bytes. `progress` gets the media
+    /// seconds written so far as ffmpeg reports them (`-progress`, twice a second, and at the
+    /// end), all before this returns.
+    package func render(_ composition: MediaComposition, output: String, timeout: Duration,
+                        progress: (@Sendable (FFmpegProgressReader.Progress) -> Void)? = nil) async throws(MediaError) -> Int64 {
+        try await run(composition.arguments(), output: output, timeout: timeout, progress: progress)
     }
 
     /// The duration `ffprobe` (beside `ffmpeg`) reads in a media file's container, in seconds.
@@ -41,7 +45,8 @@ package struct FFmpeg: Sendable {
 
     /// Runs ffmpeg with `arguments` (inputs, filters, codecs, format) writing a temporary file
     /// that becomes `output`.
-    private func run(_ arguments: [String], output: String, timeout: Duration) async throws(MediaError) -> Int64 {
+    private func run(_ arguments: [String], output: String, timeout: Duration,
+                     progress: (@Sendable (FFmpegProgressReader.Progress) -> Void)? = nil) async throws(MediaError) -> Int64 {
         let temporary = output + ".part"
         // Made here with mode 0600: ffmpeg overwrites it in place and keeps the mode.
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -49,8 +54,15 @@ package struct FFmpeg: Sendable {
             throw MediaError(.internalFailure, "cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
         close(descriptor)
-        let all = ["-nostdin", "-hide_banner", "-nostats", "-loglevel", "error", "-y"] + arguments + [temporary]
-        guard let outcome = await Subprocess.run(executable, arguments: all, timeout: timeout, group: group) else {
+        let reporting = progress == nil ? [] : ["-progress", "pipe:1"]
+        let all = ["-nostdin", "-hide_banner", "-nostats", "-loglevel", "error", "-y"] + reporting + arguments + [temporary]
+        let reader = progress.map { report in
+            let state = Mutex(FFmpegProgressReader())
+            return { @Sendable (bytes: [UInt8]) in
+                for block in state.withLock({ $0.feed(bytes) }) { report(block) }
+            }
+        }
+        guard let outcome = await Subprocess.run(executable, arguments: all, timeout: timeout, group: group, onStdout: reader) else {
             unlink(temporary)
             throw MediaError(.internalFailure, "cannot run \(executable)")
         }

@@ -23,18 +23,22 @@ package enum Subprocess {
     }
 
     /// Runs `path` with `arguments`, `input` on stdin; nil when it cannot be started (or the
-    /// group is shut down). stdout and stderr are read whole: callers keep them small.
+    /// group is shut down). stdout and stderr are read whole: callers keep them small. With
+    /// `onStdout`, stdout goes to it chunk by chunk as the program writes it instead (the
+    /// outcome's is empty), all of it before `run` returns; stderr is read after stdout closes, so
+    /// such a program must keep its stderr under the pipe's buffer (64 KiB).
     package static func run(_ path: String, arguments: [String], input: [UInt8] = [], timeout: Duration,
-                            group: SubprocessGroup? = nil) async -> Outcome? {
+                            group: SubprocessGroup? = nil, onStdout: (@Sendable ([UInt8]) -> Void)? = nil) async -> Outcome? {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: runBlocking(path, arguments: arguments, input: input, timeout: timeout, group: group))
+                continuation.resume(returning: runBlocking(path, arguments: arguments, input: input, timeout: timeout, group: group,
+                                                           onStdout: onStdout))
             }
         }
     }
 
     private static func runBlocking(_ path: String, arguments: [String], input: [UInt8], timeout: Duration,
-                                    group: SubprocessGroup?) -> Outcome? {
+                                    group: SubprocessGroup?, onStdout: (@Sendable ([UInt8]) -> Void)?) -> Outcome? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -57,7 +61,16 @@ package enum Subprocess {
         // Inputs are a few kB at most, far below the pipe buffer: writing cannot block.
         stdin.fileHandleForWriting.write(Data(input))
         try? stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        var output = Data()
+        if let onStdout {
+            while true {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                onStdout([UInt8](chunk))
+            }
+        } else {
+            output = stdout.fileHandleForReading.readDataToEndOfFile()
+        }
         let errors = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus, stdout: [UInt8](output), stderr: [UInt8](errors),

@@ -26,6 +26,8 @@ final class MediaTransportCore {
     var sectionTaps: [MediaSectionAddress: OffLoopDelivery<MediaTapPacket>] = [:]
     private let epoch = SystemClock.now
     var housekeeping = true
+    /// The padding pacer of up-switch probes is scheduled (`MediaTransportCore+Probes`).
+    var paddingArmed = false
     /// Room sessions whose SCTP association runs (`MediaTransportCore+Data.swift`).
     let dataChannels = DataChannelRegistry()
     static let tickInterval: Duration = .milliseconds(100)
@@ -277,6 +279,7 @@ final class MediaTransportCore {
                 core.after(session)
             }
             core.flush()
+            core.armPadding()
             core.startHousekeeping(bound)
         }
     }

@@ -21,19 +21,28 @@ struct SubscriberDownlink {
     /// their largest live layers (for the network quality level's bandwidth part).
     var forwarding = 0
     var wanted = 0
+    /// While a probe sends padding: the slot whose retransmission stream carries it, the bytes
+    /// owed, and when padding was last sent (`PeerSession+Probe`).
+    var paddingTrack: Int?
+    var paddingCredit = 0.0
+    var lastPaddingAt = 0.0
+    /// The LSR (compact NTP, RFC 3550 §6.4.1) of the sender report sent as the probe's cluster
+    /// ended: the report block that carries it measured the round trip through the probed queue.
+    var probeReport: UInt32?
 }
 
 /// Per-subscriber allocation (issue 16 §2, simulcast and bandwidth profiles): every video slot
 /// with a live source is a demand — a simulcast source's live layers, or one layer for a source
 /// without simulcast — with the slot's priority; `VideoAllocator` picks a layer or nothing for
-/// each, within the budget, a probe raises the budget one step when the path has been clean, and
-/// the slots follow: a new layer at its next key frame (`admitLayer`), a switched-off slot sends
+/// each, within the budget; a probe tests the next step with padding (or, where no slot can carry
+/// padding, raises the budget one step when the path has been clean), and the slots follow: a new layer at its next key frame (`admitLayer`), a switched-off slot sends
 /// nothing and says so (`.trackSwitched`), and a switched-on VP8 slot starts at a key frame.
 extension PeerSession {
     /// The receiver's new report blocks on our video slots (the worst loss counts) and its
     /// estimate, to the budget.
     func readDownlinkFeedback(estimate: UInt64?, now: Double) {
         var worst: Double?
+        var probeRoundTrip: Double?
         var track = 0
         while track < slotVideo.count {
             defer { track += 1 }
@@ -42,9 +51,19 @@ extension PeerSession {
                   let report = rtp.sendStreams[track].remoteReport else { continue }
             slotVideo[track]?.reportsRead = rtp.sendStreams[track].remoteReportCount
             worst = max(worst ?? 0, Double(report.fractionLost) / 256)
+            if let sent = downlink.probeReport, report.lastSenderReport == sent {
+                probeRoundTrip = rtp.sendStreams[track].roundTripTime?.seconds
+            }
         }
         let before = downlink.budget.bitrate
-        if let worst { downlink.budget.reported(fractionLost: worst, forwarding: downlink.forwarding, now: now) }
+        if let worst {
+            downlink.budget.reported(fractionLost: worst, forwarding: downlink.forwarding, probeRoundTrip: probeRoundTrip, now: now)
+        }
+        if probeRoundTrip != nil {
+            Log.debug(.webrtc, "session \(id): the probe's round trip \(probeRoundTrip ?? 0) s (loss \(worst ?? 0)): "
+                      + "\(downlink.budget.prober.isRunning ? "no verdict" : "budget \(downlink.budget.bitrate ?? 0)")")
+            downlink.probeReport = nil
+        }
         if let estimate { downlink.budget.estimated(Int(clamping: estimate), forwarding: downlink.forwarding, now: now) }
         if downlink.budget.bitrate != before {
             Log.debug(.webrtc, "session \(id): video budget \(downlink.budget.bitrate ?? 0) bit/s (loss \(worst ?? 0), "
@@ -65,11 +84,19 @@ extension PeerSession {
         downlink.budget.tick(now: now)
         let congested = downlink.budget.congested(now: now)
         downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile, congested: congested)
-        if let next = downlink.allocator.nextStep, downlink.budget.probe(needed: next, now: now) {
-            Log.debug(.webrtc, "session \(id): probing \(next) bit/s (forwarding \(downlink.forwarding))")
-            downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile,
-                                        congested: congested)
+        if let next = downlink.allocator.nextStep {
+            if let track = paddingSlot() {
+                if downlink.budget.startProbe(needed: next, roundTrip: rtp.sendStreams[track].roundTripTime?.seconds, now: now) {
+                    startPadding(track: track, now: now)
+                }
+            } else if downlink.budget.probe(needed: next, now: now) {
+                Log.debug(.webrtc, "session \(id): stepping up to \(next) bit/s (forwarding \(downlink.forwarding))")
+                downlink.allocator.allocate(downlink.demands, budget: downlink.budget.bitrate, profile: downlink.profile,
+                                            congested: congested)
+            }
         }
+        counters.probesPassed = downlink.budget.prober.passed
+        counters.probesFailed = downlink.budget.prober.failed
         downlink.forwarding = downlink.allocator.used
         fitRetransmissionAllowance()
         var index = 0

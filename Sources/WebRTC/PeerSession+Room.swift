@@ -44,6 +44,8 @@ struct RoomInbound {
     var packets: [RTPRetransmissionCache] = []
     /// Bytes the section may forward (`PeerSession.publishAllowance`); nil: no cap.
     var allowance: PacketAllowance?
+    /// Audio: which blocks of the publisher's RED packets stand for lost packets (for slots without RED).
+    var redRecovery = REDLossRecovery()
 
     /// 512 packets of up to 1,500 bytes (768 KB) per layer: a second of a 4 Mbit/s layer.
     static func makePacketCache() -> RTPRetransmissionCache { RTPRetransmissionCache(capacity: 512, slotBytes: 1500) }
@@ -167,10 +169,11 @@ extension PeerSession {
         }
         guard let format = packet.format, format.kind != .telephoneEvent,
               let inbound = inboundIndex(view, video: format.kind == .video),
-              let frame = roomFrame(view, kind: format.kind) else {
+              let carried = roomFrame(view, kind: format.kind, inbound: inbound) else {
             counters.mediaDropped += 1
             return 0
         }
+        let (frame, red) = (carried.frame, carried.red)
         counters.rtpReceived += 1
         // Padding-only packets (bandwidth probes) go on too: the slots' numbering is the source's
         // plus an offset, so dropping one would read as a loss downstream.
@@ -216,6 +219,11 @@ extension PeerSession {
             }
             if layer == nil, sink.session.slotVideo.indices.contains(sink.track), sink.session.slotVideo[sink.track]?.switchedOff == true {
                 continue  // switched off by its subscriber's allocation
+            }
+            // A slot without RED gets what the publisher's redundancy recovered as packets of their own.
+            if let red, !recoveredBlocks.isEmpty, sink.session.tracks.indices.contains(sink.track),
+               sink.session.tracks[sink.track].redPayloadType == nil {
+                queued += sendRecovered(red, ssrc: view.ssrc, to: sink.session, track: sink.track, now: now, batch: batch)
             }
             if let vp8, sink.session.slotVideo.indices.contains(sink.track), sink.session.slotVideo[sink.track]?.awaitingKeyFrame == true {
                 guard vp8.startsKeyFrame else {

@@ -33,13 +33,41 @@ extension PeerSession {
         return true
     }
 
-    /// What a published packet carries: its payload, or a RED packet's primary (RFC 2198 §3; nil
-    /// when it does not parse).
-    func roomFrame(_ view: RTPPacketView, kind: RTPPayloadFormat.Kind) -> UnsafeRawBufferPointer? {
-        guard kind == .redundantAudio else { return view.payload }
+    /// What a published packet carries: its payload, or a RED packet's primary (RFC 2198 §3) and
+    /// the parsed RED payload (nil when it does not parse). An audio packet also tells the
+    /// section's `REDLossRecovery` what arrived: the blocks of a RED packet that stand for packets
+    /// lost before it go to `recoveredBlocks` (cleared for every packet), for slots without RED.
+    func roomFrame(_ view: RTPPacketView, kind: RTPPayloadFormat.Kind,
+                   inbound: Int) -> (frame: UnsafeRawBufferPointer, red: REDPayloadView?)? {
+        recoveredBlocks.removeAll(keepingCapacity: true)
+        guard kind == .redundantAudio else {
+            if kind == .audio { roomInbound[inbound].redRecovery.observe(sequenceNumber: view.sequenceNumber) }
+            return (view.payload, nil)
+        }
         guard let red = try? REDPayloadView(view.payload) else { return nil }
         counters.redReceived += 1
-        return red.primary.data
+        roomInbound[inbound].redRecovery.recover(sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, red: red,
+                                                 into: &recoveredBlocks)
+        counters.redBlocksRecovered += recoveredBlocks.count
+        return (red.primary.data, red)
+    }
+
+    /// Sends the frames RED recovered (`recoveredBlocks`, of `red`) on slot `track` of `sink` as
+    /// packets of their own, before the packet that carried them: a subscriber without RED gets
+    /// the packets it would have lost (RFC 2198 §4, as `receiveCallRTP` does for calls). Returns
+    /// the datagrams queued.
+    func sendRecovered(_ red: REDPayloadView, ssrc: UInt32, to sink: PeerSession, track: Int, now: Double,
+                       batch: UDPSendBatch) -> Int {
+        var queued = 0
+        var block = 0
+        while block < recoveredBlocks.count {
+            let recovered = recoveredBlocks[block]
+            if sink.sendForwarded(ssrc: ssrc, sequenceNumber: recovered.sequenceNumber, timestamp: recovered.timestamp,
+                                  marker: false, kind: .audio, source: nil, frame: red[recovered.block].data,
+                                  track: track, now: now, batch: batch) { queued += 1 }
+            block += 1
+        }
+        return queued
     }
 
     /// Tells the peer the most each of its published video sections may send (REMB, once per RTCP

@@ -112,6 +112,11 @@ public struct PeerSessionCounters: Sendable, Hashable {
     /// and times one was switched off or back on by the allocation.
     public var layerSwitches = 0
     public var slotSwitches = 0
+    /// Room sessions: padding packets sent to probe the path before a step up, and probes that
+    /// passed (the step followed) and failed (`BandwidthProbe`).
+    public var paddingSent = 0
+    public var probesPassed = 0
+    public var probesFailed = 0
     /// Packets forwarded from each simulcast layer (by its rid's place in the offer, up to 4).
     public var layerPackets = [0, 0, 0, 0]
     /// Room sessions' data channels: messages the peer sent, messages sent to it on the channels
@@ -175,6 +180,10 @@ public struct SessionCounterTotals: Sendable, Hashable {
     public var retransmissionsRefused = 0
     public var layerSwitches = 0
     public var slotSwitches = 0
+    /// Padding packets of up-switch probes, and probes passed and failed.
+    public var paddingSent = 0
+    public var probesPassed = 0
+    public var probesFailed = 0
     /// Packets forwarded from simulcast layers 0, 1, 2 and 3.
     public var layerPackets = [0, 0, 0, 0]
     /// Data channel messages forwarded to subscribers and dropped, and subscription channels closed
@@ -198,6 +207,9 @@ public struct SessionCounterTotals: Sendable, Hashable {
         retransmissionsRefused += counters.retransmissionsRefused
         layerSwitches += counters.layerSwitches
         slotSwitches += counters.slotSwitches
+        paddingSent += counters.paddingSent
+        probesPassed += counters.probesPassed
+        probesFailed += counters.probesFailed
         for layer in layerPackets.indices { layerPackets[layer] += counters.layerPackets[layer] }
         dataMessagesForwarded += counters.dataMessagesForwarded
         dataMessagesDropped += counters.dataMessagesDropped

@@ -74,6 +74,13 @@ import Testing
         // Bob saw it too, as key frames of each size arrived (before aiortc's jitter buffer).
         let keyframes = (bob["keyframes"] as? [[Any]] ?? []).map { (ChromiumRun.number($0[0]), $0[1] as? Int ?? 0) }
         print("simulcast: key frame widths bob received over time \(keyframes)")
+        // The layer switch times, as `SDKSimulcastInteropTests` reads them: the limit → the first
+        // smaller key frame; the lift → the first full-size key frame after the last smaller one.
+        let down = keyframes.first { $0.0 >= Self.limitAt && $0.0 < Self.liftAt && $0.1 < 960 }
+        let lastSmaller = keyframes.lastIndex { $0.1 < 960 } ?? keyframes.count
+        let up = keyframes.dropFirst(lastSmaller).first { $0.1 == 960 }
+        print("simulcast: layer switch times: down \(down.map { String(format: "%.2f", $0.0 - Self.limitAt) } ?? "-") s after the limit, "
+              + "up \(up.map { String(format: "%.2f", $0.0 - Self.liftAt) } ?? "-") s after the lift")
         #expect(keyframes.contains { $0.0 < Self.limitAt && $0.1 == 960 }, "no 960-wide key frame before the limit: \(keyframes)")
         #expect(keyframes.contains { $0.0 >= Self.limitAt && $0.0 < Self.liftAt && $0.1 < 960 },
                 "not moved down under the limit: \(keyframes)")

@@ -114,9 +114,20 @@ import Testing
         let compositionCallbacks = platform.app.requests("/compositions")
         let perComposition = Dictionary(grouping: compositionCallbacks) { $0.parameters["CompositionSid"] ?? "" }
         #expect(perComposition.count == 2)
+        // Each composition: enqueued, started, progress every 10 % (at least one, PercentageDone
+        // rising, SecondsRemaining never negative), then available.
         for (_, list) in perComposition {
-            #expect(list.map { $0.parameters["StatusCallbackEvent"] ?? "" }
-                        == ["composition-enqueued", "composition-started", "composition-available"])
+            let events = list.map { $0.parameters["StatusCallbackEvent"] ?? "" }
+            let progress = list.filter { $0.parameters["StatusCallbackEvent"] == "composition-progress" }
+            let percentages = progress.compactMap { $0.parameters["PercentageDone"].flatMap { Int($0) } }
+            print("room recording: composition callbacks \(events), PercentageDone \(percentages), "
+                  + "SecondsRemaining \(progress.map { $0.parameters["SecondsRemaining"] ?? "-" })")
+            #expect(events.first == "composition-enqueued" && events.dropFirst().first == "composition-started"
+                        && events.last == "composition-available", "\(events)")
+            #expect(!progress.isEmpty && events.dropFirst(2).dropLast().allSatisfy { $0 == "composition-progress" }, "\(events)")
+            #expect(percentages.count == progress.count && zip(percentages, percentages.dropFirst()).allSatisfy { $0 < $1 }
+                        && percentages.allSatisfy { (10...100).contains($0) }, "\(percentages)")
+            #expect(progress.allSatisfy { ($0.parameters["SecondsRemaining"].flatMap { Int($0) } ?? -1) >= 0 })
         }
         if let keep = ProcessInfo.processInfo.environment["PARLEY_KEEP_RECORDINGS"] {
             for file in (try? FileManager.default.contentsOfDirectory(atPath: platform.dir.path)) ?? [] {

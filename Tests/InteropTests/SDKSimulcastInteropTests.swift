@@ -1,4 +1,5 @@
 import AccessToken
+import ParleyCore
 import Foundation
 import ParleyServer
 import ParleyTestSupport
@@ -47,6 +48,8 @@ import WebRTC
 
     @Test(.timeLimit(.minutes(2)), arguments: Subscriber.allCases)
     func aSubscriberOfAnSDKPublisherBehindALimitIsMovedDownALayerAndBackUp(_ subscriber: Subscriber) async throws {
+        // PARLEY_SIMULCAST_LOG=1: the media path's debug log (budgets, probes, switches, estimates) on stderr.
+        if ProcessInfo.processInfo.environment["PARLEY_SIMULCAST_LOG"] != nil { Log.setLevel(.debug, for: .webrtc) }
         try await InProcessPlatform.withServer(configure: { $0.roomPublishKbps = Self.publishKbps }) { platform in
             let edge = platform.sdkEdge
             let camera = PacedVideoSource(TestPattern(width: 640, height: 360, framesPerSecond: 30, grain: 12))
@@ -122,7 +125,10 @@ import WebRTC
             for (t, metrics) in samples {
                 print("SDK simulcast: t \(String(format: "%.1f", t)) s, layers \((0..<3).map { Int(ChromiumRun.number(metrics["parley_media_simulcast_layer\($0)_packets_total"])) }), "
                       + "switches \(Int(ChromiumRun.number(metrics["parley_media_layer_switches_total"]))), "
-                      + "slot switches \(Int(ChromiumRun.number(metrics["parley_media_track_switches_total"])))")
+                      + "slot switches \(Int(ChromiumRun.number(metrics["parley_media_track_switches_total"]))), "
+                      + "probes passed/failed \(Int(ChromiumRun.number(metrics["parley_media_probes_passed_total"])))/"
+                      + "\(Int(ChromiumRun.number(metrics["parley_media_probes_failed_total"]))), "
+                      + "padding \(Int(ChromiumRun.number(metrics["parley_media_probe_padding_total"])))")
             }
             netsim.kill()
             print("SDK simulcast: netsim \(netsim.stdout.suffix(1500))")
@@ -211,7 +217,8 @@ from websockets.asyncio.client import connect
 
 http_port, media_port, relay_port, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 WANTED = ("parley_media_layer_switches_total", "parley_media_track_switches_total", "parley_media_simulcast_layer0_packets_total",
-          "parley_media_simulcast_layer1_packets_total", "parley_media_simulcast_layer2_packets_total")
+          "parley_media_simulcast_layer1_packets_total", "parley_media_simulcast_layer2_packets_total",
+          "parley_media_probes_passed_total", "parley_media_probes_failed_total", "parley_media_probe_padding_total")
 
 def emit(o):
     print(json.dumps(o), flush=True)

@@ -21,6 +21,23 @@ import WebRTC
     /// An Opus-sized frame numbered `index`.
     static func frame(_ index: Int) -> [UInt8] { [0xFC, UInt8(index)] + [UInt8](repeating: 0x55, count: 58) }
 
+    /// Sends frames 0..<10 from `pc` as RED (PT 63 around Opus 111) with distance 1, 20 ms apart,
+    /// numbered from 100; the packets of `lost` are built but not sent.
+    static func sendRED(_ pc: PeerConnection, lost: Set<Int> = []) async throws {
+        var encoder = REDEncoder(payloadType: 63, distance: 1)
+        var buffer = [UInt8](repeating: 0, count: 2_000)
+        for i in 0..<10 {
+            let timestamp = UInt32(1_000 + 960 * i)
+            let length = frame(i).withUnsafeBytes { primary in
+                buffer.withUnsafeMutableBytes { encoder.encode(primary: primary, timestamp: timestamp, blockPayloadType: 111, into: $0)!.length }
+            }
+            if !lost.contains(i) {
+                pc.sendRTP(payload: Array(buffer[0..<length]), payloadType: 63, sequenceNumber: UInt16(100 + i), timestamp: timestamp)
+            }
+            try await Task.sleep(for: .milliseconds(20))  // media pacing
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func aREDPublisherReachesREDAndPlainSubscribersEachInTheirForm() async throws {
         let server = try MediaTransportServer()
         let alice = try await Self.join(server, red: true)
@@ -37,16 +54,7 @@ import WebRTC
                           Task { for await p in carolAudio { atCarol.withLock { $0.append(p) } } }]
 
         // Alice sends 10 frames as RED with distance 1 (each repeats the one before).
-        var encoder = REDEncoder(payloadType: 63, distance: 1)
-        var buffer = [UInt8](repeating: 0, count: 2_000)
-        for i in 0..<10 {
-            let timestamp = UInt32(1_000 + 960 * i)
-            let length = Self.frame(i).withUnsafeBytes { primary in
-                buffer.withUnsafeMutableBytes { encoder.encode(primary: primary, timestamp: timestamp, blockPayloadType: 111, into: $0)!.length }
-            }
-            alice.pc.sendRTP(payload: Array(buffer[0..<length]), payloadType: 63, sequenceNumber: UInt16(100 + i), timestamp: timestamp)
-            try await Task.sleep(for: .milliseconds(20))  // media pacing
-        }
+        try await Self.sendRED(alice.pc)
         #expect(await eventually { atBob.withLock { $0.count } >= 10 && atCarol.withLock { $0.count } >= 10 })
 
         // Bob negotiated RED: each packet as alice sent it, the primary and the frame before.
@@ -68,6 +76,32 @@ import WebRTC
         #expect(try #require(await server.session(id: alice.answer.id)).counters.redReceived == 10)
         for collector in collectors { collector.cancel() }
         for p in [alice, bob, carol] { await p.pc.close() }
+        await server.shutdown()
+    }
+
+    /// A packet the publisher's hop lost, recovered from the next packet's redundancy, reaches a
+    /// subscriber without RED as a packet of its own, in its place in the stream.
+    @Test(.timeLimit(.minutes(1))) func aPlainSubscriberGetsWhatREDRecoveredInItsPlace() async throws {
+        let server = try MediaTransportServer()
+        let alice = try await Self.join(server, red: true)
+        let carol = try await Self.join(server, red: false)
+        #expect(await server.route(alice.address("0"), to: carol.address("0")))
+        let atCarol = RoomSessionTests.Received()
+        let carolAudio = carol.pc.audio
+        let collector = Task { for await p in carolAudio { atCarol.withLock { $0.append(p) } } }
+        defer { collector.cancel() }
+
+        // Alice sends 10 frames as RED with distance 1; packets 4 and 7 never arrive.
+        try await Self.sendRED(alice.pc, lost: [4, 7])
+        #expect(await eventually { atCarol.withLock { $0.count } >= 10 })
+
+        // Every frame, in order, numbered and timed as alice numbered them (one offset for the stream).
+        let got = atCarol.withLock { $0 }
+        #expect(got.map(\.payload) == (0..<10).map(Self.frame), "frames \(got.map { $0.payload.count > 1 ? Int($0.payload[1]) : -1 })")
+        #expect(got.allSatisfy { $0.payloadType == 111 })
+        #expect(zip(got, got.dropFirst()).allSatisfy { $1.sequenceNumber == $0.sequenceNumber &+ 1 && $1.timestamp == $0.timestamp &+ 960 })
+        #expect(try #require(await server.session(id: alice.answer.id)).counters.redBlocksRecovered == 2)
+        for p in [alice, carol] { await p.pc.close() }
         await server.shutdown()
     }
 }

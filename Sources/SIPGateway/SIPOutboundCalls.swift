@@ -137,6 +137,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
            let binding = context.registrar.bindings(accountSid: accountSid, user: user, domain: uri.host.description).first,
            let contact = try? SIPURI(parsing: binding.contact) {
             target = contact
+            // RFC 7118 §5.3: a contact registered over a WebSocket is reached down that socket alone.
+            if let peer = context.transport.webSockets.peer(forSource: binding.source) { return (target, peer) }
         }
         let transport = target.parameters.first { $0.name.lowercased() == "transport" }?.value?.lowercased() ?? "udp"
         guard transport == "udp", !target.isSecure,

@@ -192,7 +192,7 @@ let package = Package(
         // dialogs (§12) and the requests made in them, RFC 3264 offer/answer for one audio stream
         // with SDES-SRTP, digest authentication (RFC 7616/8760) with stateless nonces, the
         // failed-authentication limiter.
-        .target(name: "SIP", dependencies: ["ParleyCrypto", "ParleyCore", "ParleyNet", "SDP", "SIPWire"], swiftSettings: strict),
+        .target(name: "SIP", dependencies: ["ParleyCrypto", "ParleyCore", "ParleyNet", "SDP", "SIPWire", "WebSocketWire"], swiftSettings: strict),
         // SIP legs' audio (issue 18): a socket per leg, plain RTP or SDES-SRTP, symmetric RTP, RTCP mux,
         // RFC 4733 keys, forwarding between legs, played frames and taps. No SIP signaling.
         .target(name: "SIPMedia", dependencies: ["ParleyCore", "ParleyCrypto", "ParleyNet", "ParleyRTP", "ParleySRTP", "RTP", "RTCP"],

@@ -102,6 +102,8 @@ public final class HTTPServer: Sendable {
 
     private struct State {
         var routes: [String: WebSocketRoute] = [:]
+        /// The subprotocol an upgrade of the path must offer, for routes that require one.
+        var subprotocols: [String: String] = [:]
         var group: EventLoopGroup?
         var listener: LoopBound<TCPListener>?
         var tlsContext: TLSContext?
@@ -135,7 +137,19 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.routes[path] = .delegate(accept) }
     }
 
-    func webSocketRoute(_ path: String) -> WebSocketRoute? { state.withLock { $0.routes[path] } }
+    /// Like `addWebSocketRoute(_:accept:)` for a protocol carried as a WebSocket subprotocol
+    /// (RFC 6455 §1.9, e.g. `sip`, RFC 7118 §4): an upgrade that does not offer `subprotocol` in
+    /// `Sec-WebSocket-Protocol` is refused 400, and the 101 names it.
+    public func addWebSocketRoute(_ path: String, subprotocol: String, accept: @escaping WebSocketAcceptor) {
+        state.withLock {
+            $0.routes[path] = .delegate(accept)
+            $0.subprotocols[path] = subprotocol
+        }
+    }
+
+    func webSocketRoute(_ path: String) -> (route: WebSocketRoute, subprotocol: String?)? {
+        state.withLock { s in s.routes[path].map { ($0, s.subprotocols[path]) } }
+    }
 
     /// Binds and starts serving. After it returns, `localPort` is valid.
     public func start() throws {

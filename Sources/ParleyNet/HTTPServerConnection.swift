@@ -142,7 +142,7 @@ final class HTTPServerConnection: ChannelDelegate {
     private func dispatch(_ request: HTTPRequest) {
         requestStart = nil
         if request.headers.tokens("Upgrade").contains("websocket"), let route = server.webSocketRoute(request.path) {
-            return upgrade(request, route)
+            return upgrade(request, route.route, subprotocol: route.subprotocol)
         }
         inFlight = true
         inFlightBodyBytes = request.body.count
@@ -237,7 +237,7 @@ final class HTTPServerConnection: ChannelDelegate {
 
     // MARK: WebSocket upgrade (RFC 6455 §4.2.2)
 
-    private func upgrade(_ request: HTTPRequest, _ route: HTTPServer.WebSocketRoute) {
+    private func upgrade(_ request: HTTPRequest, _ route: HTTPServer.WebSocketRoute, subprotocol: String?) {
         let key: String
         do {
             key = try WebSocketHandshake.validateRequest(method: request.method, headers: request.headers.fields)
@@ -246,7 +246,10 @@ final class HTTPServerConnection: ChannelDelegate {
         } catch {
             return reject(400, "bad WebSocket handshake: \(error)")
         }
-        let fields = WebSocketHandshake.responseHeaders(key: key, sha1: { Digest.sha1($0) })
+        if let subprotocol, !WebSocketHandshake.offers(subprotocol: subprotocol, headers: request.headers.fields) {
+            return reject(400, "this WebSocket needs the \(subprotocol) subprotocol (Sec-WebSocket-Protocol)")
+        }
+        let fields = WebSocketHandshake.responseHeaders(key: key, subprotocol: subprotocol, sha1: { Digest.sha1($0) })
         channel.write(HTTPResponse(status: 101, headers: HTTPHeaders(fields.map { ($0.name, $0.value) })).serialized)
         loop.cancelTimer(timer)
         timer = nil

@@ -74,9 +74,18 @@ public final class WebSocket: Sendable {
     /// Queues a text message without waiting: messages queued from one thread go out in order
     /// (they run on the connection's loop in FIFO order). Dropped once the close handshake began.
     public func enqueue(text: String) {
-        let connection = connection
-        connection.channel.loop.execute { try? connection.send(.text(text), fragmentSize: nil) }
+        enqueue(.text(text))
     }
+
+    /// Queues a text or binary message without waiting, as `enqueue(text:)` does.
+    public func enqueue(_ message: WebSocketMessage) {
+        let connection = connection
+        connection.channel.loop.execute { try? connection.send(message, fragmentSize: nil) }
+    }
+
+    /// The peer's address, read from the socket: ask while the connection is open (right after
+    /// the upgrade), as a closed descriptor's number may be reused.
+    public var remoteAddress: SocketAddress? { SocketAddress.peer(of: connection.channel.fd) }
 
     /// Sends a ping and waits for the matching pong (§5.5.2, §5.5.3).
     public func ping(_ payload: [UInt8] = []) async throws {

@@ -91,10 +91,12 @@ extension PlatformServer {
         guard configuration.sipHost != nil else { return }
         guard let sipMedia else { return }
         let service = try SIPService(configuration: configuration, store: store, voice: voice, media: sipMedia)
+        service.transport.webSockets.port = port  // RFC 7118: `ws`/`wss` peers on the HTTP listener (`/sip`)
         try service.start()
         sip.service.withLock { $0 = service }
         Log.info(.platform, "SIP on udp/tcp \(configuration.sipHost ?? ""):\(service.transport.udpPort)"
-                 + (configuration.sipTLSHost == nil ? "" : ", tls \(service.transport.tlsPort)") + ", realm \(configuration.sipRealm)")
+                 + (configuration.sipTLSHost == nil ? "" : ", tls \(service.transport.tlsPort)")
+                 + ", \(configuration.tlsCertificatePath == nil ? "ws" : "wss") on \(SIPWebSocketEndpoint.path), realm \(configuration.sipRealm)")
     }
 
     func stopSIP() {

@@ -198,6 +198,9 @@ public final class PlatformServer: Sendable {
         }
         let signaling = SignalingEndpoint(service: voice, verifier: verifier, metrics: metrics)
         signaling.install(on: http)
+        if configuration.sipHost != nil {
+            SIPWebSocketEndpoint.install(on: http, slot: sipSlot, secure: configuration.tlsCertificatePath != nil)
+        }
         self.http = http
         self.base = base
         self.sip = sipSlot

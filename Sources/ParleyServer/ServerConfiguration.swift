@@ -111,7 +111,8 @@ public struct ServerConfiguration: Sendable, Equatable {
           --write-timeout    close a client that reads nothing of what it is sent for S seconds (default 20)
           --max-unauthenticated-per-address  connections from one address before one authenticates
                          (default 256; more are closed at once; 0: no cap)
-          --sip          SIP registrar on UDP and TCP at this address (default: no SIP; 5060 is SIP's port)
+          --sip          SIP registrar on UDP and TCP at this address (default: no SIP; 5060 is SIP's port),
+                         and SIP over WebSocket (RFC 7118, subprotocol sip) at /sip on the HTTP(S) listener
           --sip-tls      SIP over TLS at this address, with the --tls-cert certificate
           --sip-realm    the digest realm of SIP challenges (default parley; credentials are hashed for it)
           --sip-trunk    a SIP trunk (carrier or PBX; UDP, or ;transport=tcp): <Dial><Number> and REST calls to numbers go to the

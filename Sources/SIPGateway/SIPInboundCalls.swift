@@ -323,7 +323,7 @@ final class SIPInboundCalls: Sendable {
     func send(_ request: SIPRequest, to peer: SIPPeer) { context.transport.send(.request(request), to: peer) }
 
     func sentBy(for peer: SIPPeer) -> SIPSentBy {
-        let port = peer.transport == .udp ? context.transport.udpPort : peer.transport == .tcp ? context.transport.tcpPort : context.transport.tlsPort
+        let port = context.transport.localPort(for: peer.transport)
         return SIPSentBy(transport: peer.transport.rawValue, host: SIPHost(parsing: context.transport.configuration.host) ?? .ipv4("127.0.0.1"),
                          port: UInt16(clamping: port))
     }

@@ -147,6 +147,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
            let binding = context.registrar.bindings(accountSid: accountSid, user: user, domain: uri.host.description).first,
            let contact = try? SIPURI(parsing: binding.contact) {
             target = contact
+            // RFC 7118 §5.3: a contact registered over a WebSocket is reached down that socket alone.
+            if let peer = context.transport.webSockets.peer(forSource: binding.source) { return (target, peer) }
         }
         // `sips:` is TLS (RFC 3261 §26.2.2), on 5061 unless the URI says otherwise.
         let transport = target.isSecure ? "tls" : target.transport ?? "udp"

@@ -70,6 +70,7 @@ public final class SIPRegistrarService: Sendable {
         }
         let response = respond(to: request, from: peer)
         transactions.respond(response, to: request, peer: peer)
+        if request.method == .register, response.statusCode == 200 { transport.authenticated(peer) }
     }
 
     private func respond(to request: SIPRequest, from peer: SIPPeer) -> SIPResponse {

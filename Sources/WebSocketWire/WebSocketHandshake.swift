@@ -40,10 +40,17 @@ public enum WebSocketHandshake {
         return key
     }
 
-    /// The header fields of the `101 Switching Protocols` answer (§4.2.2).
-    public static func responseHeaders(key: String, sha1: ([UInt8]) -> [UInt8]) -> Fields {
+    /// The header fields of the `101 Switching Protocols` answer (§4.2.2), naming the chosen
+    /// `subprotocol` when there is one (§4.2.2 step 5.5.4, `Sec-WebSocket-Protocol`).
+    public static func responseHeaders(key: String, subprotocol: String? = nil, sha1: ([UInt8]) -> [UInt8]) -> Fields {
         [("Upgrade", "websocket"), ("Connection", "Upgrade"),
-         ("Sec-WebSocket-Accept", acceptValue(forKey: key, sha1: sha1))]
+         ("Sec-WebSocket-Accept", acceptValue(forKey: key, sha1: sha1))] + (subprotocol.map { [("Sec-WebSocket-Protocol", $0)] } ?? [])
+    }
+
+    /// Whether a client's request offers `subprotocol` among its `Sec-WebSocket-Protocol` values
+    /// (§4.1 step 10, §11.3.4: a comma list, possibly over several fields).
+    public static func offers(subprotocol: String, headers: Fields) -> Bool {
+        tokens("Sec-WebSocket-Protocol", headers).contains(subprotocol.lowercased())
     }
 
     /// The header fields a client adds to its `GET` (§4.1); `host` includes the port if not default.

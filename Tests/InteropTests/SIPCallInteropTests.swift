@@ -159,6 +159,20 @@ import WebRTC
         return x.flatMap { Array(repeating: $0, count: factor) }
     }
 
+    /// An endpoint `username` (password `s3cret-pw`) and an application whose TwiML dials it,
+    /// `<Dial><Sip>sip:<endpoint>@127.0.0.1:<SIP port></Sip></Dial>`, served by the returned app.
+    static func dialSipSetup(_ server: PlatformServer, config: ServerConfiguration, username: String) throws
+        -> (endpoint: SIPEndpoint, app: TwiMLTestApp, application: Application) {
+        let account = server.defaultCredentials.account
+        let endpoint = try server.store.createEndpoint(accountSid: account.sid, username: username, password: "s3cret-pw",
+                                                       realm: config.sipRealm, alias: username.capitalized, applicationSid: nil)
+        let app = try TwiMLTestApp(authToken: account.authToken)
+        app.set("/voice", "<Response><Dial><Sip>sip:\(endpoint.username)@127.0.0.1:\(server.sipPorts?.udp ?? 0)</Sip></Dial></Response>")
+        let application = try server.store.createApplication(ApplicationDraft(friendlyName: "to SIP", voiceURL: app.baseURL + "/voice"),
+                                                             accountSid: account.sid)
+        return (endpoint, app, application)
+    }
+
     /// The other way: baresip registers as the endpoint and auto-answers; the WebRTC client alice's
     /// application answers `<Dial><Sip>sip:<endpoint>@<server></Sip></Dial>`, which the server
     /// sends to the endpoint's registered contact. Both hear each other; alice's hang-up is a BYE.
@@ -167,13 +181,8 @@ import WebRTC
         let dumps = dir.appendingPathComponent("dumps")
         defer { try? FileManager.default.removeItem(at: dir) }
         let credentials = server.defaultCredentials
-        let endpoint = try server.store.createEndpoint(accountSid: credentials.account.sid, username: "carol", password: "s3cret-pw",
-                                                       realm: config.sipRealm, alias: "Carol", applicationSid: nil)
+        let (endpoint, app, application) = try Self.dialSipSetup(server, config: config, username: "carol")
         let sipPort = try #require(server.sipPorts?.udp)
-        let app = try TwiMLTestApp(authToken: credentials.account.authToken)
-        app.set("/voice", "<Response><Dial><Sip>sip:\(endpoint.username)@127.0.0.1:\(sipPort)</Sip></Dial></Response>")
-        let application = try server.store.createApplication(ApplicationDraft(friendlyName: "to SIP", voiceURL: app.baseURL + "/voice"),
-                                                             accountSid: credentials.account.sid)
 
         let source = dir.appendingPathComponent("tone.wav")
         try Data(Self.toneWAV(1_000, seconds: 20, channels: 2)).write(to: source)

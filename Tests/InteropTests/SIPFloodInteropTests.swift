@@ -1,6 +1,4 @@
 import Foundation
-import HTTPWire
-import ParleyNet
 import ParleyServer
 import ParleyStore
 import ParleyTestSupport
@@ -29,18 +27,7 @@ import Testing
         defer { flood.kill() }
         let floodEnded = await flood.wait(timeout: .seconds(40))
 
-        let client = try HTTPClient()
-        defer { client.shutdown() }
-        func figures() async throws -> [String: Int] {
-            let metrics = try await client.send(HTTPRequest(method: "GET", target: "/metrics"), to: "http://127.0.0.1:\(server.port)/metrics",
-                                                timeout: .seconds(10))
-            var out: [String: Int] = [:]
-            for line in String(decoding: metrics.body, as: UTF8.self).split(separator: "\n") where line.hasPrefix("parley_sip") {
-                let parts = line.split(separator: " ")
-                if parts.count == 2, let value = Int(parts[1]) { out[String(parts[0])] = value }
-            }
-            return out
-        }
+        func figures() async throws -> [String: Int] { try await SIPWebSocketInteropTests.metrics(server) }
         let afterFlood = try await figures()
         // Once the bucket refills, one more registration from the same address goes through.
         var served = false

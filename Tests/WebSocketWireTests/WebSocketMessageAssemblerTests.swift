@@ -92,4 +92,17 @@ import Testing
             try WebSocketHandshake.validateRequest(method: "GET", headers: badVersion)
         }
     }
+
+    /// RFC 6455 §4.1 step 10 / §4.2.2: the offered subprotocols are a comma list, possibly over
+    /// several fields; the 101 names the one chosen (RFC 7118 §4: `sip`).
+    @Test func offeredSubprotocolsAndTheAnswerNamingOne() {
+        let offered: WebSocketHandshake.Fields = [("Sec-WebSocket-Protocol", "chat, SIP"), ("sec-websocket-protocol", "mqtt")]
+        #expect(WebSocketHandshake.offers(subprotocol: "sip", headers: offered))
+        #expect(WebSocketHandshake.offers(subprotocol: "mqtt", headers: offered))
+        #expect(!WebSocketHandshake.offers(subprotocol: "sip", headers: [("Sec-WebSocket-Protocol", "sips, xsip")]))
+        #expect(!WebSocketHandshake.offers(subprotocol: "sip", headers: [("Host", "x")]))
+        let answer = WebSocketHandshake.responseHeaders(key: "dGhlIHNhbXBsZSBub25jZQ==", subprotocol: "sip") { _ in [0] }
+        #expect(answer.last?.name == "Sec-WebSocket-Protocol" && answer.last?.value == "sip")
+        #expect(!WebSocketHandshake.responseHeaders(key: "k", sha1: { _ in [0] }).contains { $0.name == "Sec-WebSocket-Protocol" })
+    }
 }

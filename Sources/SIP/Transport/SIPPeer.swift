@@ -3,11 +3,12 @@ import ParleyNet
 /// Where a SIP message came from, and so where its answer goes (RFC 3261 §18.2.2 with RFC 3581:
 /// responses go back to the packet's source, which also crosses NATs).
 public struct SIPPeer: Sendable, Hashable, CustomStringConvertible {
-    public enum Transport: String, Sendable, Hashable { case udp = "UDP", tcp = "TCP", tls = "TLS" }
+    /// `ws`/`wss`: SIP over WebSocket (RFC 7118 §5.2, Via transports `WS`, `WSS`).
+    public enum Transport: String, Sendable, Hashable { case udp = "UDP", tcp = "TCP", tls = "TLS", ws = "WS", wss = "WSS" }
 
     public var transport: Transport
     public var address: SocketAddress
-    /// The stream connection it arrived on (TCP, TLS).
+    /// The stream connection it arrived on (TCP, TLS, a WebSocket).
     public var connection: Int?
 
     public init(transport: Transport, address: SocketAddress, connection: Int? = nil) {

@@ -39,6 +39,8 @@ public final class SIPTransport: Sendable {
 
     public let configuration: Configuration
     public let loop: EventLoop
+    /// SIP over WebSocket's sockets (RFC 7118; `SIPWebSocketTransport.swift`).
+    public let webSockets = SIPWebSocketLinks()
     private let onMessage: MessageHandler
     private let state = Mutex(State())
 
@@ -98,6 +100,7 @@ public final class SIPTransport: Sendable {
         udp?.close()
         tcp?.stop()
         tls?.stop()
+        webSockets.closeAll()
     }
 
     /// Sends `message` to `peer`: a datagram, or down the stream connection it came on.
@@ -115,6 +118,7 @@ public final class SIPTransport: Sendable {
         case .udp: udp?.send([Datagram(address: peer.address, bytes: bytes)])
         case .tcp: peer.connection.flatMap { tcp?.connection($0) }?.send(bytes)
         case .tls: peer.connection.flatMap { tls?.connection($0) }?.send(bytes)
+        case .ws, .wss: sendWebSocket(bytes, to: peer)
         }
     }
 

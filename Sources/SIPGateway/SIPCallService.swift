@@ -7,7 +7,9 @@ import Synchronization
 import VoiceEngine
 
 /// The B2BUA of `parley-server --sip`: the SIP side of calls, between SIP phones and the voice
-/// engine. Phones' INVITEs become engine calls (`SIPInboundCalls`); the registrar answers the rest.
+/// engine. Phones' INVITEs become engine calls (`SIPInboundCalls`), the engine's `<Dial>`s become
+/// INVITEs (`SIPOutboundCalls`); once answered, both sides' dialogs live in `SIPInboundCalls`'s
+/// table, so in-dialog requests and responses go there first; the registrar answers the rest.
 package final class SIPCallService: Sendable {
     private let inbound = Mutex<SIPInboundCalls?>(nil)
     private let outbound = Mutex<SIPOutboundCalls?>(nil)
@@ -24,7 +26,7 @@ package final class SIPCallService: Sendable {
         inbound.withLock { $0 = calls }
         let dialer = SIPOutboundCalls(context: .init(transport: transport, media: media, registrar: registrar,
                                                      sentBy: { calls.sentBy(for: $0) }, contact: { calls.contact(for: $0) },
-                                                     trunks: trunks))
+                                                     dialogs: calls, trunks: trunks))
         outbound.withLock { $0 = dialer }
         transport.onOutboundClosed { dialer.connectionClosed($0) }
         Task { await voice.register(dialer: dialer) }
@@ -46,7 +48,6 @@ package final class SIPCallService: Sendable {
             return
         }
         guard let request = message.request, let calls = inbound.withLock({ $0 }) else { return }
-        if request.method == .bye, outbound.withLock({ $0 })?.bye(request, from: peer) == true { return }
         if request.method != .ack, calls.context.authenticator.isBlocked(peer, now: calls.context.clock()) {
             calls.context.transport.send(.response(SIPResponse(replyingTo: request, statusCode: 403)), to: peer)
             return

@@ -34,6 +34,8 @@ extension SIPInboundCalls {
         /// The CSeq of an offerless re-INVITE whose 200 carried our offer: its ACK has the answer.
         var answerInACK: UInt32?
         var sessionTimer: SIPSessionTimer?
+        /// The phone's `Allow` lists UPDATE: our session refreshes may be UPDATEs (RFC 4028 §7.4).
+        var peerAllowsUpdate = false
 
         /// `Supported: timer` and the session timer's headers, for a 2xx to an INVITE or UPDATE.
         var answerHeaders: SIPHeaders {

@@ -46,7 +46,7 @@ extension SIPInboundCalls {
             guard var call = table[callID], call.isIdle, let mediaID = call.mediaID else { return nil }
             let sentBy = sentBy(for: call.peer)
             let request: SIPRequest
-            if call.invite.allow.contains(.update) {
+            if call.inDialog.peerAllowsUpdate {
                 request = call.dialog.request(.update, sentBy: sentBy, headers: call.inDialog.requestHeaders)
             } else {
                 guard let offer = media.reoffer(mediaID, holding: call.inDialog.holdingPhone) else { return nil }

@@ -39,6 +39,8 @@ final class SIPInboundCalls: Sendable {
         /// The highest CSeq of an INVITE whose 2xx was acknowledged (the first, then re-INVITEs').
         var acknowledgedCSeq: UInt32 = 0
         var ended = false
+        /// A call we placed (`SIPOutboundCalls`), here since its 2xx: not counted against the limits of phones' calls.
+        var dialed = false
         /// In-dialog state: hold both ways, re-INVITEs in progress, the session timer
         /// (`SIPInboundCalls+Dialog.swift`).
         var inDialog = InDialog()
@@ -112,7 +114,8 @@ final class SIPInboundCalls: Sendable {
         }
         let source = peer.address.ipBytes
         let admitted = calls.withLock { table in
-            table.count < capacity && table.values.lazy.filter { $0.peer.address.ipBytes == source }.count < perSource
+            let calling = table.values.lazy.filter { !$0.dialed }
+            return calling.count < capacity && calling.filter { $0.peer.address.ipBytes == source }.count < perSource
         }
         guard admitted else {
             return send(SIPResponse(replyingTo: request, statusCode: 503, toTag: toTag, headers: ["Retry-After": "5"]), to: peer)
@@ -137,6 +140,7 @@ final class SIPInboundCalls: Sendable {
             var call = Call(invite: request, peer: peer, dialog: dialog, lastResponse: trying)
             call.inDialog.sessionTimer = timer
             call.inDialog.lastInviteCSeq = request.cseq?.number ?? 0
+            call.inDialog.peerAllowsUpdate = request.allow.contains(.update)
             $0[callID] = call
         }
         send(trying, to: peer)

@@ -17,7 +17,9 @@ import VoiceEngine
 /// `X-PH-` headers, and is sent again over UDP until a response (Timer A, §17.1.1.2); one 401/407
 /// is answered with the `<Sip>`'s or the trunk's credentials (§22.2); 180/183 alert the caller, a
 /// 2xx is acknowledged, its answer applied and `<Number sendDigits>` sent; a final error ends the
-/// leg with its status; the engine's hang-up becomes CANCEL or BYE.
+/// leg with its status; the engine's hang-up before the answer becomes CANCEL. From the 2xx on
+/// the dialog belongs to the table phones' calls use (`SIPInboundCalls+Dialed.swift`): re-INVITE,
+/// UPDATE, INFO, hold both ways, session timers and BYE run there.
 final class SIPOutboundCalls: RemoteDialer, Sendable {
     struct Context: Sendable {
         let transport: SIPTransport
@@ -25,6 +27,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         let registrar: SIPRegistrarService
         let sentBy: @Sendable (SIPPeer) -> SIPSentBy
         let contact: @Sendable (SIPPeer) -> SIPNameAddress
+        /// The answered-dialog table a call joins at its 2xx.
+        let dialogs: SIPInboundCalls
         /// The trunks; numbers go through the first (none: numbers are not this dialer's).
         var trunks: [SIPTrunk] = []
     }
@@ -35,13 +39,13 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         var mediaID: MediaLegID
         var progress: RemoteDialProgress
         var target: RemoteDialTarget
-        var dialog: SIPDialog?
+        /// The engine's leg.
+        var callSid: String
         /// The INVITE was sent again with credentials: a second challenge ends the leg (403).
         var authenticated = false
         /// A provisional response arrived (retransmissions stop), and one above 100 (the caller was alerted).
         var provisional = false
         var alerted = false
-        var answered = false
     }
 
     let context: Context
@@ -115,11 +119,14 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
             (dialTarget.username, dialTarget.password) = (trunk.username, trunk.password)
         }
         let by = context.sentBy(peer)
-        let extra = SIPOutboundHeaders.headers(uriHeaders + SIPOutboundHeaders.callerParameterHeaders(request.parameters))
+        // What we take inside the dialog, and RFC 4028 §7.1: the callee may ask for a session timer.
+        let extra = SIPOutboundHeaders.headers([("Allow", SIPInboundCalls.allow), ("Supported", "timer")] + uriHeaders
+                                               + SIPOutboundHeaders.callerParameterHeaders(request.parameters))
         let invite = SIPRequest.invite(to: SIPNameAddress(uri: target), from: Self.fromAddress(request.from, host: by.host),
                                        requestURI: .sip(requestURI), callID: callID, contact: context.contact(peer), sentBy: by,
                                        offer: offer, headers: extra)
-        calls.withLock { $0[callID] = Call(invite: invite, peer: peer, mediaID: media.id, progress: progress, target: dialTarget) }
+        calls.withLock { $0[callID] = Call(invite: invite, peer: peer, mediaID: media.id, progress: progress, target: dialTarget,
+                                       callSid: request.callSid) }
         // A connection that closed before the call was listed (a refused TLS handshake) is not reported again.
         guard context.transport.isConnected(peer) else {
             return finish(callID: callID, error: Self.closed(peer))
@@ -175,7 +182,7 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
     /// Stops when the call's INVITE is another one (sent again with credentials, CSeq `cseq` + 1).
     private func retransmit(callID: String, cseq: UInt32, interval: Double, elapsed: Double, resend: Bool = true) {
         context.transport.loop.schedule(after: .milliseconds(Int(interval * 1000))) { [self] in
-            guard let call = calls.withLock({ $0[callID] }), !call.provisional, call.dialog == nil,
+            guard let call = calls.withLock({ $0[callID] }), !call.provisional,
                   call.invite.cseq?.number == cseq else { return }
             guard resend, elapsed + interval < 32 else {
                 return finish(callID: callID, error: ParleyError(.requestTimeout, reason: "no response to the INVITE"))
@@ -238,16 +245,17 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         sendInvite(next, callID: callID, to: call.peer)
     }
 
+    /// The 2xx: acknowledged, and the dialog handed to the answered-dialog table (which also
+    /// acknowledges the 2xx again if it is repeated, §13.2.2.4).
     private func answered(_ call: Call, callID: String, response: SIPResponse) {
-        // A retransmitted 2xx is acknowledged again (§13.2.2.4).
-        if let dialog = call.dialog {
-            return send(.request(dialog.ack(for: response, sentBy: context.sentBy(call.peer))), to: call.peer)
-        }
         guard let dialog = try? SIPDialog(uac: call.invite, response: response) else {
             return finish(callID: callID, error: ParleyError(.internalServer, reason: "the 2xx opens no dialog"))
         }
-        calls.withLock { $0[callID]?.dialog = dialog; $0[callID]?.answered = true }
-        send(.request(dialog.ack(for: response, sentBy: context.sentBy(call.peer))), to: call.peer)
+        guard calls.withLock({ $0.removeValue(forKey: callID) }) != nil else { return }
+        let ack = dialog.ack(for: response, sentBy: context.sentBy(call.peer))
+        context.dialogs.adoptDialed(.init(callID: callID, invite: call.invite, response: response, ack: ack, dialog: dialog,
+                                          peer: call.peer, mediaID: call.mediaID, callSid: call.callSid))
+        send(.request(ack), to: call.peer)
         let body = response.bodyText
         Task {
             do throws(ParleyError) {
@@ -261,26 +269,16 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
                 }
             } catch {
                 hungUp(callID: callID, error: error)
+                await context.media.close(call.mediaID)
                 call.progress.failed(error, nil)
             }
         }
     }
 
-    /// A BYE from the callee (false: not one of ours).
-    func bye(_ request: SIPRequest, from peer: SIPPeer) -> Bool {
-        guard let callID = request.callID, let call = calls.withLock({ $0[callID] }), let dialog = call.dialog, dialog.matches(request) else {
-            return false
-        }
-        send(.response(SIPResponse(replyingTo: request, statusCode: 200)), to: peer)
-        calls.withLock { _ = $0.removeValue(forKey: callID) }
-        Task { await context.media.close(call.mediaID) }
-        return true
-    }
-
     /// A TCP/TLS connection we opened closed (refused, a certificate not trusted, the far end
     /// gone): a call on it still unanswered fails at once (31005) instead of waiting for Timer B.
     func connectionClosed(_ peer: SIPPeer) {
-        let stranded = calls.withLock { table in table.filter { $0.value.peer == peer && $0.value.dialog == nil }.map(\.key) }
+        let stranded = calls.withLock { table in table.filter { $0.value.peer == peer }.map(\.key) }
         for callID in stranded {
             finish(callID: callID, error: Self.closed(peer))
         }
@@ -292,21 +290,22 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
 
     /// Keys the other party pressed, to the callee as RFC 4733 events.
     func sendDigits(_ digits: String, callID: String) {
-        guard let id = calls.withLock({ $0[callID]?.mediaID }) else { return }
+        guard let id = calls.withLock({ $0[callID]?.mediaID }) else { return context.dialogs.sendDigits(digits, callID: callID) }
         let media = context.media
         Task { _ = await media.server.sendDigits(digits, to: id.rawValue) }
     }
 
-    /// The engine ended the leg: CANCEL before the answer (§9.1), BYE after it.
+    /// The engine ended the leg: CANCEL before the answer (§9.1); after it the dialog's table sends BYE.
     func hungUp(callID: String, error: ParleyError?) {
-        guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else { return }
-        if var dialog = call.dialog {
-            send(.request(dialog.bye(sentBy: context.sentBy(call.peer))), to: call.peer)
-        } else if let cancel = call.invite.makeCancel() {
-            send(.request(cancel), to: call.peer)
+        guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else {
+            return context.dialogs.hungUp(callID: callID, error: error)
         }
+        if let cancel = call.invite.makeCancel() { send(.request(cancel), to: call.peer) }
         Task { await context.media.close(call.mediaID) }
     }
+
+    /// The other party held or resumed the callee: a re-INVITE `a=sendonly`/`a=sendrecv` once answered.
+    func held(_ hold: Bool, callID: String) { context.dialogs.holdPhone(hold, callID: callID) }
 
     private func finish(callID: String, error: ParleyError, responseCode: Int? = nil) {
         guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else { return }
@@ -345,4 +344,5 @@ final class SIPOutboundParty: RemoteParty {
     func answered(callSid: String) {}
     func hungUp(callSid: String, error: ParleyError?) { calls.hungUp(callID: callID, error: error) }
     func digits(_ digits: String, callSid: String) { calls.sendDigits(digits, callID: callID) }
+    func held(_ hold: Bool, callSid: String) { calls.held(hold, callID: callID) }
 }

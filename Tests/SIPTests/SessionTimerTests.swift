@@ -2,7 +2,7 @@ import SIP
 import SIPWire
 import Testing
 
-/// RFC 4028 session timers as the UAS of a phone's INVITE, on a virtual clock (seconds).
+/// RFC 4028 session timers as the UAS of a phone's INVITE, and as the UAC of ours, on a virtual clock (seconds).
 @Suite struct SessionTimerTests {
     func invite(_ extra: String) throws -> SIPRequest {
         try #require(sipMessage("""
@@ -62,19 +62,7 @@ import Testing
 
     @Test func rfc4028_7_4_thePhonesAnswerToOurRefreshCanHandTheRefreshOver() throws {
         var timer = SIPSessionTimer(interval: 300, refresher: .local, refreshedAt: 0, peerSupportsTimer: true)
-        let ok = try #require(sipMessage("""
-            SIP/2.0 200 OK
-            Via: SIP/2.0/UDP 192.0.2.10:5060;branch=z9hG4bKr1
-            To: <sip:alice@192.0.2.10>;tag=a1
-            From: <sip:bob@192.0.2.10>;tag=b1
-            Call-ID: st-1
-            CSeq: 2 INVITE
-            Session-Expires: 600;refresher=uas
-            Content-Length: 0
-
-
-            """).response)
-        timer.refreshed(now: 150, response: ok)
+        timer.refreshed(now: 150, response: try ok("Session-Expires: 600;refresher=uas"))
         #expect(timer.interval == 600)
         #expect(timer.refresher == .remote)
         #expect(timer.nextCheck == 150 + 600 - 32)
@@ -98,5 +86,36 @@ import Testing
         }
         #expect(timer.interval == 1800)
         #expect(timer.refresher == .remote)
+    }
+
+    func ok(_ extra: String) throws -> SIPResponse {
+        try #require(sipMessage("""
+            SIP/2.0 200 OK
+            Via: SIP/2.0/UDP 192.0.2.10:5060;branch=z9hG4bKu1
+            To: <sip:bob@192.0.2.20>;tag=b1
+            From: <sip:alice@192.0.2.10>;tag=a1
+            Call-ID: st-2
+            CSeq: 1 INVITE
+            \(extra)
+            Content-Length: 0
+
+
+            """).response)
+    }
+
+    /// As UAC of an INVITE (a call we placed): the callee's 2xx decides (§7.2).
+    @Test func rfc4028_7_2_theCalleesAnswerSetsOurTimerAsUAC() throws {
+        let us = try #require(SIPSessionTimer.accepted(try ok("Require: timer\nSession-Expires: 90;refresher=uac"), now: 10))
+        #expect(us.refresher == .local)
+        #expect(us.interval == 90)
+        #expect(us.peerSupportsTimer)
+        #expect(us.due(now: 10 + 45) == .refresh)
+        let them = try #require(SIPSessionTimer.accepted(try ok("Supported: timer\nSession-Expires: 1800;refresher=uas"), now: 0))
+        #expect(them.refresher == .remote)
+        #expect(them.nextCheck == 1800 - 32)
+        // No refresher named: we, the UAC, refresh.
+        #expect(SIPSessionTimer.accepted(try ok("Session-Expires: 600"), now: 0)?.refresher == .local)
+        #expect(SIPSessionTimer.accepted(try ok("Supported: timer"), now: 0) == nil)
+        #expect(SIPSessionTimer.accepted(try ok("Session-Expires: 30"), now: 0) == nil)
     }
 }

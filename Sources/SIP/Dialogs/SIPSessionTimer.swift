@@ -68,6 +68,16 @@ public struct SIPSessionTimer: Sendable, Hashable {
                                        peerSupportsTimer: supports))
     }
 
+    /// The timer of a dialog we opened as UAC, from the 2xx to our INVITE (§7.2): none unless it
+    /// carries `Session-Expires` (at least the floor); `refresher=uac` is us, `uas` the peer, and
+    /// with no refresher named we refresh (§7.2: the UAC then decides, and we do).
+    public static func accepted(_ response: SIPResponse, now: Double) -> SIPSessionTimer? {
+        guard let expires = response.sessionExpires, expires.seconds >= minimumFloor else { return nil }
+        let supports = (response.supported + response.require).contains { $0.lowercased() == "timer" }
+        return SIPSessionTimer(interval: expires.seconds, refresher: expires.refresher == .uas ? .remote : .local,
+                               refreshedAt: now, peerSupportsTimer: supports)
+    }
+
     /// Headers for our 2xx to the request we answered (§9): `Session-Expires` with the refresher
     /// in that transaction's roles, and `Require: timer` when the peer (the UAC) refreshes.
     public var responseHeaders: SIPHeaders {

@@ -36,6 +36,8 @@ extension SIPInboundCalls {
         var sessionTimer: SIPSessionTimer?
         /// The phone's `Allow` lists UPDATE: our session refreshes may be UPDATEs (RFC 4028 §7.4).
         var peerAllowsUpdate = false
+        /// Keys for a phone without RFC 4733 events, each going as an INFO when the dialog is idle.
+        var pendingInfoKeys: [Character] = []
 
         /// `Supported: timer` and the session timer's headers, for a 2xx to an INVITE or UPDATE.
         var answerHeaders: SIPHeaders {

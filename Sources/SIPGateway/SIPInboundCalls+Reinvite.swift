@@ -22,48 +22,49 @@ extension SIPInboundCalls {
     /// open in the dialog (otherwise it is tried again when that ends).
     func applyWantedHold(callID: String) {
         let media = context.media
-        guard let (request, peer) = calls.withLock({ table -> (SIPRequest, SIPPeer)? in
-            guard var call = table[callID], call.isIdle, let mediaID = call.mediaID,
-                  call.inDialog.wantHoldingPhone != call.inDialog.holdingPhone,
+        var holding = false
+        guard let request = startOutgoing(callID: callID, { call in
+            guard let mediaID = call.mediaID, call.inDialog.wantHoldingPhone != call.inDialog.holdingPhone,
                   let offer = media.reoffer(mediaID, holding: call.inDialog.wantHoldingPhone) else { return nil }
             call.inDialog.holdingBefore = call.inDialog.holdingPhone
             call.inDialog.holdingPhone = call.inDialog.wantHoldingPhone
-            let request = call.dialog.reinvite(offer: offer, sentBy: sentBy(for: call.peer), headers: call.inDialog.requestHeaders)
-            call.inDialog.outgoing = request
-            call.inDialog.outgoingProvisional = false
-            table[callID] = call
-            return (request, call.peer)
+            holding = call.inDialog.holdingPhone
+            return call.dialog.reinvite(offer: offer, sentBy: sentBy(for: call.peer), headers: call.inDialog.requestHeaders)
         }) else { return }
-        Log.info(.platform, "SIP call \(callID): re-INVITE to \(request.uri) (\(calls.withLock { $0[callID]?.inDialog.holdingPhone == true } ? "hold" : "resume"))")
-        sendOutgoing(request, callID: callID, peer: peer)
+        Log.info(.platform, "SIP call \(callID): re-INVITE to \(request.uri) (\(holding ? "hold" : "resume"))")
     }
 
     /// Our session refresh (RFC 4028 §7.4): UPDATE without a body when the phone allows UPDATE,
     /// else a re-INVITE with our current offer.
     func sendSessionRefresh(callID: String) {
         let media = context.media
-        guard let (request, peer) = calls.withLock({ table -> (SIPRequest, SIPPeer)? in
-            guard var call = table[callID], call.isIdle, let mediaID = call.mediaID else { return nil }
+        startOutgoing(callID: callID) { call in
+            guard let mediaID = call.mediaID else { return nil }
             let sentBy = sentBy(for: call.peer)
-            let request: SIPRequest
             if call.inDialog.peerAllowsUpdate {
-                request = call.dialog.request(.update, sentBy: sentBy, headers: call.inDialog.requestHeaders)
-            } else {
-                guard let offer = media.reoffer(mediaID, holding: call.inDialog.holdingPhone) else { return nil }
-                call.inDialog.holdingBefore = call.inDialog.holdingPhone
-                request = call.dialog.reinvite(offer: offer, sentBy: sentBy, headers: call.inDialog.requestHeaders)
+                return call.dialog.request(.update, sentBy: sentBy, headers: call.inDialog.requestHeaders)
             }
+            guard let offer = media.reoffer(mediaID, holding: call.inDialog.holdingPhone) else { return nil }
+            call.inDialog.holdingBefore = call.inDialog.holdingPhone
+            return call.dialog.reinvite(offer: offer, sentBy: sentBy, headers: call.inDialog.requestHeaders)
+        }
+    }
+
+    /// Opens our next request in the call's dialog when nothing else is open in it (§14.1):
+    /// `make` builds it from the call (nil: nothing to send); it is sent, and sent again until a
+    /// response over UDP.
+    @discardableResult
+    private func startOutgoing(callID: String, _ make: (inout Call) -> SIPRequest?) -> SIPRequest? {
+        guard let (request, peer) = calls.withLock({ table -> (SIPRequest, SIPPeer)? in
+            guard var call = table[callID], call.isIdle, let request = make(&call) else { return nil }
             call.inDialog.outgoing = request
             call.inDialog.outgoingProvisional = false
             table[callID] = call
             return (request, call.peer)
-        }) else { return }
-        sendOutgoing(request, callID: callID, peer: peer)
-    }
-
-    private func sendOutgoing(_ request: SIPRequest, callID: String, peer: SIPPeer) {
+        }) else { return nil }
         send(request, to: peer)
         retransmitOutgoing(request, callID: callID, interval: peer.isReliable ? 32 : 0.5, elapsed: 0)
+        return request
     }
 
     /// Timer A (INVITE: T1 doubling, stopped by a provisional) or E (UPDATE: doubling to T2),
@@ -140,6 +141,7 @@ extension SIPInboundCalls {
             } else {
                 applyWantedHold(callID: callID)
             }
+            sendNextInfoKey(callID: callID)
         case .failed(let ack, let peer):
             if let ack { send(ack, to: peer) }
             switch response.statusCode {
@@ -150,9 +152,38 @@ extension SIPInboundCalls {
                 context.transport.loop.schedule(after: .milliseconds(Int.random(in: 2100...4000))) { [self] in applyWantedHold(callID: callID) }
             default:
                 Log.info(.platform, "SIP call \(callID): the phone refused our \(cseq.method) with \(response.statusCode)")
+                // A phone that refuses an INFO key (415, 501) gets no more of them.
+                if cseq.method == .info { calls.withLock { $0[callID]?.inDialog.pendingInfoKeys = [] } }
+                applyWantedHold(callID: callID)
             }
         }
         return true
+    }
+
+    // MARK: - Keys as INFO (RFC 6086)
+
+    /// Keys a phone without telephone-event is sent as INFOs, at most this many waiting.
+    static let maxPendingInfoKeys = 64
+
+    func queueInfoKeys(_ digits: String, callID: String) {
+        let keys = digits.uppercased().filter { "0123456789*#ABCD".contains($0) }
+        guard !keys.isEmpty else { return }
+        calls.withLock { table in
+            guard var call = table[callID] else { return }
+            call.inDialog.pendingInfoKeys.append(contentsOf: keys.prefix(Self.maxPendingInfoKeys - call.inDialog.pendingInfoKeys.count))
+            table[callID] = call
+        }
+        sendNextInfoKey(callID: callID)
+    }
+
+    /// The next waiting key as an INFO (`Signal=…`, 250 ms), when nothing else is open in the dialog.
+    func sendNextInfoKey(callID: String) {
+        startOutgoing(callID: callID) { call in
+            guard !call.inDialog.pendingInfoKeys.isEmpty else { return nil }
+            let key = SIPDTMFInfo(key: call.inDialog.pendingInfoKeys.removeFirst(), duration: 250)
+            return call.dialog.info(body: key.relayBody, contentType: SIPMediaType(type: "application", subtype: "dtmf-relay"),
+                                    sentBy: sentBy(for: call.peer))
+        }
     }
 
     // MARK: - Session timer (RFC 4028)

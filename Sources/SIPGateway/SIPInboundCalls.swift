@@ -281,10 +281,15 @@ final class SIPInboundCalls: Sendable {
     }
 
     /// Keys the other party pressed, to the phone as RFC 4733 events.
+    /// Keys toward the phone: RFC 4733 events when its answer has telephone-event, else INFO
+    /// requests (RFC 6086, `application/dtmf-relay`) one at a time (`w` pauses are RFC 4733's alone).
     func sendDigits(_ digits: String, callID: String) {
         guard let id = calls.withLock({ $0[callID]?.mediaID }) else { return }
         let media = context.media
-        Task { _ = await media.server.sendDigits(digits, to: id.rawValue) }
+        Task {
+            guard await !media.server.sendDigits(digits, to: id.rawValue) else { return }
+            queueInfoKeys(digits, callID: callID)
+        }
     }
 
     func hungUp(callID: String, error: ParleyError?) {

@@ -11,15 +11,18 @@ import TwiML
 import VoiceEngine
 
 /// Calls the engine places to SIP (the B2BUA's outgoing side, RFC 3261 §13.2): `<Dial><Sip>`
-/// and REST-created calls to an endpoint registered here (its bindings' contacts) or to any SIP
-/// URI, `<Dial><Number>` and REST-created calls to numbers through the first trunk. The INVITE
-/// carries a SIP media leg's offer, the URI's `X-` headers and a WebRTC caller's parameters as
-/// `X-PH-` headers, and is sent again over UDP until a response (Timer A, §17.1.1.2); one 401/407
-/// is answered with the `<Sip>`'s or the trunk's credentials (§22.2); 180/183 alert the caller, a
-/// 2xx is acknowledged, its answer applied and `<Number sendDigits>` sent; a final error ends the
-/// leg with its status; the engine's hang-up before the answer becomes CANCEL. From the 2xx on
-/// the dialog belongs to the table phones' calls use (`SIPInboundCalls+Dialed.swift`): re-INVITE,
-/// UPDATE, INFO, hold both ways, session timers and BYE run there.
+/// and REST-created calls to an endpoint registered here (every binding's contact rung at once,
+/// as a forking proxy would, §16.6) or to any SIP URI, `<Dial><Number>` and REST-created calls to
+/// numbers through a trunk (`byoc`/`Byoc` names one; the first otherwise). Every INVITE of a call
+/// (a fork) has the call's Call-ID, From tag and media offer and its own Request-URI and branch,
+/// and carries the URI's `X-` headers and a WebRTC caller's parameters as `X-PH-` headers; over UDP
+/// it is sent again until a response (Timer A, §17.1.1.2). Each fork answers one 401/407 with the
+/// `<Sip>`'s or the trunk's credentials (§22.2); the first 180/183 alerts the caller; the first 2xx
+/// wins (acknowledged, its answer applied, `sendDigits` sent) and the other forks are cancelled
+/// (`SIPOutboundCalls+Forks.swift`); the call fails when every fork has failed, or at once on a
+/// 6xx (§16.7), with the best final status; the engine's hang-up before the answer becomes CANCEL.
+/// From the 2xx on the dialog belongs to the table phones' calls use (`SIPInboundCalls+Dialed.swift`):
+/// re-INVITE, UPDATE, INFO, hold both ways, session timers and BYE run there.
 final class SIPOutboundCalls: RemoteDialer, Sendable {
     struct Context: Sendable {
         let transport: SIPTransport
@@ -29,27 +32,49 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         let contact: @Sendable (SIPPeer) -> SIPNameAddress
         /// The answered-dialog table a call joins at its 2xx.
         let dialogs: SIPInboundCalls
-        /// The trunks; numbers go through the first (none: numbers are not this dialer's).
+        /// The trunks; numbers go through the one named, else the first (none: numbers are not this dialer's).
         var trunks: [SIPTrunk] = []
     }
 
-    struct Call {
+    /// One INVITE of a call, to one contact.
+    struct Fork {
         var invite: SIPRequest
         var peer: SIPPeer
+        /// The INVITE was sent again with credentials: a second challenge ends the fork (403).
+        var authenticated = false
+        /// A provisional response arrived: retransmissions stop, and a CANCEL may be sent (§9.1).
+        var provisional = false
+        /// How the fork failed, once it did.
+        var failure: Failure?
+        var branch: String? { invite.via?.branch }
+    }
+
+    /// A fork's end: the engine's error and the far end's final status, when it sent one.
+    struct Failure {
+        var error: ParleyError
+        var code: Int?
+    }
+
+    struct Call {
+        var forks: [Fork]
         var mediaID: MediaLegID
         var progress: RemoteDialProgress
         var target: RemoteDialTarget
         /// The engine's leg.
         var callSid: String
-        /// The INVITE was sent again with credentials: a second challenge ends the leg (403).
-        var authenticated = false
-        /// A provisional response arrived (retransmissions stop), and one above 100 (the caller was alerted).
-        var provisional = false
+        /// The caller was alerted (by the first 1xx above 100 of any fork).
         var alerted = false
     }
 
+    /// A registered user's contacts rung at once, at most.
+    static let maxForks = 8
+
     let context: Context
-    private let calls = Mutex<[String: Call]>([:])
+    let calls = Mutex<[String: Call]>([:])
+    /// Forks that lost (another answered, or the engine hung up), by branch, until their INVITE
+    /// transaction is over (64·T1): a late 1xx gets the CANCEL it was owed, a late 2xx is
+    /// acknowledged and ended with BYE (§15), a late failure is acknowledged.
+    let abandoned = Mutex<[String: AbandonedFork]>([:])
 
     init(context: Context) {
         self.context = context
@@ -64,27 +89,27 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         case .sip(let sip):
             return RemoteDialTarget(address: sip.uri.trimmingCharacters(in: .whitespaces), username: sip.username, password: sip.password)
         case .number(let number):
-            return numberTarget(number.number, sendDigits: number.sendDigits)
+            return numberTarget(number.number, sendDigits: number.sendDigits, trunk: number.byoc)
         default:
             return nil
         }
     }
 
-    /// A REST-created call: a `sip:`/`sips:` URI as it is, a number through the trunk.
-    func target(forCallTo to: String) -> RemoteDialTarget? {
+    /// A REST-created call: a `sip:`/`sips:` URI as it is, a number through a trunk.
+    func target(forCallTo to: String, sendDigits: String?, trunk: String?) -> RemoteDialTarget? {
         let to = to.trimmingCharacters(in: .whitespaces)
         if to.lowercased().hasPrefix("sip:") || to.lowercased().hasPrefix("sips:") {
-            return (try? SIPURI(parsing: to)) == nil ? nil : RemoteDialTarget(address: to)
+            return (try? SIPURI(parsing: to)) == nil ? nil : RemoteDialTarget(address: to, sendDigits: sendDigits)
         }
-        guard to.allSatisfy({ $0.isASCII && ($0.isNumber || " +-().".contains($0)) }) else { return nil }
-        return numberTarget(to, sendDigits: nil)
+        return numberTarget(to, sendDigits: sendDigits, trunk: trunk)
     }
 
-    /// A number at the first trunk: its E.164 digits (a leading +) as a telephone-number user
-    /// (RFC 3261 §19.1.6), with the trunk's credentials; nil without a trunk.
-    private func numberTarget(_ number: String, sendDigits: String?) -> RemoteDialTarget? {
-        let digits = number.filter { $0.isNumber || $0 == "+" }
-        guard let trunk = context.trunks.first, digits.count >= 2 else { return nil }
+    /// A number at the trunk named `name` (nil: the first): its digits with any leading `+` as a
+    /// telephone-number user (RFC 3261 §19.1.6), with the trunk's credentials; nil without that
+    /// trunk, or when `number` is not a number.
+    private func numberTarget(_ number: String, sendDigits: String?, trunk name: String?) -> RemoteDialTarget? {
+        guard let digits = PhoneNumber.dialed(number),
+              let trunk = name.map({ name in context.trunks.first { $0.name == name } }) ?? context.trunks.first else { return nil }
         return RemoteDialTarget(address: trunk.address(forNumber: digits), username: trunk.username, password: trunk.password,
                                 sendDigits: sendDigits)
     }
@@ -100,7 +125,8 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
             return progress.failed(ParleyError(.notFound, reason: "\(request.to) is not a SIP address"), nil)
         }
         let (target, uriHeaders) = SIPOutboundHeaders.uriHeaders(of: parsed)
-        guard let (requestURI, peer) = destination(of: target, accountSid: request.accountSid) else {
+        let destinations = destinations(of: target, accountSid: request.accountSid)
+        guard !destinations.isEmpty else {
             return progress.failed(ParleyError(.notFound, reason: "\(request.to) is not a reachable SIP address"), nil)
         }
         let media: (id: MediaLegID, sdp: String)
@@ -118,55 +144,69 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         if dialTarget.username == nil, let trunk = context.trunks.first(where: { $0.serves(target) }) {
             (dialTarget.username, dialTarget.password) = (trunk.username, trunk.password)
         }
-        let by = context.sentBy(peer)
         // What we take inside the dialog, and RFC 4028 §7.1: the callee may ask for a session timer.
         let extra = SIPOutboundHeaders.headers([("Allow", SIPInboundCalls.allow), ("Supported", "timer")] + uriHeaders
                                                + SIPOutboundHeaders.callerParameterHeaders(request.parameters))
-        let invite = SIPRequest.invite(to: SIPNameAddress(uri: target), from: Self.fromAddress(request.from, host: by.host),
-                                       requestURI: .sip(requestURI), callID: callID, contact: context.contact(peer), sentBy: by,
-                                       offer: offer, headers: extra)
-        calls.withLock { $0[callID] = Call(invite: invite, peer: peer, mediaID: media.id, progress: progress, target: dialTarget,
-                                       callSid: request.callSid) }
-        // A connection that closed before the call was listed (a refused TLS handshake) is not reported again.
-        guard context.transport.isConnected(peer) else {
-            return finish(callID: callID, error: Self.closed(peer))
+        let fromTag = SIPIdentifiers.tag()
+        let forks = destinations.map { requestURI, peer in
+            let by = context.sentBy(peer)
+            return Fork(invite: SIPRequest.invite(to: SIPNameAddress(uri: target), from: Self.fromAddress(request.from, host: by.host),
+                                                  requestURI: .sip(requestURI), fromTag: fromTag, callID: callID,
+                                                  contact: context.contact(peer), sentBy: by, offer: offer, headers: extra),
+                        peer: peer)
         }
-        Log.info(.platform, "SIP call \(callID) for \(request.callSid) to \(requestURI) via \(peer)")
-        sendInvite(invite, callID: callID, to: peer)
+        calls.withLock { $0[callID] = Call(forks: forks, mediaID: media.id, progress: progress, target: dialTarget, callSid: request.callSid) }
+        for fork in forks {
+            // A connection that closed before the call was listed (a refused TLS handshake) is not reported again.
+            guard context.transport.isConnected(fork.peer) else {
+                forkFailed(callID: callID, branch: fork.branch, Failure(error: Self.closed(fork.peer)))
+                continue
+            }
+            Log.info(.platform, "SIP call \(callID) for \(request.callSid) to \(fork.invite.uri) via \(fork.peer)")
+            sendInvite(fork.invite, callID: callID, to: fork.peer)
+        }
     }
 
     /// Sends an INVITE of the call and, over UDP, again until a response (Timer A); over a reliable
     /// transport only Timer B runs (RFC 3261 §17.1.1.2: 64·T1 without a response is a 408).
-    private func sendInvite(_ invite: SIPRequest, callID: String, to peer: SIPPeer) {
+    func sendInvite(_ invite: SIPRequest, callID: String, to peer: SIPPeer) {
         send(.request(invite), to: peer)
-        guard let cseq = invite.cseq?.number else { return }
+        guard let branch = invite.via?.branch else { return }
         if peer.isReliable {
-            retransmit(callID: callID, cseq: cseq, interval: 32, elapsed: 0, resend: false)
+            retransmit(callID: callID, branch: branch, interval: 32, elapsed: 0, resend: false)
         } else {
-            retransmit(callID: callID, cseq: cseq, interval: 0.5, elapsed: 0)
+            retransmit(callID: callID, branch: branch, interval: 0.5, elapsed: 0)
         }
     }
 
-    /// Where a URI is reached: a user registered here at its bindings' first contact, else the URI itself.
-    private func destination(of uri: SIPURI, accountSid: String) -> (SIPURI, SIPPeer)? {
-        var target = uri
-        if let user = uri.user,
-           let binding = context.registrar.bindings(accountSid: accountSid, user: user, domain: uri.host.description).first,
-           let contact = try? SIPURI(parsing: binding.contact) {
-            target = contact
-            // RFC 7118 §5.3: a contact registered over a WebSocket is reached down that socket alone.
-            if let peer = context.transport.webSockets.peer(forSource: binding.source) { return (target, peer) }
+    /// Where a URI is reached: a user registered here at each binding's contact (at most
+    /// `maxForks`), else the URI itself.
+    private func destinations(of uri: SIPURI, accountSid: String) -> [(SIPURI, SIPPeer)] {
+        if let user = uri.user {
+            let bindings = context.registrar.bindings(accountSid: accountSid, user: user, domain: uri.host.description)
+            if !bindings.isEmpty {
+                return bindings.prefix(Self.maxForks).compactMap { binding in
+                    guard let contact = try? SIPURI(parsing: binding.contact) else { return nil }
+                    // RFC 7118 §5.3: a contact registered over a WebSocket is reached down that socket alone.
+                    if let peer = context.transport.webSockets.peer(forSource: binding.source) { return (contact, peer) }
+                    return route(contact).map { (contact, $0) }
+                }
+            }
         }
-        // `sips:` is TLS (RFC 3261 §26.2.2), on 5061 unless the URI says otherwise.
+        return route(uri).map { [(uri, $0)] } ?? []
+    }
+
+    /// The peer a URI is sent to: `sips:` is TLS (RFC 3261 §26.2.2), on 5061 unless the URI says
+    /// otherwise; TCP and TLS get a connection of our own (no retransmissions over it, Timer B still runs).
+    private func route(_ target: SIPURI) -> SIPPeer? {
         let transport = target.isSecure ? "tls" : target.transport ?? "udp"
         guard ["udp", "tcp", "tls"].contains(transport),
               let address = try? SocketAddress.resolve(host: target.host.address, port: Int(target.port ?? (transport == "tls" ? 5061 : 5060)))
         else { return nil }
-        // TCP and TLS: a connection of our own (no retransmissions over it, Timer B still runs).
         switch transport {
-        case "tcp": return (try? context.transport.connect(.tcp, to: address)).map { (target, $0) }
-        case "tls": return (try? context.transport.connect(.tls, to: address, serverName: target.host.address)).map { (target, $0) }
-        default: return (target, SIPPeer(transport: .udp, address: address))
+        case "tcp": return try? context.transport.connect(.tcp, to: address)
+        case "tls": return try? context.transport.connect(.tls, to: address, serverName: target.host.address)
+        default: return SIPPeer(transport: .udp, address: address)
         }
     }
 
@@ -178,156 +218,7 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         return SIPNameAddress(uri: SIPURI(user: safe.isEmpty ? "parley" : safe, host: host))
     }
 
-    /// Timer A: the INVITE again at 0.5, 1, 2, … s until a response; Timer B (32 s) gives up (408).
-    /// Stops when the call's INVITE is another one (sent again with credentials, CSeq `cseq` + 1).
-    private func retransmit(callID: String, cseq: UInt32, interval: Double, elapsed: Double, resend: Bool = true) {
-        context.transport.loop.schedule(after: .milliseconds(Int(interval * 1000))) { [self] in
-            guard let call = calls.withLock({ $0[callID] }), !call.provisional,
-                  call.invite.cseq?.number == cseq else { return }
-            guard resend, elapsed + interval < 32 else {
-                return finish(callID: callID, error: ParleyError(.requestTimeout, reason: "no response to the INVITE"))
-            }
-            send(.request(call.invite), to: call.peer)
-            retransmit(callID: callID, cseq: cseq, interval: interval * 2, elapsed: elapsed + interval)
-        }
-    }
-
-    // MARK: - Responses and requests from the callee
-
-    /// A response to one of our INVITEs (false: not ours).
-    func handle(_ response: SIPResponse, from peer: SIPPeer) -> Bool {
-        guard let callID = response.callID, let call = calls.withLock({ $0[callID] }) else { return false }
-        // A BYE's or CANCEL's answer, or one to an INVITE we since sent again with credentials.
-        guard response.cseq?.method == .invite, response.cseq?.number == call.invite.cseq?.number else { return true }
-        switch response.statusCode {
-        case 100..<200:
-            // 100 only stops the retransmissions; the first of 180/183 (or any other 1xx) alerts the caller once.
-            let alerts = calls.withLock { table -> Bool in
-                table[callID]?.provisional = true
-                guard response.statusCode > 100, table[callID]?.alerted == false else { return false }
-                table[callID]?.alerted = true
-                return true
-            }
-            if alerts { call.progress.alerted() }
-        case 200..<300:
-            answered(call, callID: callID, response: response)
-        case 401, 407:
-            if let ack = call.invite.makeACK(for: response) { send(.request(ack), to: call.peer) }
-            challenged(call, callID: callID, response: response)
-        default:
-            if let ack = call.invite.makeACK(for: response) { send(.request(ack), to: call.peer) }
-            finish(callID: callID, error: Self.error(for: response), responseCode: Int(response.statusCode))
-        }
-        return true
-    }
-
-    /// A 401/407: answered once with the target's credentials (RFC 3261 §22.2); without
-    /// credentials, or challenged again after answering, the leg fails as forbidden.
-    private func challenged(_ call: Call, callID: String, response: SIPResponse) {
-        let code = Int(response.statusCode)
-        guard !call.authenticated, let username = call.target.username, let password = call.target.password else {
-            let why = call.authenticated ? "the far end refused our credentials" : "the far end wants credentials and the call has none"
-            return finish(callID: callID, error: ParleyError(.forbidden, reason: "\(code) \(response.reasonPhrase): \(why)"), responseCode: code)
-        }
-        guard let next = SIPOutboundHeaders.authorized(call.invite, after: response, username: username, password: password,
-                                                       sentBy: context.sentBy(call.peer)) else {
-            return finish(callID: callID, error: ParleyError(.forbidden, reason: "\(code): no digest challenge we can answer"), responseCode: code)
-        }
-        let current = calls.withLock { table -> Bool in
-            guard table[callID] != nil else { return false }
-            table[callID]?.invite = next
-            table[callID]?.authenticated = true
-            table[callID]?.provisional = false
-            return true
-        }
-        guard current else { return }
-        Log.info(.platform, "SIP call \(callID): answering a \(code) challenge as \(username)")
-        sendInvite(next, callID: callID, to: call.peer)
-    }
-
-    /// The 2xx: acknowledged, and the dialog handed to the answered-dialog table (which also
-    /// acknowledges the 2xx again if it is repeated, §13.2.2.4).
-    private func answered(_ call: Call, callID: String, response: SIPResponse) {
-        guard let dialog = try? SIPDialog(uac: call.invite, response: response) else {
-            return finish(callID: callID, error: ParleyError(.internalServer, reason: "the 2xx opens no dialog"))
-        }
-        guard calls.withLock({ $0.removeValue(forKey: callID) }) != nil else { return }
-        let ack = dialog.ack(for: response, sentBy: context.sentBy(call.peer))
-        context.dialogs.adoptDialed(.init(callID: callID, invite: call.invite, response: response, ack: ack, dialog: dialog,
-                                          peer: call.peer, mediaID: call.mediaID, callSid: call.callSid))
-        send(.request(ack), to: call.peer)
-        let body = response.bodyText
-        Task {
-            do throws(ParleyError) {
-                try await context.media.acceptAnswer(call.mediaID, sdp: body, events: call.progress.media)
-                let codec = await context.media.audioCodec(of: call.mediaID) ?? .opus
-                call.progress.answered(CallMediaAnswer(id: call.mediaID, sdp: "", codec: codec))
-                // `<Number sendDigits>`: RFC 4733 events once answered; `w` pauses 0.5 s, `W` 1 s.
-                if let digits = call.target.sendDigits, !digits.isEmpty {
-                    let sent = await context.media.server.sendDigits(digits.replacingOccurrences(of: "W", with: "ww"), to: call.mediaID.rawValue)
-                    Log.info(.platform, "SIP call \(callID): sendDigits \(digits) " + (sent ? "queued" : "not sent (no telephone-event, or not keys)"))
-                }
-            } catch {
-                hungUp(callID: callID, error: error)
-                await context.media.close(call.mediaID)
-                call.progress.failed(error, nil)
-            }
-        }
-    }
-
-    /// A TCP/TLS connection we opened closed (refused, a certificate not trusted, the far end
-    /// gone): a call on it still unanswered fails at once (31005) instead of waiting for Timer B.
-    func connectionClosed(_ peer: SIPPeer) {
-        let stranded = calls.withLock { table in table.filter { $0.value.peer == peer }.map(\.key) }
-        for callID in stranded {
-            finish(callID: callID, error: Self.closed(peer))
-        }
-    }
-
-    static func closed(_ peer: SIPPeer) -> ParleyError {
-        ParleyError(.connection, reason: "the \(peer.transport.rawValue) connection to \(peer.address) closed")
-    }
-
-    /// Keys the other party pressed, to the callee as RFC 4733 events.
-    func sendDigits(_ digits: String, callID: String) {
-        guard let id = calls.withLock({ $0[callID]?.mediaID }) else { return context.dialogs.sendDigits(digits, callID: callID) }
-        let media = context.media
-        Task { _ = await media.server.sendDigits(digits, to: id.rawValue) }
-    }
-
-    /// The engine ended the leg: CANCEL before the answer (§9.1); after it the dialog's table sends BYE.
-    func hungUp(callID: String, error: ParleyError?) {
-        guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else {
-            return context.dialogs.hungUp(callID: callID, error: error)
-        }
-        if let cancel = call.invite.makeCancel() { send(.request(cancel), to: call.peer) }
-        Task { await context.media.close(call.mediaID) }
-    }
-
-    /// The other party held or resumed the callee: a re-INVITE `a=sendonly`/`a=sendrecv` once answered.
-    func held(_ hold: Bool, callID: String) { context.dialogs.holdPhone(hold, callID: callID) }
-
-    private func finish(callID: String, error: ParleyError, responseCode: Int? = nil) {
-        guard let call = calls.withLock({ $0.removeValue(forKey: callID) }) else { return }
-        Task { await context.media.close(call.mediaID) }
-        call.progress.failed(error, responseCode)
-    }
-
-    /// The engine's error for a final SIP failure (the call's status follows from it: 31486 busy,
-    /// 31480 and 31408 no-answer, others failed); the table is in docs/sip.md.
-    static func error(for response: SIPResponse) -> ParleyError {
-        let reason = "\(response.statusCode) \(response.reasonPhrase)"
-        return switch response.statusCode {
-        case 486, 600: ParleyError(.busyHere, reason: reason)
-        case 404, 480, 604: ParleyError(.temporarilyUnavailable, reason: reason)
-        case 408: ParleyError(.requestTimeout, reason: reason)
-        case 603: ParleyError(.decline, reason: reason)
-        case 487: ParleyError(.requestTerminated, reason: reason)
-        default: ParleyError(.connection, reason: reason)
-        }
-    }
-
-    private func send(_ message: SIPMessage, to peer: SIPPeer) { context.transport.send(message, to: peer) }
+    func send(_ message: SIPMessage, to peer: SIPPeer) { context.transport.send(message, to: peer) }
 }
 
 /// The engine's view of a SIP callee we dialed.

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 import ParleyNet
 import ParleyStore
 import SIP
@@ -29,14 +30,8 @@ enum SIPTrunkInbound {
         return request
     }
 
-    /// A Request-URI user as E.164: `+` and 2–15 digits after visual separators go; digits
-    /// without `+` are taken as they are dialed (`+` added), as carriers send both forms.
-    static func e164(_ user: String) -> String? {
-        let kept = user.filter { !"-.()".contains($0) }
-        let digits = kept.hasPrefix("+") ? kept.dropFirst() : kept[...]
-        guard (2...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return "+" + digits
-    }
+    /// A Request-URI user as E.164, with or without its `+` (carriers send both forms).
+    private static func e164(_ user: String) -> String? { PhoneNumber.e164(user, requirePlus: false) }
 
     /// The address without its port (`127.0.0.1`, `2001:db8::1`), as IP access control lists hold it.
     static func host(of address: SocketAddress) -> String {

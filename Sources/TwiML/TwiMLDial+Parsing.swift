@@ -86,7 +86,7 @@ extension TwiMLNumber {
     init(element e: XMLReader.Element) throws(TwiMLError) {
         let a = TwiMLAttributes(e)
         self.init(number: try TwiMLContent.text(of: e, required: true), sendDigits: try a.keys("sendDigits", waits: true),
-                  url: a.string("url"), method: try a.method(), statusCallback: a.string("statusCallback"),
+                  byoc: a.string("byoc"), url: a.string("url"), method: try a.method(), statusCallback: a.string("statusCallback"),
                   statusCallbackMethod: try a.method("statusCallbackMethod"), statusCallbackEvents: try a.callEvents())
     }
 }

@@ -102,11 +102,13 @@ public struct TwiMLClient: Sendable, Hashable {
     }
 }
 
-/// `<Number>`: a phone number (no route until the SIP gateway exists).
+/// `<Number>`: a phone number, dialed through an outbound SIP trunk.
 public struct TwiMLNumber: Sendable, Hashable {
     public var number: String
     /// DTMF to send once answered: `0-9`, `*`, `#`, `w`, `W`.
     public var sendDigits: String?
+    /// The outbound trunk the number goes through (`byoc`: a trunk's name); nil: the server's first.
+    public var byoc: String?
     public var url: String?
     /// Default POST.
     public var method: TwiMLMethod
@@ -115,11 +117,12 @@ public struct TwiMLNumber: Sendable, Hashable {
     public var statusCallbackMethod: TwiMLMethod
     public var statusCallbackEvents: [TwiMLCallEvent]
 
-    public init(number: String, sendDigits: String? = nil, url: String? = nil, method: TwiMLMethod = .post,
+    public init(number: String, sendDigits: String? = nil, byoc: String? = nil, url: String? = nil, method: TwiMLMethod = .post,
                 statusCallback: String? = nil, statusCallbackMethod: TwiMLMethod = .post,
                 statusCallbackEvents: [TwiMLCallEvent] = []) {
         self.number = number
         self.sendDigits = sendDigits
+        self.byoc = byoc
         self.url = url
         self.method = method
         self.statusCallback = statusCallback

@@ -135,7 +135,7 @@ extension XMLWriter {
                 for p in c.parameters { w.element("Parameter", [("name", p.name), ("value", p.value)]) }
             }
         case .number(let n):
-            element("Number", [("sendDigits", n.sendDigits)]
+            element("Number", [("sendDigits", n.sendDigits), ("byoc", n.byoc)]
                         + Self.legAttributes(url: n.url, method: n.method, statusCallback: n.statusCallback,
                                              statusCallbackMethod: n.statusCallbackMethod, events: n.statusCallbackEvents),
                     text: n.number)

@@ -3,6 +3,7 @@ import ParleyCrypto
 import ParleyStore
 import Signaling
 import TwiML
+import VoiceREST
 
 /// `<Client>` and `To=client:NAME`: a leg to a client identity of the caller's account, rung on
 /// every live signaling connection listening for it and every push binding of it (the first to
@@ -24,9 +25,9 @@ struct ClientDialRoute: DialRoute {
         return leg
     }
 
-    func outboundEndpoint(to: String) -> (any LegEndpoint)? {
-        guard to.hasPrefix("client:") else { return nil }
-        return ClientLegEndpoint(identity: VoiceService.clientIdentity(to))
+    func outboundEndpoint(for request: OutboundCallRequest) -> (any LegEndpoint)? {
+        guard request.to.hasPrefix("client:") else { return nil }
+        return ClientLegEndpoint(identity: VoiceService.clientIdentity(request.to))
     }
 
     func ring(_ leg: CallLeg, of call: VoiceCall, engine: isolated VoiceService) {

@@ -1,4 +1,5 @@
 import TwiML
+import VoiceREST
 
 /// Who carries the leg a `<Dial>` noun or a REST-created call asks for: clients today, SIP
 /// endpoints and trunks next. The engine asks its routes in order (`VoiceService.register(_:)`
@@ -9,9 +10,9 @@ protocol DialRoute: Sendable {
     /// A new child leg of `call` for `noun` (not yet stored or indexed), or nil when the noun is
     /// not this route's kind.
     func makeLeg(for noun: TwiMLDialNoun, of call: VoiceCall, request: DialRequest, now: Int64) -> CallLeg?
-    /// The endpoint of a REST-created call to `to` (the call's own leg), or nil when `to` is not
-    /// this route's kind.
-    func outboundEndpoint(to: String) -> (any LegEndpoint)?
+    /// The endpoint of a REST-created call (the call's own leg), or nil when its `To` is not this
+    /// route's kind.
+    func outboundEndpoint(for request: OutboundCallRequest) -> (any LegEndpoint)?
     /// Alerts the leg's callee: a `<Dial>` child, or the leg of a REST-created call. The route
     /// reports back on the engine: `legAlerted` once the callee is alerted, `legRefused` when it
     /// cannot be reached or declines, `answerChild` / `answerOutbound` when it answers.

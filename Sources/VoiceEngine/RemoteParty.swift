@@ -2,6 +2,7 @@ import ParleyCore
 import ParleyStore
 import Signaling
 import TwiML
+import VoiceREST
 
 /// A party the engine reaches through another service rather than its own signaling: a SIP
 /// phone behind the SIP gateway. The engine tells it what happens to its leg; the service turns
@@ -59,8 +60,9 @@ final class RemoteLegEndpoint: LegEndpoint {
 package protocol RemoteDialer: Sendable {
     /// What a leg for `noun` dials when this dialer takes it; nil when it does not.
     func target(for noun: TwiMLDialNoun) -> RemoteDialTarget?
-    /// What a REST-created call to `to` (`sip:…`, a number) dials; nil when `to` is not this dialer's.
-    func target(forCallTo to: String) -> RemoteDialTarget?
+    /// What a REST-created call to `to` (`sip:…`, a number) dials, with keys to press once
+    /// answered and the trunk a number takes (nil: the first); nil when `to` is not this dialer's.
+    func target(forCallTo to: String, sendDigits: String?, trunk: String?) -> RemoteDialTarget?
     /// Starts calling `request.target`; what happens comes back through `progress`, in order.
     func dial(_ request: RemoteDialRequest, progress: RemoteDialProgress) -> any RemoteParty
 }
@@ -119,8 +121,8 @@ struct RemoteDialRoute: DialRoute {
         return leg
     }
 
-    func outboundEndpoint(to: String) -> (any LegEndpoint)? {
-        dialer.target(forCallTo: to).map { RemoteLegEndpoint(party: nil, target: $0) }
+    func outboundEndpoint(for request: OutboundCallRequest) -> (any LegEndpoint)? {
+        dialer.target(forCallTo: request.to, sendDigits: request.sendDigits, trunk: request.trunk).map { RemoteLegEndpoint(party: nil, target: $0) }
     }
 
     func ring(_ leg: CallLeg, of call: VoiceCall, engine: isolated VoiceService) {

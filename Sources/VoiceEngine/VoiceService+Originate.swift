@@ -27,7 +27,7 @@ extension VoiceService {
         guard let account = try? store.account(sid: request.accountSid) else {
             throw ParleyError(.internalServer, reason: "the account \(request.accountSid) is gone")
         }
-        guard let (route, endpoint) = dialRoutes.lazy.compactMap({ route in route.outboundEndpoint(to: request.to).map { (route, $0) } }).first else {
+        guard let (route, endpoint) = dialRoutes.lazy.compactMap({ route in route.outboundEndpoint(for: request).map { (route, $0) } }).first else {
             throw ParleyError(.notFound, reason: "no route reaches \(request.to)")
         }
         let now = wallClock

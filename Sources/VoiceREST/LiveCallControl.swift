@@ -42,6 +42,10 @@ public struct OutboundCallRequest: Sendable, Equatable {
     public var statusCallbackEvents: [String]
     /// Seconds the callee may ring (`Timeout`).
     public var timeout: Int
+    /// Keys to press once a number or SIP callee answers (`SendDigits`: `0-9`, `*`, `#`, `w` for 0.5 s).
+    public var sendDigits: String?
+    /// The outbound trunk a number goes through (`Byoc`: a `--sip-trunk` name); nil: the first.
+    public var trunk: String?
 
     public init(accountSid: String, to: String, from: String, instructions: Instructions, applicationSid: String? = nil,
                 statusCallback: String? = nil, statusCallbackMethod: String = "POST", statusCallbackEvents: [String] = [],

@@ -68,10 +68,22 @@ extension TwilioRESTRouter {
         } else {
             throw RESTFailure(status: 400, code: .invalidCallURL, message: "Url, Twiml or ApplicationSid is required")
         }
-        return OutboundCallRequest(accountSid: context.account.sid, to: to, from: from, instructions: instructions,
-                                   applicationSid: applicationSid, statusCallback: statusCallback,
-                                   statusCallbackMethod: statusCallbackMethod,
-                                   statusCallbackEvents: try Self.statusCallbackEvents(p), timeout: try Self.callTimeout(p))
+        var request = OutboundCallRequest(accountSid: context.account.sid, to: to, from: from, instructions: instructions,
+                                          applicationSid: applicationSid, statusCallback: statusCallback,
+                                          statusCallbackMethod: statusCallbackMethod,
+                                          statusCallbackEvents: try Self.statusCallbackEvents(p), timeout: try Self.callTimeout(p))
+        request.sendDigits = try Self.sendDigits(p)
+        request.trunk = p["Byoc"].flatMap { $0.isEmpty ? nil : $0 }
+        return request
+    }
+
+    /// `SendDigits`: at most 32 of `0-9`, `*`, `#`, `w`, `W` (the vendor's bound); 20001 otherwise.
+    private static func sendDigits(_ p: RESTParameters) throws(RESTFailure) -> String? {
+        guard let keys = p["SendDigits"], !keys.isEmpty else { return nil }
+        guard keys.count <= 32, keys.allSatisfy({ "0123456789*#wW".contains($0) }) else {
+            throw .invalidParameter("SendDigits \(keys) is not up to 32 of 0-9, *, #, w and W")
+        }
+        return keys
     }
 
     /// `To` as the vendor takes it: `client:NAME`, a `sip:`/`sips:` URI, or a phone number (digits
@@ -81,8 +93,7 @@ extension TwilioRESTRouter {
         if to.hasPrefix("client:") { return to.count > "client:".count && to.utf8.count <= 256 + "client:".count }
         let lower = to.lowercased()
         if lower.hasPrefix("sip:") || lower.hasPrefix("sips:") { return to.contains("@") || to.count > 5 }
-        let digits = to.filter(\.isNumber).count
-        return digits >= 2 && to.allSatisfy { $0.isASCII && ($0.isNumber || " +-().".contains($0)) }
+        return PhoneNumber.isDialable(to)
     }
 
     /// `Url`, refused with 21205 (not 20001) when malformed, as the vendor's Calls resource does.

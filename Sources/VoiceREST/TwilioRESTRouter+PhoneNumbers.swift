@@ -63,15 +63,12 @@ extension TwilioRESTRouter {
         }
     }
 
-    /// `+` and 2–15 digits (E.164), visual separators (spaces, `-`, `.`, parentheses) removed;
-    /// 21421 otherwise, as the vendor answers an invalid `PhoneNumber`.
+    /// The number as E.164 (`PhoneNumber.e164`); 21421 otherwise, as the vendor answers an invalid `PhoneNumber`.
     static func e164(_ text: String) throws(RESTFailure) -> String {
-        let kept = text.filter { !" -.()".contains($0) }
-        let digits = kept.hasPrefix("+") ? kept.dropFirst() : kept[...]
-        guard kept.hasPrefix("+"), (2...15).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+        guard let number = PhoneNumber.e164(text) else {
             throw RESTFailure(status: 400, code: ParleyError.Code(rawValue: 21421), message: "PhoneNumber \(text) is not E.164 (+ and 2 to 15 digits)")
         }
-        return kept
+        return number
     }
 
     static func phoneNumberJSON(_ n: IncomingPhoneNumber) -> JSONValue {

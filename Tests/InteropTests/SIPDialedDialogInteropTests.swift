@@ -127,4 +127,50 @@ import WebRTC
         #expect(endedAt > .seconds(44))
         #expect(call?.status == .completed)
     }
+
+    /// A phone without telephone-event gets keys as INFO (RFC 6086): `Calls.json` with
+    /// `SendDigits=1#` to a sipp UAS whose answer has PCMU alone; sipp must receive `Signal=1`,
+    /// then `Signal=#`, each as `application/dtmf-relay`, and answers each 200.
+    @Test(.timeLimit(.minutes(2))) func keysGoAsInfoToAPhoneWithoutTelephoneEvent() async throws {
+        let uasPort = try SIPTrunkInteropTests.freeUDPPort()
+        let (server, dir, _) = try SIPCallInteropTests.startServer("sipinfokeys")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let app = try TwiMLTestApp(authToken: server.defaultCredentials.account.authToken)
+        defer { Task { await app.shutdown() } }
+        app.set("/voice", #"<Response><Pause length="3"/><Hangup/></Response>"#)
+        app.set("/status", "<Response/>")
+        let probe = try UDPProbe()
+        typealias S = SIPDialogScenarios
+        func info(_ key: String, _ variable: String) -> String {
+            """
+              <recv request="INFO">
+                <action>
+                  <ereg regexp="application/dtmf-relay" search_in="hdr" header="Content-Type:" check_it="true" assign_to="\(variable)type"/>
+                  <ereg regexp="Signal=\(key)" search_in="body" check_it="true" assign_to="\(variable)"/>
+                </action>
+              </recv>
+              <send><![CDATA[
+                SIP/2.0 200 OK
+                \(S.replyHeaders)
+                Content-Length: 0
+
+              ]]></send>
+            """
+        }
+        let body = D.answer(sdpPort: probe.port, events: false) + info("1", "first") + info("#", "second") + S.answerBye
+        let sipp = try D.start(D.scenario("infokeys", body, variables: ["first", "firsttype", "second", "secondtype"]), port: uasPort, dir: dir)
+        defer { sipp.kill() }
+        let created = try await SIPRESTCallInteropTests.python(server, app: app, dir: dir, [
+            "step": .string("create"), "to": .string("sip:service@127.0.0.1:\(uasPort)"),
+            "extra": .object(["send_digits": .string("1#")]),
+        ])
+        let sid = try #require(created["sid"]?.stringValue, "\(created)")
+        let ended = await sipp.wait(timeout: .seconds(20))
+        let call = try await SIPRESTCallInteropTests.finalCall(server, sid: sid, timeout: .seconds(10))
+        print("SendDigits=1# to a phone without telephone-event: sipp ended \(ended), status \(ended ? Int(sipp.process.terminationStatus) : -1); "
+              + "call \(call?.status.rawValue ?? "-")")
+        await server.shutdown()
+        #expect(ended && sipp.process.terminationStatus == 0, "\(SIPDialogInteropTests.log(sipp, dir: dir))")
+        #expect(call?.status == .completed)
+    }
 }

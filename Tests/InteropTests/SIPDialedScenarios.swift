@@ -12,7 +12,7 @@ enum SIPDialedScenarios {
 
     /// The server's INVITE (which must say `Supported: timer`), 180, and a 200 from "the phone" at
     /// `sdpPort` with `headers`, then its ACK.
-    static func answer(sdpPort: any CustomStringConvertible, headers: String = "") -> String {
+    static func answer(sdpPort: any CustomStringConvertible, headers: String = "", events: Bool = true) -> String {
         func response(_ status: String, body: String?) -> String {
             """
               <send\(body == nil ? "" : " retrans=\"500\"")><![CDATA[
@@ -40,7 +40,7 @@ enum SIPDialedScenarios {
                 </action>
               </recv>
             \(response("180 Ringing", body: nil))
-            \(response("200 OK", body: S.sdp(port: sdpPort, direction: "sendrecv", version: 1)))
+            \(response("200 OK", body: S.sdp(port: sdpPort, direction: "sendrecv", version: 1, events: events)))
               <recv request="ACK"/>
             """
     }

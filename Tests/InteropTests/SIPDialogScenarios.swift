@@ -4,19 +4,17 @@
 /// are the endpoint's username and password, put in by the test.
 enum SIPDialogScenarios {
     /// An SDP offer or answer from the "phone" at `port` (a UDP socket of the test, which sends
-    /// nothing, or sipp's `[media_port]`).
-    static func sdp(port: any CustomStringConvertible, direction: String, version: Int) -> String {
+    /// nothing, or sipp's `[media_port]`); without RFC 4733 `events`, PCMU alone.
+    static func sdp(port: any CustomStringConvertible, direction: String, version: Int, events: Bool = true) -> String {
         """
         v=0
         o=- 4242 \(version) IN IP4 127.0.0.1
         s=-
         c=IN IP4 127.0.0.1
         t=0 0
-        m=audio \(port) RTP/AVP 0 101
+        m=audio \(port) RTP/AVP 0\(events ? " 101" : "")
         a=rtpmap:0 PCMU/8000
-        a=rtpmap:101 telephone-event/8000
-        a=fmtp:101 0-15
-        a=\(direction)
+        \(events ? "a=rtpmap:101 telephone-event/8000\na=fmtp:101 0-15\n" : "")a=\(direction)
         """
     }
 

@@ -18,7 +18,8 @@ import Testing
         if cfg["step"] == "create":
             call = c.calls.create(to=cfg["to"], from_="+15550001111", url=cfg["app"] + "/voice",
                                   status_callback=cfg["app"] + "/status",
-                                  status_callback_event=["initiated", "ringing", "answered", "completed"])
+                                  status_callback_event=["initiated", "ringing", "answered", "completed"],
+                                  **cfg.get("extra", {}))
             out = {"sid": call.sid, "status": call.status, "direction": call.direction, "to": call.to,
                    "api_version": call.api_version}
         elif cfg["step"] == "hangup":

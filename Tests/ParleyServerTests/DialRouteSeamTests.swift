@@ -8,6 +8,7 @@ import Signaling
 import Synchronization
 import Testing
 import TwiML
+import VoiceREST
 @testable import VoiceEngine
 
 /// The leg-route seam (issue 14 item 1): a second `DialRoute` registered beside the client route
@@ -83,8 +84,8 @@ private final class BusySipRoute: DialRoute {
         return CallLeg(record: record, endpoint: SilentEndpoint())
     }
 
-    func outboundEndpoint(to: String) -> (any LegEndpoint)? {
-        to.hasPrefix("sip:") ? SilentEndpoint() : nil
+    func outboundEndpoint(for request: OutboundCallRequest) -> (any LegEndpoint)? {
+        request.to.hasPrefix("sip:") ? SilentEndpoint() : nil
     }
 
     func ring(_ leg: CallLeg, of call: VoiceCall, engine: isolated VoiceService) {

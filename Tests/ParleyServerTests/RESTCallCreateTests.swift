@@ -32,6 +32,9 @@ import VoiceREST
         #expect(await code(base + [("ApplicationSid", SID.make("AP"))]) == 21218)
         #expect(await code(base + [("Url", "https://a.example/v"), ("Timeout", "0")]) == 20001)
         #expect(await code(base + [("Url", "https://a.example/v"), ("StatusCallbackEvent", "exploded")]) == 20001)
+        #expect(await code(base + [("Url", "https://a.example/v"), ("SendDigits", "12a")]) == 20001)
+        #expect(await code(base + [("Url", "https://a.example/v"), ("SendDigits", String(repeating: "1", count: 33))]) == 20001)
+        #expect(await code([("To", "+1 (555) 12-3+4"), ("From", "x"), ("Url", "https://a.example/v")]) == 21211)
         #expect(f.control.actions.isEmpty)
 
         // Url (with the vendor's repeated StatusCallbackEvent), inline Twiml, an application.

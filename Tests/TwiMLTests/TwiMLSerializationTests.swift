@@ -19,7 +19,7 @@ import Testing
                                 url: "/w", method: .get, statusCallback: "/s", statusCallbackMethod: .get,
                                 statusCallbackEvents: [.initiated, .completed])),
             .client(TwiMLClient(identity: "carol")),
-            .number(TwiMLNumber(number: "+1555", sendDigits: "1w2", url: "/n", method: .get)),
+            .number(TwiMLNumber(number: "+1555", sendDigits: "1w2", byoc: "carrier", url: "/n", method: .get)),
             .sip(TwiMLSip(uri: "sip:x@y", username: "u", password: "", statusCallbackEvents: [.answered])),
         ], action: "/after", method: .get, timeout: 10, callerId: "+1000", answerOnBridge: true,
                         record: .recordFromAnswerDual, hangupOnStar: true, timeLimit: 60, trim: .trimSilence,

@@ -11,15 +11,19 @@
 /// 5. `ready`, then `invite` (its Via and Request-URI) when the server calls the binding: 180,
 ///    200 with a PCMU offer on a UDP socket that echoes every RTP packet, and the server's ACK;
 /// 6. `bye` with the number of packets echoed, answered 200; then it exits.
+/// With a `wss:` URL it checks the server's certificate against `cafile` and its Via says `WSS`.
 enum SIPWebSocketClientScript {
     static let source = #"""
-import asyncio, hashlib, json, os, re, socket, sys, uuid
+import asyncio, hashlib, json, os, re, socket, ssl, sys, uuid
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 cfg = json.loads(sys.argv[1])
 URL, USER, PASSWORD, DOMAIN = cfg["url"], cfg["user"], cfg["password"], cfg["domain"]
 HOST = uuid.uuid4().hex[:12] + ".invalid"
+# wss: the server's certificate is checked against the test's own (cfg["cafile"]); Via says WSS.
+SSL = ssl.create_default_context(cafile=cfg["cafile"]) if URL.startswith("wss:") else None
+TRANSPORT = "WSS" if SSL else "WS"
 
 def say(**kv):
     print(json.dumps(kv), flush=True)
@@ -33,7 +37,7 @@ def status(msg):
 
 def request(method, uri, cseq, call_id, from_tag, extra=(), body=""):
     lines = [f"{method} {uri} SIP/2.0",
-             f"Via: SIP/2.0/WS {HOST};branch=z9hG4bK{uuid.uuid4().hex[:16]}",
+             f"Via: SIP/2.0/{TRANSPORT} {HOST};branch=z9hG4bK{uuid.uuid4().hex[:16]}",
              "Max-Forwards: 70",
              f"To: <sip:{USER}@{DOMAIN}>",
              f"From: <sip:{USER}@{DOMAIN}>;tag={from_tag}",
@@ -78,12 +82,12 @@ class Echo(asyncio.DatagramProtocol):
 
 async def main():
     try:
-        async with connect(URL, open_timeout=10):
+        async with connect(URL, open_timeout=10, ssl=SSL):
             say(refused=101)
     except InvalidStatus as e:
         say(refused=e.response.status_code)
 
-    async with connect(URL, subprotocols=["sip"], open_timeout=10) as ws:
+    async with connect(URL, subprotocols=["sip"], open_timeout=10, ssl=SSL) as ws:
         await ws.send("OPTIONS sip:x SIP/2.0\r\nX-Pad: " + "a" * 70000 + "\r\n\r\n")
         try:
             await asyncio.wait_for(ws.recv(), 10)
@@ -91,7 +95,7 @@ async def main():
         except ConnectionClosed as e:
             say(oversized=e.rcvd.code if e.rcvd else 1006)
 
-    async with connect(URL, subprotocols=["sip"], open_timeout=10) as ws:
+    async with connect(URL, subprotocols=["sip"], open_timeout=10, ssl=SSL) as ws:
         say(subprotocol=ws.subprotocol)
         call_id, tag, uri = uuid.uuid4().hex, uuid.uuid4().hex[:8], f"sip:{DOMAIN}"
         contact = (f'Contact: <sip:{USER}@{HOST};transport=ws>;+sip.ice;reg-id=1;'

@@ -15,6 +15,9 @@ enum TwilioScriptPrelude {
 
         cfg = json.load(sys.stdin)
         def client(user, password):
+            if cfg.get("cafile"):   # an https server with the test's own certificate (requests reads it per request)
+                import os
+                os.environ["REQUESTS_CA_BUNDLE"] = cfg["cafile"]
             c = Client(user, password, cfg["account"])
             c.api.base_url = cfg["base"]
             return c

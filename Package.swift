@@ -181,7 +181,7 @@ let package = Package(
         .target(name: "VoiceEngine",
                 dependencies: ["VoiceREST", "PlatformCore", "ServerMedia", "ParleyCore", "ParleyNet", "ParleyStore",
                                "AccessToken", "HTTPWire", "WebRTC", "TwiML", "Signaling", "PushNotifications", "WebSocketWire",
-                               "ParleyCrypto", "JSONWire"],
+                               "ParleyCrypto", "JSONWire", "ParleyRTP"],
                 swiftSettings: strict),
         // The Twilio Video v1-shaped REST API (Rooms, Participants, tracks, rules, recordings,
         // compositions); it reaches live rooms through the interface it defines (`RoomControl`).
@@ -200,7 +200,7 @@ let package = Package(
         // SIP service (issue 18): the registrar (digest, bindings in the store, OPTIONS) on SIP's
         // transports; the B2BUA and trunks follow.
         .target(name: "SIPGateway", dependencies: ["SIP", "SIPWire", "SIPMedia", "SDP", "ParleyStore", "ParleyNet", "ParleyCore", "ParleyCrypto",
-                                                   "ParleySRTP", "ServerMedia", "TwiML", "VoiceEngine"], swiftSettings: strict),
+                                                   "ParleySRTP", "ServerMedia", "TwiML", "VoiceEngine", "ParleyRTP"], swiftSettings: strict),
         // Who may use SIP, over REST in both vendors' shapes: Plivo's Endpoint API (`/v1/Account/{auth_id}/
         // Endpoint/`) and Twilio's SIP API (credential lists, domains and their auth mappings, IP access
         // control lists); the store keeps digest secrets, never passwords. No SIP code.
@@ -270,7 +270,8 @@ let package = Package(
                                          "ParleyServer", "PlatformCore", "ParleyStore", "WebRTC", "ParleySRTP", "ParleyCrypto",
                                          "STUN", "SDP", "ParleyAudio", "NetworkConditioner", "ParleyOpus", "Signaling", "JSONWire",
                                          "ParleyVoice", "CallHarness", "AudioDevices", "SpeechScoring", "DataChannel", "ServerMedia",
-                                         "ParleyVPX", "VP8", "VideoCore", "ParleyVideo", "SIP", "SIPWire"],
+                                         "ParleyVPX", "VP8", "VideoCore", "ParleyVideo", "SIP", "SIPWire", "SIPGateway", "SIPMedia",
+                                         "VoiceEngine"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyFuzz",
                           dependencies: ["HTTPWire", "WebSocketWire", "AccessToken", "STUN", "RTP", "RTCP", "ParleyRTP", "ParleySRTP", "SDP", "AudioCore",

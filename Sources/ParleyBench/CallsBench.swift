@@ -170,8 +170,13 @@ enum CallsBench {
         guard await bulk.forward(from: a.id, to: b.id), await bulk.forward(from: b.id, to: a.id) else {
             throw CallsBenchWorkerLink.Failed(description: "forward refused for call \(call)")
         }
-        link.send("ANSWER \(2 * call) \(Data(a.sdp.utf8).base64EncodedString())")
-        link.send("ANSWER \(2 * call + 1) \(Data(b.sdp.utf8).base64EncodedString())")
+        try await answer(call: call, (a.sdp, b.sdp), link: link)
+    }
+
+    /// Sends call `call`'s two answers to its client process and waits until both legs connected.
+    static func answer(call: Int, _ answers: (String, String), link: CallsBenchWorkerLink) async throws {
+        link.send("ANSWER \(2 * call) \(Data(answers.0.utf8).base64EncodedString())")
+        link.send("ANSWER \(2 * call + 1) \(Data(answers.1.utf8).base64EncodedString())")
         for leg in [2 * call, 2 * call + 1] {
             let reply = await link.result("leg:\(leg)")
             guard reply.hasPrefix("CONNECTED") else { throw CallsBenchWorkerLink.Failed(description: "leg \(leg): \(reply)") }

@@ -30,6 +30,11 @@ final class CallsBenchLeg: @unchecked Sendable {
     let index: Int
     let loop: EventLoop
     let ssrc: UInt32
+    /// What the leg offers and sends: Opus (80-byte tagged payloads, or `fixedPayload`), or
+    /// PCMU (`sip-calls`: 160-byte tagged payloads, 8 kHz timestamps).
+    let pcmu: Bool
+    /// Sent instead of the tagged payload (a real Opus frame, for a transcoding server to decode).
+    var fixedPayload: [UInt8]?
     private(set) var socket: UDPSocket!
     private var inbox: LegInbox?
     private var srtp: SRTPContext?
@@ -48,8 +53,9 @@ final class CallsBenchLeg: @unchecked Sendable {
     /// Time (ns) the handshake finished; for setup figures.
     private(set) var connectedAt: UInt64 = 0
 
-    init(index: Int, loop: EventLoop, delays: DelayHistogram) throws {
+    init(index: Int, loop: EventLoop, delays: DelayHistogram, pcmu: Bool = false) throws {
         self.index = index
+        self.pcmu = pcmu
         self.loop = loop
         self.delays = delays
         ssrc = 0x2000_0000 &+ UInt32(index)
@@ -70,7 +76,7 @@ final class CallsBenchLeg: @unchecked Sendable {
         s=-\r
         t=0 0\r
         a=group:BUNDLE 0\r
-        m=audio \(localPort) UDP/TLS/RTP/SAVPF 111 101\r
+        m=audio \(localPort) UDP/TLS/RTP/SAVPF \(pcmu ? "0" : "111") 101\r
         c=IN IP4 127.0.0.1\r
         a=mid:0\r
         a=sendrecv\r
@@ -79,9 +85,8 @@ final class CallsBenchLeg: @unchecked Sendable {
         a=fingerprint:\(fingerprint.sdpValue)\r
         a=setup:actpass\r
         a=rtcp-mux\r
-        a=rtpmap:111 opus/48000/2\r
-        a=fmtp:111 minptime=10;useinbandfec=1\r
-        a=rtpmap:101 telephone-event/48000\r
+        \(pcmu ? "a=rtpmap:0 PCMU/8000" : "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1")\r
+        a=rtpmap:101 telephone-event/\(pcmu ? 8000 : 48000)\r
         a=fmtp:101 0-16\r
         a=ssrc:\(ssrc) cname:bench\(index)\r
         a=candidate:1 1 udp 2130706431 127.0.0.1 \(localPort) typ host\r
@@ -152,20 +157,23 @@ final class CallsBenchLeg: @unchecked Sendable {
         guard let srtp, let server else { return }
         if sent % 250 == 0 { _ = socket.sendBatch.append(consentCheck, to: server) }
         sequence &+= 1
-        timestamp &+= 960
+        timestamp &+= pcmu ? 160 : 960
         let seq = sequence, ts = timestamp, ssrc = ssrc, index = index
+        let payloadBytes = pcmu ? 160 : Self.payloadBytes, payloadType = pcmu ? 0 : Self.opusPayloadType
+        let fixed = fixedPayload
         let queued = socket.sendBatch.withUnsafeSlot(to: server) { slot in
             slot[0] = 0x80
-            slot[1] = Self.opusPayloadType
+            slot[1] = payloadType
             slot.storeBytes(of: seq.bigEndian, toByteOffset: 2, as: UInt16.self)
             slot.storeBytes(of: ts.bigEndian, toByteOffset: 4, as: UInt32.self)
             slot.storeBytes(of: ssrc.bigEndian, toByteOffset: 8, as: UInt32.self)
             let p = Self.headerBytes
-            slot.storeBytes(of: Self.magic.bigEndian, toByteOffset: p, as: UInt32.self)
-            slot.storeBytes(of: UInt32(index).bigEndian, toByteOffset: p + 4, as: UInt32.self)
-            slot.storeBytes(of: now.bigEndian, toByteOffset: p + 8, as: UInt64.self)
-            for i in 16..<Self.payloadBytes { slot[p + i] = UInt8(truncatingIfNeeded: i) }
-            do { return try srtp.protect(slot, length: p + Self.payloadBytes) } catch { return -1 }
+            if let fixed {
+                for i in fixed.indices { slot[p + i] = fixed[i] }
+                do { return try srtp.protect(slot, length: p + fixed.count) } catch { return -1 }
+            }
+            CallsBenchLeg.tag(slot, at: p, index: index, now: now, payloadBytes: payloadBytes)
+            do { return try srtp.protect(slot, length: p + payloadBytes) } catch { return -1 }
         }
         if queued { sent += 1 } else { sendDropped += 1 }
         socket.sendBatch.flush()
@@ -195,19 +203,32 @@ final class CallsBenchLeg: @unchecked Sendable {
         if bytes[0] & 0x10 != 0, length >= header + 4 {   // RFC 3550 §5.3.1 header extension
             header += 4 + 4 * Int(UInt16(bytes[header + 2]) << 8 | UInt16(bytes[header + 3]))
         }
-        guard length >= header + 16,
-              UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: header, as: UInt32.self)) == Self.magic else {
+        guard let transit = Self.transit(UnsafeRawBufferPointer(rebasing: bytes[header..<length]), now: now) else {
             played += 1   // ringback or other frames the server played, not our peer's
             return
         }
         received += 1
-        let sentAt = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: header + 8, as: UInt64.self))
-        let transit = Int64(bitPattern: now &- sentAt)
         delays.add(nanoseconds: transit)
         if let last = lastTransit {
             jitterNanos += (Double(abs(transit - last)) - jitterNanos) / 16   // RFC 3550 §6.4.1
         }
         lastTransit = transit
+    }
+
+    /// Writes the tag (magic, leg, send time) and filler into a payload at `offset` of `slot`.
+    static func tag(_ slot: UnsafeMutableRawBufferPointer, at offset: Int, index: Int, now: UInt64, payloadBytes: Int) {
+        slot.storeBytes(of: magic.bigEndian, toByteOffset: offset, as: UInt32.self)
+        slot.storeBytes(of: UInt32(index).bigEndian, toByteOffset: offset + 4, as: UInt32.self)
+        slot.storeBytes(of: now.bigEndian, toByteOffset: offset + 8, as: UInt64.self)
+        for i in 16..<payloadBytes { slot[offset + i] = UInt8(truncatingIfNeeded: i) }
+    }
+
+    /// The one-way delay of a tagged payload (ns); nil when it carries no tag.
+    static func transit(_ payload: UnsafeRawBufferPointer, now: UInt64) -> Int64? {
+        guard payload.count >= 16, UInt32(bigEndian: payload.loadUnaligned(fromByteOffset: 0, as: UInt32.self)) == magic else {
+            return nil
+        }
+        return Int64(bitPattern: now &- UInt64(bigEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }
 
     func close() { socket.close() }

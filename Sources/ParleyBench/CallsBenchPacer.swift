@@ -9,7 +9,7 @@ final class CallsBenchPacer: @unchecked Sendable {
     static let frameNanos: UInt64 = 20_000_000
 
     let loop: EventLoop
-    let legs: [CallsBenchLeg]
+    let legs: [any CallsBenchPaced]
     private var startedAt: UInt64 = 0
     private var next = 0
     private var running = false
@@ -18,7 +18,7 @@ final class CallsBenchPacer: @unchecked Sendable {
     private(set) var maxLagNanos: UInt64 = 0
     private(set) var lateSends = 0
 
-    init(loop: EventLoop, legs: [CallsBenchLeg]) {
+    init(loop: EventLoop, legs: [any CallsBenchPaced]) {
         self.loop = loop
         self.legs = legs
     }
@@ -55,3 +55,11 @@ final class CallsBenchPacer: @unchecked Sendable {
         loop.schedule(after: .milliseconds(1)) { [self] in tick() }
     }
 }
+
+/// A client leg the pacer drives (loop thread).
+protocol CallsBenchPaced: AnyObject {
+    func sendPacket(now: UInt64)
+}
+
+extension CallsBenchLeg: CallsBenchPaced {}
+extension SIPCallsBenchPhone: CallsBenchPaced {}

@@ -91,13 +91,8 @@ enum CallsBenchWorker {
                 out.write("STARTED")
             case "MARK":
                 let counts = await ForwardBench.onLoop(loop) {
-                    let sent = ordered.reduce(0) { $0 + $1.sent }, received = ordered.reduce(0) { $0 + $1.received }
-                    let reply = ["COUNTS \(sent) \(received) \(ForwardBench.threadCPUSeconds())",
-                                 "HIST \(delays.encoded.isEmpty ? "-" : delays.encoded) \(delays.maxNanos)",
-                                 "LAG \(pacer.maxLagNanos) \(pacer.lateSends)"]
-                    delays.reset()
-                    pacer.resetLag()
-                    return reply
+                    markReply(sent: ordered.reduce(0) { $0 + $1.sent }, received: ordered.reduce(0) { $0 + $1.received },
+                              delays: delays, pacer: pacer)
                 }
                 for line in counts { out.write(line) }
                 out.write("END")
@@ -121,6 +116,17 @@ enum CallsBenchWorker {
             }
         }
         exit(0)   // stdin closed: the bench is gone
+    }
+
+    /// `MARK`'s reply lines (loop thread): counts since the start, the delays and pacer lag since
+    /// the previous mark (both reset).
+    static func markReply(sent: Int, received: Int, delays: DelayHistogram, pacer: CallsBenchPacer) -> [String] {
+        let reply = ["COUNTS \(sent) \(received) \(ForwardBench.threadCPUSeconds())",
+                     "HIST \(delays.encoded.isEmpty ? "-" : delays.encoded) \(delays.maxNanos)",
+                     "LAG \(pacer.maxLagNanos) \(pacer.lateSends)"]
+        delays.reset()
+        pacer.resetLag()
+        return reply
     }
 
     static func oneLine(_ error: any Error) -> String {

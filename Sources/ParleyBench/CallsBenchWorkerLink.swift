@@ -29,12 +29,12 @@ final class CallsBenchWorkerLink: Sendable {
 
     /// Starts `parley-bench calls-client` for calls `first..<first+count`, pinned to CPU 1 with
     /// `taskset` when `pin` (so every thread it starts is).
-    init(first: Int, count: Int, pin: Bool) throws {
+    init(first: Int, count: Int, pin: Bool, command: String = "calls-client", extra: [String] = []) throws {
         firstCall = first
         callCount = count
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let process = Process()
-        var arguments = ["calls-client", "--first-call", "\(first)", "--calls", "\(count)", "--pin", "0"]
+        var arguments = [command] + extra + ["--first-call", "\(first)", "--calls", "\(count)", "--pin", "0"]
         if pin, FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset") {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
             arguments = ["-c", "1", executable] + arguments

@@ -26,6 +26,8 @@ import ParleyCrypto
 //   parley-bench calls [--calls N] [--seconds S] [--pin 1|0] [--via-signaling K] [--client-processes P] [--server-rcvbuf B]
 //                                             bridged calls: CPU, memory, loss per call
 //   parley-bench signaling-idle [--connections N] [--hold S] [--in-process 0|1]   idle signaling WebSockets: memory per connection
+//   parley-bench sip-calls [--calls N] [--seconds S] [--mode forwarded|transcoded]
+//                                             bridged SIP ↔ WebRTC calls: CPU per call, loss, delay
 //   parley-bench sip [--users U] [--registrations N] [--rate R] [--calls C] [--call-rate R]
 //                                             registrar and B2BUA beside Kamailio under the same sipp scenarios
 //   parley-bench all                          parsers, SRTP, then HTTP against an in-process server
@@ -97,6 +99,12 @@ func runBench(_ arguments: [String]) async throws {
                                  workers: options.int("--client-processes", 0), receiveBuffer: options.int("--server-rcvbuf", 0))
     case "calls-client":   // started by `calls` itself (CallsBenchWorker)
         try await CallsBenchWorker.run(arguments.dropFirst())
+    case "sip-calls":
+        let options = BenchOptions(arguments.dropFirst())
+        try await SIPCallsBench.run(calls: options.int("--calls", 500), seconds: options.double("--seconds", 30),
+                                    transcoded: options.values["--mode"] == "transcoded", pin: options.int("--pin", 1) != 0)
+    case "sip-calls-client":   // started by `sip-calls` itself (SIPCallsBenchWorker)
+        try await SIPCallsBenchWorker.run(arguments.dropFirst())
     case "signaling-idle":
         let options = BenchOptions(arguments.dropFirst())
         try await SignalingIdleBench.run(connections: options.int("--connections", 50_000), hold: options.double("--hold", 30),
@@ -137,6 +145,7 @@ func usage() -> Never {
                parley-bench recordings [--tracks N (10)] [--seconds S (60)] [--video-kbps K (800)]
                parley-bench calls [--calls N (500)] [--seconds S (60)] [--pin 1|0] [--via-signaling K (20)]
                    [--client-processes P (one per 50 calls)] [--server-rcvbuf BYTES (experiment)]
+               parley-bench sip-calls [--calls N (500)] [--seconds S (30)] [--mode forwarded|transcoded] [--pin 1|0]
                parley-bench signaling-idle [--connections N (50000)] [--hold S (30)] [--in-process 0|1]
                parley-bench all
 

@@ -187,7 +187,7 @@ public final class PlatformServer: Sendable {
                                            PushRegistrationEndpoint(store: store, providers: Set(providers.keys)),
                                            RoomPage(), roomWHIP,
                                            InsightsEndpoint(store: store)],
-                               figures: { [media, sipSlot] in await Self.figures(of: media) + sipSlot.figures })
+                               figures: { [media, sipSlot, bridge] in await Self.figures(of: media) + sipSlot.figures + bridge.figures })
         let http = HTTPServer(configuration: httpConfig, admission: { head in await router.admit(head) }) { request in
             await router.handle(request)
         }

@@ -36,6 +36,8 @@ public struct SIPMediaStatistics: Sendable, Hashable {
     /// Malformed, unauthenticated (SRTP), replayed, unknown payload type, or from a stranger.
     public var dropped = 0
     public var forwarded = 0
+    /// Of `forwarded`: packets from a leg on another transport (`openHandoff`), sent without decoding.
+    public var handedOver = 0
     public var played = 0
     public var digitsReceived = 0
     public var digitsSent = 0

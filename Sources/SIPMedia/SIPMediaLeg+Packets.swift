@@ -6,8 +6,9 @@ import RTP
 
 /// The packet path of a SIP leg: a datagram is read in place in the socket's receive slot,
 /// unprotected there (SDES-SRTP) by the leg's `RTPSession`, then copied once per sink into that
-/// sink's send-batch slot with the sink's header (`RTPForwardingTrack`) and protected there.
-/// Nothing allocates per packet except a tap's copy of the payload, by design.
+/// sink's send-batch slot with the sink's header (`RTPForwardingTrack`) and protected there, or
+/// into a hand-off's slot for a leg on another transport (`RTPPacketHandoff`). Nothing allocates
+/// per packet except a tap's copy of the payload, by design.
 extension SIPMediaLeg {
     enum Received {
         case dropped
@@ -57,25 +58,35 @@ extension SIPMediaLeg {
         }
         var index = 0
         while index < sinks.count {
-            if sinks[index].sendForwarded(view, kind: format.kind, now: now) { statistics.forwarded += 1 }
+            if sinks[index].sendForwarded(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
+                                          marker: view.marker, kind: format.kind, payload: view.payload, now: now) {
+                statistics.forwarded += 1
+            }
+            index += 1
+        }
+        index = 0
+        while index < handoffs.count {
+            handoffs[index].push(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
+                                 marker: view.marker, kind: format.kind, payload: view.payload)
             index += 1
         }
         return result
     }
 
-    /// A packet of our source, on our track.
-    func sendForwarded(_ view: RTPPacketView, kind: RTPPayloadFormat.Kind, now: Double) -> Bool {
+    /// A packet of our source (a leg here, or one on another transport), on our track.
+    func sendForwarded(ssrc: UInt32, sequenceNumber: UInt16, timestamp: UInt32, marker: Bool, kind: RTPPayloadFormat.Kind,
+                       payload: UnsafeRawBufferPointer, now: Double) -> Bool {
         guard parameters?.sends == true,
-              case .send(let update) = track.forward(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber,
-                                                     timestamp: view.timestamp, marker: view.marker, kind: kind, now: now)
+              case .send(let update) = track.forward(ssrc: ssrc, sequenceNumber: sequenceNumber, timestamp: timestamp,
+                                                     marker: marker, kind: kind, now: now)
         else { return false }
-        return queue(update, payload: view.payload, now: now)
+        return queue(update, payload: payload, now: now)
     }
 
     /// A frame the server plays (covering `samples` at the codec's clock rate). Dropped while a
-    /// source feeds the leg.
+    /// source (here or across a hand-off) feeds the leg.
     func play(_ payload: UnsafeRawBufferPointer, samples: Int, now: Double) -> Bool {
-        guard source == nil, parameters?.sends == true, samples >= 0, !digits.holdsAudio else { return false }
+        guard source == nil, incoming.isEmpty, parameters?.sends == true, samples >= 0, !digits.holdsAudio else { return false }
         return queue(track.play(samples: UInt32(clamping: samples), now: now), payload: payload, now: now)
     }
 

@@ -24,6 +24,10 @@ final class SIPMediaLeg {
     /// The leg whose media we send (at most one), and the legs ours goes to.
     weak var source: SIPMediaLeg?
     var sinks: [SIPMediaLeg] = []
+    /// Hand-offs to legs on another transport's loop (`SIPMediaServer+Handoff`): what we receive
+    /// goes there too; `incoming` are those whose packets we send.
+    var handoffs: [RTPPacketHandoff] = []
+    var incoming: [RTPPacketHandoff] = []
     var tap: OffLoopDelivery<SIPMediaTapPacket>?
     let events: OffLoopDelivery<SIPMediaEvent>?
     var lastReceived: Double
@@ -94,6 +98,7 @@ final class SIPMediaLeg {
 
     func unlink() {
         setSource(nil)
+        dropHandoffs()
         for sink in sinks {
             sink.source = nil
             sink.track.sourceChanged()

@@ -38,7 +38,8 @@ public final class SIPMediaServer: Sendable {
         core = LoopBound(SIPMediaCore(configuration: configuration, loop: loop), loop: loop)
     }
 
-    var loop: EventLoop { core.loop }
+    /// The event loop the legs run on.
+    public var loop: EventLoop { core.loop }
 
     /// A new leg with its socket bound: where it receives, for our SDP. Media flows once
     /// `configure` gives it the negotiated stream.
@@ -124,7 +125,7 @@ public final class SIPMediaServer: Sendable {
         if ownsLoop { loop.stop() }
     }
 
-    private func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
             loop.execute { continuation.resume(returning: body()) }
         }

@@ -4,8 +4,9 @@ import Synchronization
 
 /// The engine's one `CallMediaBridge` over several: client legs on WebRTC (the primary, which
 /// creates the media of offers the engine receives) and SIP legs on RTP, told apart by their id's
-/// prefix. Two legs one bridge can forward between are forwarded packet by packet there; any
-/// other pair — different transports, or codecs that differ — is joined through a
+/// prefix. Two legs of the same codec are forwarded packet by packet, without decoding: by their
+/// bridge when it holds both, else across the two media loops through a `HandoffLink` (both
+/// bridges `HandoffMediaBridge`s). Legs whose codecs differ are joined through a
 /// `TranscodingRelay` on the media clock, fed by the legs' taps (which the engine's own taps,
 /// for recordings and conferences, share).
 package final class CompositeMediaBridge: CallMediaBridge {
@@ -13,12 +14,18 @@ package final class CompositeMediaBridge: CallMediaBridge {
     private let others: [(prefix: String, bridge: any CallMediaBridge)]
     private let clock: MediaClock
     private let mixing: CallMediaPlayer.Configuration
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
-    private struct State {
+    struct State {
         /// The engine's tap per leg (recording, conference), beside a relay's.
         var engineTaps: [MediaLegID: @Sendable (TappedAudioPacket) -> Void] = [:]
         var relays: [TranscodingRelay] = []
+        var links: [HandoffLink] = []
+        var relaysMade = 0
+        var linksMade = 0
+        /// Packets of closed links: handed over, dropped.
+        var closedHandedOver = 0
+        var closedDropped = 0
     }
 
     /// - Parameters: `others`: bridges whose legs' ids start with `prefix`; `clock`: the media
@@ -31,7 +38,7 @@ package final class CompositeMediaBridge: CallMediaBridge {
         self.mixing = mixing
     }
 
-    private func owner(of id: MediaLegID) -> any CallMediaBridge {
+    func owner(of id: MediaLegID) -> any CallMediaBridge {
         others.first { id.rawValue.hasPrefix($0.prefix) }?.bridge ?? primary
     }
 
@@ -50,13 +57,18 @@ package final class CompositeMediaBridge: CallMediaBridge {
         if let relay = relay(of: source, and: sink) {
             return (try? relay.set(from: source.rawValue, to: sink.rawValue, true)) ?? false
         }
+        if hasLink(from: source, to: sink) { return true }
         if sameOwner(source, sink), await owner(of: source).forward(from: source, to: sink) { return true }
         guard let first = await owner(of: source).audioCodec(of: source),
               let second = await owner(of: sink).audioCodec(of: sink) else { return false }
+        if first == second, !sameOwner(source, sink), await link(from: source, to: sink, codec: first) { return true }
         let relay = TranscodingRelay((source.rawValue, first), (sink.rawValue, second), sink: self,
                                      configuration: mixing)
         guard (try? relay.set(from: source.rawValue, to: sink.rawValue, true)) == true else { return false }
-        state.withLock { $0.relays.append(relay) }
+        state.withLock {
+            $0.relays.append(relay)
+            $0.relaysMade += 1
+        }
         clock.add(relay.mixer)
         _ = await installTap(source)
         _ = await installTap(sink)
@@ -71,6 +83,7 @@ package final class CompositeMediaBridge: CallMediaBridge {
             if let source = relay.otherSession(than: sink.rawValue) { _ = try? relay.set(from: source, to: sink.rawValue, false) }
             if relay.isIdle { await retire(relay) }
         }
+        await unlink { $0.sink == sink }
         await owner(of: sink).stopForwarding(to: sink)
     }
 
@@ -93,6 +106,7 @@ package final class CompositeMediaBridge: CallMediaBridge {
             return s.relays.filter { $0.contains(id.rawValue) }
         }
         for relay in relays { await retire(relay) }
+        await unlink { $0.involves(id) }
         await owner(of: id).close(id)
     }
 

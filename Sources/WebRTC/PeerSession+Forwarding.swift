@@ -12,7 +12,8 @@ import VP8
 /// room), it is copied once into a send-batch slot, its header rewritten there as the sink's
 /// audio track decides (`RTPForwardingTrack`: the sink's SSRC, continuous numbering, the sink's
 /// payload types; RED, RFC 2198, kept, added or taken off as the two legs negotiated it), and
-/// protected there with the sink's SRTP for the sink's selected pair. Nothing allocates per
+/// protected there with the sink's SRTP for the sink's selected pair; or copied into a hand-off
+/// for a leg on another transport's loop (`RTPPacketHandoff`). Nothing allocates per
 /// packet, except a telephone-event key (one event) and an audio tap (a copy of the payload, by
 /// design).
 extension PeerSession {
@@ -74,7 +75,30 @@ extension PeerSession {
                                   batch: batch) { queued += 1 }
             index += 1
         }
+        if !handoffs.isEmpty { handOver(view, kind: format.kind, frame: frame, red: red) }
         return queued
+    }
+
+    /// Copies the packet into each hand-off (legs on another transport): plain frames only, the
+    /// frames RED recovered first as packets of their own (RFC 2198 §4).
+    private func handOver(_ view: RTPPacketView, kind: RTPPayloadFormat.Kind, frame: UnsafeRawBufferPointer,
+                          red: REDPayloadView?) {
+        var index = 0
+        while index < handoffs.count {
+            let handoff = handoffs[index]
+            if let red {
+                var block = 0
+                while block < recoveredBlocks.count {
+                    let recovered = recoveredBlocks[block]
+                    handoff.push(ssrc: view.ssrc, sequenceNumber: recovered.sequenceNumber, timestamp: recovered.timestamp,
+                                 marker: false, kind: .audio, payload: red[recovered.block].data)
+                    block += 1
+                }
+            }
+            handoff.push(ssrc: view.ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp, marker: view.marker,
+                         kind: kind == .redundantAudio ? .audio : kind, payload: frame)
+            index += 1
+        }
     }
 
     /// Generic NACK (RFC 4585 §6.2.1) to our peer for its packets missing before `view` (those
@@ -156,7 +180,8 @@ extension PeerSession {
     /// when the track adds redundancy. Dropped while a forwarding source feeds the stream (the
     /// call's source, the slot's route). False if it was not queued.
     func play(_ frame: EncodedAudioFrame, track: Int = 0, now: Double, batch: UDPSendBatch) -> Bool {
-        let fed = kind == .room ? roomSources.indices.contains(track) && roomSources[track] != nil : source != nil
+        let fed = kind == .room ? roomSources.indices.contains(track) && roomSources[track] != nil
+            : source != nil || !incoming.isEmpty
         guard !fed, tracks.indices.contains(track), tracks[track].kind == .audio, state == .connected,
               let destination = selectedSocketAddress, frame.samples >= 0 else {
             counters.framesDropped += 1
@@ -196,6 +221,7 @@ extension PeerSession {
     func unlinkForwarding() {
         unlinkRoom()
         setSource(nil)
+        dropHandoffs()
         for sink in sinks {
             sink.source = nil
             sink.tracks[0].sourceChanged()

@@ -76,6 +76,10 @@ final class PeerSession {
     /// The session whose media we send (at most one), and the sessions we send ours to.
     var source: PeerSession?
     var sinks: [PeerSession] = []
+    /// Hand-offs to legs on another transport's loop (`MediaTransportServer+Handoff`): what we
+    /// receive goes there too; `incoming` are those whose packets we send.
+    var handoffs: [RTPPacketHandoff] = []
+    var incoming: [RTPPacketHandoff] = []
     var telephoneEvents = TelephoneEventTracker()
     /// Which redundant blocks of our peer's RED packets stand for lost ones, and the current
     /// packet's (a scratch list reserved once, at most `REDPayloadView.maxBlocks`).

@@ -159,6 +159,8 @@ public struct MediaTransportStatistics: Sendable, Hashable {
     public var unroutedDropped = 0
     /// RTP packets forwarded from one session to another, and frames played by the server.
     public var rtpForwarded = 0
+    /// Of `rtpForwarded`: packets from a leg on another transport (`openHandoff`), sent without decoding.
+    public var handedOver = 0
     public var framesPlayed = 0
     /// Sums of session counters over every session, open and closed.
     public var sessionTotals = SessionCounterTotals()

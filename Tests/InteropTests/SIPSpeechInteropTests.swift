@@ -22,24 +22,13 @@ import WebRTC
         defer { try? FileManager.default.removeItem(at: dir) }
         let (endpoint, sipPort, bob) = try await SIPCallInteropTests.aliceAndListeningBob(server, config: config)
 
-        let spoken = dir.appendingPathComponent("speech.wav").path
-        try SpeechMaterial.speak("The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.", to: spoken)
-        let speech = try SpeechMaterial.load(spoken, rate: 48_000)
-        let seconds = Double(speech.count) / 48_000
-        // baresip's aufile ends the call at the end of its file: half a second of silence, the
-        // speech, then silence while bob speaks and the call ends.
-        let source = dir.appendingPathComponent("phone.wav")
-        let padded = [Int16](repeating: 0, count: 24_000) + speech + [Int16](repeating: 0, count: Int((seconds + 15) * 48_000))
-        try Data(WAVFile(sampleRate: 48_000, channels: 1, samples: padded).serialized).write(to: source)
+        let (speech, seconds, source) = try Self.phoneSpeech(in: dir)
 
         try SIPCallInteropTests.configure(dir, user: endpoint.username, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)",
                                           source: source, dumps: dumps, encryption: nil)
-        let phone = try ChildProcess(executable: SIPCallInteropTests.baresip,
-                                     arguments: ["-f", dir.path, "-e", "/dial sip:bob@127.0.0.1:\(sipPort)", "-t", String(Int(2 * seconds + 30))])
+        let phone = try Self.dialBob(dir, sipPort: sipPort, seconds: seconds)
         defer { phone.kill() }
-        let incoming = try await bob.expectIncoming()
-        try await bob.accept(incoming.callSid)
-        try await bob.expectConnected()
+        let incoming = try await Self.answer(bob)
 
         let heard = Mutex<[[UInt8]]>([])
         let listener = Task {
@@ -68,5 +57,33 @@ import WebRTC
               + "(\(String(format: "%.1f", seconds)) s of speech, baresip's dump at \(dump.sampleRate) Hz)")
         #expect(scores[0] >= 2.2, "baresip → bob: PESQ-WB \(scores[0])")
         #expect(scores[1] >= 2.2, "bob → baresip: PESQ-WB \(scores[1])")
+    }
+
+    /// baresip, configured in `dir`, calling `bob` for up to 2 × `seconds` + 30 s.
+    static func dialBob(_ dir: URL, sipPort: Int, seconds: Double) throws -> ChildProcess {
+        try ChildProcess(executable: SIPCallInteropTests.baresip,
+                         arguments: ["-f", dir.path, "-e", "/dial sip:bob@127.0.0.1:\(sipPort)", "-t", String(Int(2 * seconds + 30))])
+    }
+
+    /// `bob` accepts the incoming call, its media connects and the server says `connected`.
+    static func answer(_ bob: TestParty) async throws -> Incoming {
+        let incoming = try await bob.expectIncoming()
+        try await bob.accept(incoming.callSid)
+        try await bob.expectConnected()
+        return incoming
+    }
+
+    /// espeak-ng speech (48 kHz) and its length, and the file baresip plays: its `aufile` ends the
+    /// call at the end of the file, so half a second of silence, the speech, then silence while
+    /// the other side speaks and the call ends.
+    static func phoneSpeech(in dir: URL) throws -> (speech: [Int16], seconds: Double, source: URL) {
+        let spoken = dir.appendingPathComponent("speech.wav").path
+        try SpeechMaterial.speak("The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.", to: spoken)
+        let speech = try SpeechMaterial.load(spoken, rate: 48_000)
+        let seconds = Double(speech.count) / 48_000
+        let source = dir.appendingPathComponent("phone.wav")
+        let padded = [Int16](repeating: 0, count: 24_000) + speech + [Int16](repeating: 0, count: Int((seconds + 15) * 48_000))
+        try Data(WAVFile(sampleRate: 48_000, channels: 1, samples: padded).serialized).write(to: source)
+        return (speech, seconds, source)
     }
 }

@@ -59,14 +59,14 @@ import Testing
         #expect(metrics["parley_sip_oversized_total"] == 1 && (metrics["parley_sip_malformed_total"] ?? 0) >= 2, "\(metrics)")
     }
 
-    /// The `parley_sip_*` lines of `/metrics`.
-    static func metrics(_ server: PlatformServer) async throws -> [String: Int] {
+    /// The `parley_sip_*` lines of `/metrics` (or those starting with `prefix`).
+    static func metrics(_ server: PlatformServer, prefix: String = "parley_sip_") async throws -> [String: Int] {
         let client = try HTTPClient()
         defer { client.shutdown() }
         let response = try await client.send(HTTPRequest(method: "GET", target: "/metrics"), to: "http://127.0.0.1:\(server.port)/metrics",
                                              timeout: .seconds(10))
         var figures: [String: Int] = [:]
-        for line in String(decoding: response.body, as: UTF8.self).split(separator: "\n") where line.hasPrefix("parley_sip_") {
+        for line in String(decoding: response.body, as: UTF8.self).split(separator: "\n") where line.hasPrefix(prefix) {
             let parts = line.split(separator: " ")
             if parts.count == 2, let n = Int(parts[1]) { figures[String(parts[0])] = n }
         }

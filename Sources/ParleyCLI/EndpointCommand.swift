@@ -128,7 +128,7 @@ enum EndpointCommand {
 
     static func hangUp(_ call: EndpointCall, console: EndpointConsole, status: Int32) async -> Int32 {
         call.hangup()
-        _ = await console.wait(until: .now + .seconds(5)) { $0.ended != nil }
+        _ = await console.wait(until: .now + .seconds(5), interruptible: false) { $0.ended != nil }
         return status
     }
 
@@ -195,7 +195,7 @@ enum EndpointCommand {
 
         private func logout(_ endpoint: Endpoint, console: EndpointConsole, status: Int32) async -> Int32 {
             startNow { endpoint.logout() }
-            _ = await console.wait(until: .now + .seconds(5)) { $0.loggedOut }
+            _ = await console.wait(until: .now + .seconds(5), interruptible: false) { $0.loggedOut }
             console.queue.sync {}
             return status
         }

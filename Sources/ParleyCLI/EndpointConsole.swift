@@ -79,11 +79,12 @@ final class EndpointConsole: EndpointDelegate, Sendable {
         state.withLock { $0.ended = outcome ?? .hungUp(byUs: false) }
     }
 
-    /// Waits until `done` holds (true), a signal arrives or `deadline` passes.
-    func wait(until deadline: ContinuousClock.Instant?, for done: (State) -> Bool) async -> WaitResult {
+    /// Waits until `done` holds (true), a signal arrives (when `interruptible`: the hang-up and
+    /// log-out that follow a signal wait on; a second signal exits at once) or `deadline` passes.
+    func wait(until deadline: ContinuousClock.Instant?, interruptible: Bool = true, for done: (State) -> Bool) async -> WaitResult {
         while true {
             if done(snapshot) { return .done }
-            if let signal = Interruption.shared.caughtSignal { return .interrupted(signal) }
+            if interruptible, let signal = Interruption.shared.caughtSignal { return .interrupted(signal) }
             if let deadline, ContinuousClock.now >= deadline { return .timedOut }
             try? await Task.sleep(for: .milliseconds(10))
         }

@@ -41,8 +41,9 @@ struct UserAgentSettings: Sendable {
         }
         transport = options.transport
         if let given = options.localAddress {
-            guard SIPHost(parsing: given) != nil, !given.contains(":") || SIPHost.isIPv6(given) else {
-                throw .invalid("local address \"\(given)\" is not an IP address")
+            switch SIPHost(parsing: given.contains(":") ? "[\(given)]" : given) {
+            case .ipv4?, .ipv6?: break
+            default: throw .invalid("local address \"\(given)\" is not an IP address")
             }
             localAddress = given
         } else if host.hasPrefix("127.") || host == "localhost" || host == "::1" {

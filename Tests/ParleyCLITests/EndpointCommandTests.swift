@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import ParleyStore
 import ParleyTestSupport
 import Testing
@@ -60,6 +61,30 @@ import Testing
         #expect(try store.sipBindings(accountSid: account.sid, aor: "sip:\(usernames.alice)@127.0.0.1").isEmpty)
         #expect(try store.sipBindings(accountSid: account.sid, aor: "sip:\(usernames.bob)@127.0.0.1").isEmpty)
         await app.shutdown()
+    }
+
+    /// SIGINT while waiting for a call: the endpoint logs out (the binding is gone) and exits 130.
+    @Test(.timeLimit(.minutes(1))) func interruptedAnswerLogsOut() async throws {
+        let port = try FreePort.udp()
+        var username = ""
+        let server = try ServerProcess(arguments: ["--sip", "127.0.0.1:\(port)"]) { database in
+            let store = try SQLiteAccountStore(path: database)
+            let account = try store.ensureDefaultAccount().account
+            username = try store.createEndpoint(accountSid: account.sid, username: "dave", password: Self.password, realm: "parley",
+                                                alias: "Dave", applicationSid: nil).username
+        }
+        defer { server.stop() }
+        let store = try SQLiteAccountStore(path: server.databasePath)
+        let account = try store.ensureDefaultAccount().account
+        let answer = try CLIProcess.start(try CLITestBed.parley, ["endpoint", "answer", "--timeout", "60"]
+                                          + Self.endpointArguments(port, username: username))
+        defer { answer.terminate() }
+        try await answer.waitForOutput("waiting for a call", timeout: .seconds(15))
+        #expect(try store.sipBindings(accountSid: account.sid, aor: "sip:\(username)@127.0.0.1").count == 1)
+        answer.signal(SIGINT)
+        #expect(await answer.exitStatus(timeout: .seconds(10)) == 130)
+        #expect(answer.output.contains("SIGINT: no longer waiting") && answer.output.contains("logged out"), "\(answer.output)")
+        #expect(try store.sipBindings(accountSid: account.sid, aor: "sip:\(username)@127.0.0.1").isEmpty)
     }
 
     @Test(.timeLimit(.minutes(1))) func wrongPasswordExitsOneAndBadUsageTwo() async throws {

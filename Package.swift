@@ -11,7 +11,7 @@
 //   3 networking, storage ParleyNet ParleyStore WebRTC SIPMedia AudioDevices PushNotifications SCTP SFU SIP
 //   4 server, client core PlatformCore, ServerMedia, VoiceREST, VoiceEngine, VideoREST, RoomService (in that
 //                        order), then ParleyServer (the wiring); ParleyClientCore
-//   5 SDKs                ParleyVoice (the endpoint and video SDKs will sit beside it on ParleyClientCore)
+//   5 SDKs                ParleyVoice, ParleyEndpoint (SIP user agent), ParleyVideo, on ParleyClientCore
 //   6 executables         parley-server parley parley-bench parley-fuzz; test support ParleyTestSupport, ParleyTestClock,
 //                        CallHarness (in-process calls for the demo and the bench)
 import PackageDescription
@@ -241,6 +241,13 @@ let package = Package(
                                "VideoCore", "ParleyVPX", "VP8"],
                 swiftSettings: strict),
 
+        // The endpoint SDK (issue 19; the seed's Plivo iOS SDK v2): a standard SIP user agent
+        // (registration, calls, SDES-SRTP audio through the audio engine) on the SIP stack.
+        .target(name: "ParleyEndpoint",
+                dependencies: ["SIP", "SIPWire", "SDP", "ParleyNet", "ParleyRTP", "ParleySRTP", "RTP", "RTCP", "ParleyAudio", "AudioCore",
+                               "AudioDevices", "ParleyClientCore", "ParleyCrypto", "ParleyCore"],
+                swiftSettings: strict),
+
         // Test support as a library, shared by the test targets and parley-bench: an in-process
         // platform with a token, built-product lookup, tone generation and analysis.
         // A virtual MonotonicClock for tests (no server dependency).
@@ -263,7 +270,8 @@ let package = Package(
                           dependencies: ["ParleyCore", "ParleyCrypto", "ParleyStore", "AccessToken", "ParleyServer", "PlatformCore", "ParleyNet",
                                          "SIPCredentialsREST",
                                          "NetworkConditioner", "ParleyVoice", "AudioCore", "AudioDevices", "ParleyAudio", "JSONWire",
-                                         "CallQuality", "ICE", "CallHarness", "SpeechScoring", "ParleyVideo", "VideoCore", "ParleyVPX"],
+                                         "CallQuality", "ICE", "CallHarness", "SpeechScoring", "ParleyVideo", "VideoCore", "ParleyVPX",
+                                         "ParleyEndpoint"],
                           swiftSettings: strict),
         .executableTarget(name: "ParleyBench",
                           dependencies: ["ParleyTestSupport", "ParleyCore", "ParleyNet", "HTTPWire", "WebSocketWire", "AccessToken", "TwiML",
@@ -362,6 +370,9 @@ let package = Package(
                     dependencies: ["ParleyTestSupport", "Signaling", "AudioCore", "ParleyStore", "SpeechScoring", "ParleyCore",
                                    "ParleyVideo", "VideoCore", "AudioDevices", "ParleyServer", "AccessToken"],
                     swiftSettings: strict),
+        .testTarget(name: "ParleyEndpointTests",
+                    dependencies: ["ParleyEndpoint", "ParleyTestClock", "SIP", "SIPWire", "ParleyCore"],
+                    swiftSettings: strict),
         .testTarget(name: "SIPCredentialsRESTTests",
                     dependencies: ["SIPCredentialsREST", "ParleyStore", "HTTPWire", "JSONWire"],
                     swiftSettings: strict),
@@ -371,7 +382,8 @@ let package = Package(
         .testTarget(name: "InteropTests",
                     dependencies: ["ParleyTestSupport", "ParleyServer", "VoiceREST", "ParleyNet", "AccessToken", "ParleyStore", "ParleyCrypto", "WebRTC",
                                    "HTTPWire", "ICE", "ParleyOpus", "ParleyAudio", "NetworkConditioner", "Signaling",
-                                   "AudioCore", "JSONWire", "ParleyCore", "WebSocketWire", "ParleyVideo", "VideoCore", "AudioDevices", "SIP", "SIPWire", "SIPGateway"],
+                                   "AudioCore", "JSONWire", "ParleyCore", "WebSocketWire", "ParleyVideo", "VideoCore", "AudioDevices", "SIP", "SIPWire", "SIPGateway",
+                                   "ParleyEndpoint"],
                     swiftSettings: strict),
     ]
 )

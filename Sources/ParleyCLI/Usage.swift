@@ -67,6 +67,20 @@ NAME with a token minted from the credentials below):
   SIGINT or SIGTERM ends the call first (cancels it while ringing, hangs up once connected, stops
   listening), prints its figures, then exits 130 or 143; a second signal exits at once.
 
+SIP endpoint (the endpoint SDK: a standard SIP user agent against parley-server --sip or any SIP server):
+  parley endpoint call DEST --registrar sip:HOST:PORT --username U --password P [--transport udp|tcp|tls]
+                  [--reg-timeout S] [--header X-Name=value]... [--play IN.wav] [--record OUT.wav]
+                  [--digits D] [--duration S] [--timeout S] [--local-address IP] [--debug]
+      Log in (REGISTER with digest), call DEST (a SIP URI, user@host, a number or an identity at the
+      registrar's domain) with the X- headers, press --digits once answered, stay --duration (10 s),
+      hang up, log out. --timeout (30 s) bounds login and the wait for the answer.
+  parley endpoint answer --registrar sip:HOST:PORT --username U --password P [--reject] [--play IN.wav]
+                  [--record OUT.wav] [--duration S] [--timeout S]
+      Log in and wait --timeout for a call; answer it (or --reject it) and stay until it ends or for
+      --duration; log out. States and received keys print as they happen. Exit 0 after a call that
+      connected and ended normally, 1 when login or the call failed (reason and code printed), 2 for
+      usage errors; SIGINT/SIGTERM hang up and log out first, then exit 130/143.
+
 Rooms (the video SDK as a participant; --server URL or PARLEY_SERVER_URL; --token JWT, or --identity
 NAME with a token for the room minted from the credentials above):
   parley room join NAME (--token JWT | --identity NAME) [--audio IN.wav | --tone HZ]

@@ -26,6 +26,7 @@ func runCLI(_ arguments: [String], environment: [String: String]) -> Int32 {
         case "room": return try RoomCommand.run(Array(arguments.dropFirst()), environment: environment)
         case "call": return try CallCommand.call(Array(arguments.dropFirst()), environment: environment)
         case "listen": return try CallCommand.listen(Array(arguments.dropFirst()), environment: environment)
+        case "endpoint": return try EndpointCommand.run(Array(arguments.dropFirst()))
         default: throw UsageError("unknown command \(command)")
         }
     } catch let error as UsageError {

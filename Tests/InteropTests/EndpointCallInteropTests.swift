@@ -1,0 +1,138 @@
+import AccessToken
+import AudioCore
+import AudioDevices
+import Foundation
+import ParleyCore
+import ParleyEndpoint
+import ParleyServer
+import ParleyStore
+import ParleyTestSupport
+import Signaling
+import Synchronization
+import Testing
+import WebRTC
+
+/// Calls between the endpoint SDK (a SIP UA registered with a `plivo`-created endpoint) and a
+/// WebRTC client of the Voice SDK protocol, through a real `parley-server --sip`: each side plays
+/// a tone and hears the other's (the endpoint through its audio engine into a WAV file); the
+/// endpoint's keys reach a `<Gather>`; hang-ups both ways.
+@Suite(.serialized, .tags(.interop)) struct EndpointCallInteropTests {
+    /// An endpoint whose microphone loops a 1 kHz tone and whose speaker is `record`.
+    static func endpoint(_ server: PlatformServer, record: URL, dir: URL) throws -> (Endpoint, URL) {
+        let source = dir.appendingPathComponent("endpoint-tone.wav")
+        try Data(SIPCallInteropTests.toneWAV(1_000, seconds: 20)).write(to: source)
+        let device = try FileAudioDevice(inputPath: source.path, outputPath: record.path, looping: true)
+        let port = try #require(server.sipPorts?.udp)
+        return (try Endpoint(options: EndpointOptions(registrar: "sip:127.0.0.1:\(port)", audioDevice: device)), source)
+    }
+
+    /// The WebRTC party sends a 600 Hz tone for 4 s and collects what it hears meanwhile: how many
+    /// Opus frames, and their dominant frequency (after the first second).
+    static func toneExchange(_ party: TestParty) async throws -> (frames: Int, dominant: Double) {
+        let heard = Mutex<[[UInt8]]>([])
+        let listener = Task {
+            for await packet in party.peer.audio where packet.payload.count > 2 { heard.withLock { $0.append(packet.payload) } }
+        }
+        try await ToneAudio.send(party.peer, frequency: 600, seconds: 4)
+        listener.cancel()
+        let frames = heard.withLock { $0 }
+        return (frames.count, try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(50)), analysisSeconds: 1.5))
+    }
+
+    /// What the endpoint's speaker got: dominant frequency of seconds 1–3 of the recording.
+    static func heardAtEndpoint(_ record: URL) -> Double { SIPCallInteropTests.dominantFrequency(ofWAV: record) }
+
+    @Test(.timeLimit(.minutes(2))) func endpointCallsAWebRTCClientAndBothHearEachOther() async throws {
+        let (server, dir, _) = try SIPCallInteropTests.startServer("endpoint-call")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let record = dir.appendingPathComponent("endpoint-heard.wav")
+        do {
+            let username = try await EndpointLoginInteropTests.plivoEndpoint(server, dir: dir, username: "alice")
+            let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
+            let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+            try await bob.signaling.send(.listen)
+            _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
+
+            let (endpoint, _) = try Self.endpoint(server, record: record, dir: dir)
+            try await endpoint.login(username: username, password: EndpointLoginInteropTests.password)
+            let outgoing = try endpoint.createOutgoingCall()
+            let start = ContinuousClock.now
+            let placing = Task { try await outgoing.call("bob", headers: ["X-PH-Ticket": "T-42"]) }
+            let incoming = try await bob.expectIncoming()
+            #expect(incoming.from.hasPrefix("sip:\(username)@"))
+            try await bob.accept(incoming.callSid)
+            try await placing.value
+            let setup = (ContinuousClock.now - start).milliseconds
+            try await bob.expectConnected()
+            #expect(outgoing.state == .answered)
+            #expect(endpoint.getCallUUID() == outgoing.callUUID)
+
+            let (frames, atBob) = try await Self.toneExchange(bob)
+
+            // The endpoint hangs up: BYE, and bob's call ends.
+            outgoing.hangup()
+            let outcome = await outgoing.waitForEnd()
+            let hangup = try await bob.expectHangup()
+            let atEndpoint = Self.heardAtEndpoint(record)
+            print("endpoint → bob: INVITE→200 (incl. bob's answer) \(Int(setup)) ms; bob heard \(frames) frames, "
+                  + "dominant \(atBob) Hz; the endpoint heard \(atEndpoint) Hz")
+            #expect(outcome == .hungUp(byUs: true))
+            #expect(hangup.callSid == incoming.callSid)
+            #expect(endpoint.getLastCallUUID() == outgoing.callUUID)
+            #expect(endpoint.getCallUUID() == nil)
+            #expect(abs(atBob - 1_000) < 20, "the endpoint's tone at bob: \(atBob) Hz")
+            #expect(abs(atEndpoint - 600) < 20, "bob's tone at the endpoint: \(atEndpoint) Hz")
+            await endpoint.logout()
+            await bob.close()
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
+    /// The other way: a WebRTC client's application dials the endpoint (`<Dial><Sip>` to its
+    /// registered contact); the endpoint answers from `incomingCalls`; both hear each other; the
+    /// caller's hang-up ends the endpoint's call (`onIncomingCallHangup`).
+    @Test(.timeLimit(.minutes(2))) func aWebRTCClientCallsTheEndpointAndBothHearEachOther() async throws {
+        let (server, dir, _) = try SIPCallInteropTests.startServer("endpoint-answer")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let record = dir.appendingPathComponent("endpoint-heard.wav")
+        do {
+            let username = try await EndpointLoginInteropTests.plivoEndpoint(server, dir: dir, username: "carol")
+            let account = server.defaultCredentials.account
+            let app = try TwiMLTestApp(authToken: account.authToken)
+            app.set("/voice", "<Response><Dial><Sip>sip:\(username)@127.0.0.1:\(server.sipPorts?.udp ?? 0)</Sip></Dial></Response>")
+            let application = try server.store.createApplication(ApplicationDraft(friendlyName: "to endpoint", voiceURL: app.baseURL + "/voice"),
+                                                                 accountSid: account.sid)
+            let (endpoint, _) = try Self.endpoint(server, record: record, dir: dir)
+            try await endpoint.login(username: username, password: EndpointLoginInteropTests.password)
+
+            let token = try InProcessPlatform.token(server, identity: "alice",
+                                                    grants: [.voice(VoiceGrant(incomingAllow: false, outgoingApplicationSid: application.sid))])
+            let alice = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+            let callSid = try await alice.invite(to: "carol")
+            var calls = endpoint.incomingCalls.makeAsyncIterator()
+            let incoming = try #require(await calls.next())
+            #expect(incoming.state == .ringing)
+            try await incoming.answer()
+            try await alice.connectMedia()
+            try await alice.expectConnected()
+
+            let (frames, atAlice) = try await Self.toneExchange(alice)
+            try await alice.signaling.send(.hangup(Hangup(callSid: callSid)))
+            let outcome = await incoming.waitForEnd()
+            let atEndpoint = Self.heardAtEndpoint(record)
+            print("alice → <Dial><Sip> → endpoint: alice heard \(frames) frames, dominant \(atAlice) Hz; the endpoint heard \(atEndpoint) Hz")
+            #expect(outcome == .hungUp(byUs: false))
+            #expect(abs(atAlice - 1_000) < 20, "the endpoint's tone at alice: \(atAlice) Hz")
+            #expect(abs(atEndpoint - 600) < 20, "alice's tone at the endpoint: \(atEndpoint) Hz")
+            await endpoint.logout()
+            await alice.close()
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+}

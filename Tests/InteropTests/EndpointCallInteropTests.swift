@@ -135,4 +135,56 @@ import WebRTC
         }
         await server.shutdown()
     }
+    /// Answers every call at once (the callee of the setup-time test).
+    final class AutoAnswer: EndpointDelegate {
+        let answered = Mutex(0)
+        func onIncomingCall(_ incoming: ParleyEndpoint.Incoming) { incoming.answer() }
+        func onIncomingCallAnswered(_ incoming: ParleyEndpoint.Incoming) { answered.withLock { $0 += 1 } }
+    }
+
+    /// Call setup between two endpoints through the B2BUA (alice's endpoint application dials bob's
+    /// endpoint, which answers at once), five calls: INVITE → 200 at alice, with the 407 answered
+    /// on the way. Each call is hung up by alice and ends at bob.
+    @Test(.timeLimit(.minutes(2))) func callSetupBetweenTwoEndpoints() async throws {
+        let (server, dir, config) = try SIPCallInteropTests.startServer("endpoint-setup")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let account = server.defaultCredentials.account
+            let port = try #require(server.sipPorts?.udp)
+            let bobEndpoint = try server.store.createEndpoint(accountSid: account.sid, username: "bob", password: EndpointLoginInteropTests.password,
+                                                              realm: config.sipRealm, alias: "Bob", applicationSid: nil)
+            let app = try TwiMLTestApp(authToken: account.authToken)
+            app.set("/voice", "<Response><Dial><Sip>sip:\(bobEndpoint.username)@127.0.0.1:\(port)</Sip></Dial></Response>")
+            let application = try server.store.createApplication(ApplicationDraft(friendlyName: "to bob", voiceURL: app.baseURL + "/voice"),
+                                                                 accountSid: account.sid)
+            let aliceEndpoint = try server.store.createEndpoint(accountSid: account.sid, username: "alice", password: EndpointLoginInteropTests.password,
+                                                                realm: config.sipRealm, alias: "Alice", applicationSid: application.sid)
+            let callee = AutoAnswer()
+            let bob = try Endpoint(options: EndpointOptions(registrar: "sip:127.0.0.1:\(port)"), delegate: callee)
+            let alice = try Endpoint(options: EndpointOptions(registrar: "sip:127.0.0.1:\(port)"))
+            try await bob.login(username: bobEndpoint.username, password: EndpointLoginInteropTests.password)
+            try await alice.login(username: aliceEndpoint.username, password: EndpointLoginInteropTests.password)
+            var setups: [Double] = []
+            for _ in 0..<5 {
+                let call = try alice.createOutgoingCall()
+                let start = ContinuousClock.now
+                try await call.call("bob")
+                setups.append((ContinuousClock.now - start).milliseconds)
+                call.hangup()
+                #expect(await call.waitForEnd() == .hungUp(byUs: true))
+            }
+            let sorted = setups.sorted()
+            print("endpoint → B2BUA → endpoint: INVITE→200 p50 \(sorted[2]) ms (\(sorted.map { Int($0.rounded()) }) ms)")
+            await alice.logout()
+            await bob.logout()
+            // bob's callbacks were queued before its logout's, on the same queue.
+            bob.delegateQueue.sync {}
+            #expect(callee.answered.withLock { $0 } == 5)
+            await app.shutdown()
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
 }

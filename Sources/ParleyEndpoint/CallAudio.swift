@@ -23,6 +23,7 @@ final class CallAudio: AudioEnginePacketSink, AudioEngineDelegate, @unchecked Se
     private var socket: UDPSocket?
     private let device: any AudioDevice
     private let onDigit: @Sendable (String) -> Void
+    var debugLog = false
     /// The RTP state, shared by the loop (receive) and the capture thread (send) under `lock`.
     private var state = Media()
     private let lock = NSLock()
@@ -112,7 +113,10 @@ final class CallAudio: AudioEnginePacketSink, AudioEngineDelegate, @unchecked Se
             m.rtcpDestination = rtcp
             m.sends = p.direction.sends && !held
         }
-        if existing != nil { return }
+        if existing != nil {
+            if debugLog { Log.info(.core, "endpoint audio: reconfigured \(p.direction) sends=\(p.direction.sends) sent=\(counts.sent) received=\(counts.received)") }
+            return
+        }
         var bitrate = AudioSendStreamConfiguration().bitrate
         if let maxAverageBitrate { bitrate = min(bitrate, maxAverageBitrate) }
         let configuration = AudioEngineConfiguration(codec: kind, payloadType: p.codec.payloadType,

@@ -77,18 +77,25 @@ extension CallLeg {
                 if response.isSuccess, var dialog {
                     dialog.receive(response)
                     self.dialog = dialog
-                    ua.send(.request(dialog.ack(for: response, sentBy: ua.sentBy)))
+                    let ack = dialog.ack(for: response, sentBy: ua.sentBy)
+                    ua.send(.request(ack))
+                    reinviteACK = (current.request.via?.branch ?? "", ack)
                     if let offer, let audio, let parameters = try? SIPAudioNegotiation.accept(answerBody: response.body, toOffer: offer) {
                         try? audio.configure(parameters, maxAverageBitrate: ua.settings.maxAverageBitrate)
                     }
                 } else if response.statusCode == 481 || response.statusCode == 408 {
                     hangup()  // §12.2.1.2: the dialog is gone
+                    return
                 }
+                // The exchange is over at its final response (a 2xx sent again is ACKed from
+                // `reinviteACK`); a hold or resume asked for meanwhile goes now.
+                reinvite = nil
+                if phase == .answered, let hold = pendingHold { try? setHold(hold) }
+                return
             case .timedOut:
                 hangup()
             case .terminated:
                 reinvite = nil
-                if phase == .answered, let hold = pendingHold { try? setHold(hold) }
             default:
                 break
             }
@@ -96,6 +103,7 @@ extension CallLeg {
     }
 
     func receivedReinviteResponse(_ response: SIPResponse) {
+        if ua.settings.debug, let audio { Log.info(.core, "endpoint audio before re-INVITE response: sent=\(audio.counts.sent) received=\(audio.counts.received)") }
         guard var pending = reinvite else { return }
         let steps = pending.transaction.received(status: response.statusCode)
         reinvite = pending

@@ -62,6 +62,8 @@ final class CallLeg {
     var reinvite: (request: SIPRequest, transaction: InviteClientTransaction)?
     /// A hold or resume asked for while a re-INVITE was in flight.
     var pendingHold: Bool?
+    /// The ACK of our last answered re-INVITE, by its branch, for a 2xx sent again (§13.2.2.4).
+    var reinviteACK: (branch: String, ack: SIPRequest)?
     /// Bumped at each transaction change, so stale timers are ignored.
     var generation = 0
 
@@ -102,6 +104,7 @@ final class CallLeg {
         let audio = CallAudio(device: ua.settings.audioDevice ?? NullAudioDevice()) { digit in
             gate.execute { $0.report(.call(id: id, .digit(digit))) }
         }
+        audio.debugLog = ua.settings.debug
         try audio.open(host: ua.settings.localAddress, loop: ua.loop)
         self.audio = audio
         local.port = UInt16(clamping: audio.port)
@@ -162,6 +165,10 @@ final class CallLeg {
     func received(_ response: SIPResponse) {
         if let reinvite, response.via?.branch == reinvite.request.via?.branch {
             receivedReinviteResponse(response)
+            return
+        }
+        if response.isSuccess, let reinviteACK, response.via?.branch == reinviteACK.branch {
+            ua.send(.request(reinviteACK.ack))
             return
         }
         guard direction == .outgoing, response.via?.branch == invite.via?.branch else { return }
@@ -269,6 +276,7 @@ final class CallLeg {
         phase = .ended
         generation += 1
         audio?.stop()
+        if ua.settings.debug, let audio { Log.info(.core, "endpoint audio at the end: sent=\(audio.counts.sent) received=\(audio.counts.received)") }
         ua.forget(self)
         // A final error's transaction waits for its ACK (Timer G resends it, §17.2.1): keep it reachable.
         if serverTransaction != nil { ua.keepFinishing(self) }

@@ -26,23 +26,46 @@ import WebRTC
         return (try Endpoint(options: EndpointOptions(registrar: "sip:127.0.0.1:\(port)", audioDevice: device)), source)
     }
 
-    /// The WebRTC party sends a 600 Hz tone for 4 s and collects what it hears meanwhile: how many
-    /// Opus frames, and their dominant frequency (after the first second).
-    static func toneExchange(_ party: TestParty) async throws -> (frames: Int, dominant: Double) {
-        let heard = Mutex<[[UInt8]]>([])
-        let listener = Task {
-            for await packet in party.peer.audio where packet.payload.count > 2 { heard.withLock { $0.append(packet.payload) } }
+    /// What a WebRTC party hears, in phases: one listener for the whole call (a peer's audio
+    /// stream ends when its reader is cancelled), its frames filed under the phase in force.
+    final class Ears: Sendable {
+        final class Log: Sendable {
+            let state = Mutex<(phase: Int, heard: [Int: [[UInt8]]])>((0, [:]))
         }
-        try await ToneAudio.send(party.peer, frequency: 600, seconds: 4)
-        listener.cancel()
-        let frames = heard.withLock { $0 }
-        return (frames.count, try ToneAudio.dominantFrequency(ofOpus: Array(frames.dropFirst(50)), analysisSeconds: 1.5))
+        private let log = Log()
+        private let listener: Task<Void, Never>
+
+        init(_ party: TestParty) {
+            let log = self.log
+            listener = Task {
+                for await packet in party.peer.audio where packet.payload.count > 2 {
+                    log.state.withLock { $0.heard[$0.phase, default: []].append(packet.payload) }
+                }
+            }
+        }
+
+        /// Sends a 600 Hz tone for 4 s as phase `phase`; returns how many frames were heard
+        /// meanwhile and their dominant frequency (after the first second).
+        func exchange(_ party: TestParty, phase: Int) async throws -> (frames: Int, dominant: Double) {
+            log.state.withLock { $0.phase = phase }
+            try await ToneAudio.send(party.peer, frequency: 600, seconds: 4)
+            let heard = log.state.withLock { $0.heard[phase] ?? [] }
+            return (heard.count, try ToneAudio.dominantFrequency(ofOpus: Array(heard.dropFirst(50)), analysisSeconds: 1.5))
+        }
+
+        func stop() { listener.cancel() }
+    }
+
+    static func toneExchange(_ party: TestParty) async throws -> (frames: Int, dominant: Double) {
+        let ears = Ears(party)
+        defer { ears.stop() }
+        return try await ears.exchange(party, phase: 0)
     }
 
     /// What the endpoint's speaker got: dominant frequency of seconds 1–3 of the recording.
     static func heardAtEndpoint(_ record: URL) -> Double { SIPCallInteropTests.dominantFrequency(ofWAV: record) }
 
-    @Test(.timeLimit(.minutes(2))) func endpointCallsAWebRTCClientAndBothHearEachOther() async throws {
+    @Test(.timeLimit(.minutes(3))) func endpointCallsAWebRTCClientAndBothHearEachOther() async throws {
         let (server, dir, _) = try SIPCallInteropTests.startServer("endpoint-call")
         defer { try? FileManager.default.removeItem(at: dir) }
         let record = dir.appendingPathComponent("endpoint-heard.wav")
@@ -67,7 +90,20 @@ import WebRTC
             #expect(outgoing.state == .answered)
             #expect(endpoint.getCallUUID() == outgoing.callUUID)
 
-            let (frames, atBob) = try await Self.toneExchange(bob)
+            let ears = Ears(bob)
+            defer { ears.stop() }
+            let (frames, atBob) = try await ears.exchange(bob, phase: 0)
+
+            // Hold (re-INVITE a=sendonly, RFC 3264 §8.4): bob no longer hears the endpoint's tone;
+            // unhold (a=sendrecv): he does again. The first second of each window is not analysed.
+            outgoing.hold()
+            #expect(outgoing.isOnHold)
+            let (_, atBobHeld) = try await ears.exchange(bob, phase: 1)
+            outgoing.unhold()
+            let (_, atBobResumed) = try await ears.exchange(bob, phase: 2)
+            print("endpoint hold: bob heard \(atBobHeld) Hz while held, \(atBobResumed) Hz after unhold")
+            #expect(abs(atBobHeld - 1_000) > 50, "the endpoint's tone still reached bob while held")
+            #expect(abs(atBobResumed - 1_000) < 20, "the endpoint's tone at bob after unhold: \(atBobResumed) Hz")
 
             // The endpoint hangs up: BYE, and bob's call ends.
             outgoing.hangup()
@@ -129,6 +165,58 @@ import WebRTC
             #expect(abs(atEndpoint - 600) < 20, "alice's tone at the endpoint: \(atEndpoint) Hz")
             await endpoint.logout()
             await alice.close()
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+    /// Answers every call at once (the callee of the setup-time test).
+    final class AutoAnswer: EndpointDelegate {
+        let answered = Mutex(0)
+        func onIncomingCall(_ incoming: ParleyEndpoint.Incoming) { incoming.answer() }
+        func onIncomingCallAnswered(_ incoming: ParleyEndpoint.Incoming) { answered.withLock { $0 += 1 } }
+    }
+
+    /// Call setup between two endpoints through the B2BUA (alice's endpoint application dials bob's
+    /// endpoint, which answers at once), five calls: INVITE → 200 at alice, with the 407 answered
+    /// on the way. Each call is hung up by alice and ends at bob.
+    @Test(.timeLimit(.minutes(2))) func callSetupBetweenTwoEndpoints() async throws {
+        let (server, dir, config) = try SIPCallInteropTests.startServer("endpoint-setup")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let account = server.defaultCredentials.account
+            let port = try #require(server.sipPorts?.udp)
+            let bobEndpoint = try server.store.createEndpoint(accountSid: account.sid, username: "bob", password: EndpointLoginInteropTests.password,
+                                                              realm: config.sipRealm, alias: "Bob", applicationSid: nil)
+            let app = try TwiMLTestApp(authToken: account.authToken)
+            app.set("/voice", "<Response><Dial><Sip>sip:\(bobEndpoint.username)@127.0.0.1:\(port)</Sip></Dial></Response>")
+            let application = try server.store.createApplication(ApplicationDraft(friendlyName: "to bob", voiceURL: app.baseURL + "/voice"),
+                                                                 accountSid: account.sid)
+            let aliceEndpoint = try server.store.createEndpoint(accountSid: account.sid, username: "alice", password: EndpointLoginInteropTests.password,
+                                                                realm: config.sipRealm, alias: "Alice", applicationSid: application.sid)
+            let callee = AutoAnswer()
+            let bob = try Endpoint(options: EndpointOptions(registrar: "sip:127.0.0.1:\(port)"), delegate: callee)
+            let alice = try Endpoint(options: EndpointOptions(registrar: "sip:127.0.0.1:\(port)"))
+            try await bob.login(username: bobEndpoint.username, password: EndpointLoginInteropTests.password)
+            try await alice.login(username: aliceEndpoint.username, password: EndpointLoginInteropTests.password)
+            var setups: [Double] = []
+            for _ in 0..<5 {
+                let call = try alice.createOutgoingCall()
+                let start = ContinuousClock.now
+                try await call.call("bob")
+                setups.append((ContinuousClock.now - start).milliseconds)
+                call.hangup()
+                #expect(await call.waitForEnd() == .hungUp(byUs: true))
+            }
+            let sorted = setups.sorted()
+            print("endpoint → B2BUA → endpoint: INVITE→200 p50 \(sorted[2]) ms (\(sorted.map { Int($0.rounded()) }) ms)")
+            await alice.logout()
+            await bob.logout()
+            // bob's callbacks were queued before its logout's, on the same queue.
+            bob.delegateQueue.sync {}
+            #expect(callee.answered.withLock { $0 } == 5)
+            await app.shutdown()
         } catch {
             await server.shutdown()
             throw error

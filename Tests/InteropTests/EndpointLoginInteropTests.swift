@@ -99,6 +99,43 @@ import Testing
         await server.shutdown()
     }
 
+    /// Over TLS (`sips:`, `--sip-tls` with a self-signed certificate for 127.0.0.1): with that
+    /// certificate as the trusted root the endpoint logs in and out; without it the handshake
+    /// fails and login fails with 503 and the reason.
+    @Test(.timeLimit(.minutes(1))) func logsInOverTLSOnlyWhenTheCertificateIsTrusted() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("parley-endpoint-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (cert, key) = try await TestCertificate.makeSelfSigned(in: scratch)
+        let (server, dir, config) = try SIPCallInteropTests.startServer("endpoint-tls") {
+            ($0.sipTLSHost, $0.sipTLSPort, $0.tlsCertificatePath, $0.tlsPrivateKeyPath) = ("127.0.0.1", 0, cert, key)
+        }
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            let account = server.defaultCredentials.account
+            let endpoint = try server.store.createEndpoint(accountSid: account.sid, username: "tina", password: Self.password,
+                                                           realm: config.sipRealm, alias: "Tina", applicationSid: nil)
+            let port = try #require(server.sipPorts?.tls)
+            let trusted = try Endpoint(options: EndpointOptions(registrar: "sips:127.0.0.1:\(port)", transport: .tls, tlsTrustRootsPath: cert))
+            try await trusted.login(username: endpoint.username, password: Self.password)
+            #expect(try Self.bindings(server, username: endpoint.username) == 1)
+            await trusted.logout()
+            #expect(try Self.bindings(server, username: endpoint.username) == 0)
+
+            let untrusted = try Endpoint(options: EndpointOptions(registrar: "sips:127.0.0.1:\(port)", transport: .tls))
+            do {
+                try await untrusted.login(username: endpoint.username, password: Self.password)
+                Issue.record("logged in over TLS without trusting the certificate")
+            } catch {
+                #expect(error.code == 503, "\(error)")
+            }
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+
     /// Bad input is refused before anything is sent, with the reason.
     @Test func refusesBadLoginInput() throws {
         let endpoint = try Endpoint(options: EndpointOptions(registrar: "sip:127.0.0.1:9"))

@@ -64,9 +64,12 @@ public struct KamailioConfiguration: Sendable {
     }
 
     /// A registrar with digest (every user's password is `password`; contacts in memory) that also
-    /// authenticates INVITEs (407) and relays them, record-routed, to `127.0.0.1:calleePort`.
-    public static func registrarProxy(port: Int, password: String, calleePort: Int, debug: Int = 0) -> KamailioConfiguration {
-        KamailioConfiguration(
+    /// authenticates INVITEs (407) and relays them, record-routed: to `127.0.0.1:calleePort`, or
+    /// without one to the callee's registered contact (`lookup("location")`, 404 when none).
+    public static func registrarProxy(port: Int, password: String, calleePort: Int? = nil, debug: Int = 0) -> KamailioConfiguration {
+        let destination = calleePort.map { #"$du = "sip:127.0.0.1:\#($0)";"# }
+            ?? #"if (!lookup("location")) { sl_send_reply("404", "Not Found"); exit; }"#
+        return KamailioConfiguration(
             port: port, debug: debug, modules: proxyModules + ["usrloc", "registrar", "auth"],
             parameters: [("auth", "secret", "\"parley-bench\""), ("auth", "qop", "\"auth\""), ("auth", "nonce_expire", "300"),
                          ("usrloc", "db_mode", "0"), ("registrar", "max_contacts", "10")],
@@ -83,10 +86,11 @@ public struct KamailioConfiguration: Sendable {
                         if (!pv_proxy_authenticate("$fd", "\(password)", "0")) { proxy_challenge("$fd", "0"); exit; }
                         consume_credentials();
                         record_route();
-                        $du = "sip:127.0.0.1:\(calleePort)";
+                        \(destination)
                         t_relay();
                         exit;
                     }
+                    if (is_method("ACK")) { t_relay(); exit; }
                     sl_send_reply("405", "Method Not Allowed");
                 """)
     }

@@ -14,50 +14,6 @@ import Testing
 @Suite(.serialized, .tags(.interop)) struct EndpointKamailioInteropTests {
     static let password = "kam-s3cret"
 
-    static func configuration(port: Int) -> String {
-        """
-        #!KAMAILIO
-        debug=2
-        log_stderror=yes
-        children=1
-        auto_aliases=no
-        listen=udp:127.0.0.1:\(port)
-        mpath="/usr/lib/x86_64-linux-gnu/kamailio/modules/"
-        loadmodule "tm.so"
-        loadmodule "sl.so"
-        loadmodule "rr.so"
-        loadmodule "pv.so"
-        loadmodule "maxfwd.so"
-        loadmodule "usrloc.so"
-        loadmodule "registrar.so"
-        loadmodule "textops.so"
-        loadmodule "siputils.so"
-        loadmodule "auth.so"
-        modparam("auth", "qop", "auth")
-        modparam("usrloc", "db_mode", 0)
-        request_route {
-            if (!mf_process_maxfwd_header("10")) { sl_send_reply("483", "Too Many Hops"); exit; }
-            if (is_method("REGISTER")) {
-                if (!pv_www_authenticate("$td", "\(password)", "0")) { www_challenge("$td", "0"); exit; }
-                if (!save("location")) { sl_reply_error(); }
-                exit;
-            }
-            if (has_totag()) { loose_route(); t_relay(); exit; }
-            if (is_method("CANCEL")) { if (t_check_trans()) { t_relay(); } exit; }
-            if (is_method("INVITE")) {
-                if (!pv_proxy_authenticate("$fd", "\(password)", "0")) { proxy_challenge("$fd", "0"); exit; }
-                consume_credentials();
-                record_route();
-                if (!lookup("location")) { sl_send_reply("404", "Not Found"); exit; }
-                t_relay();
-                exit;
-            }
-            if (is_method("ACK")) { t_relay(); exit; }
-            sl_send_reply("405", "Method Not Allowed");
-        }
-        """
-    }
-
     /// Answers every call and keeps the keys it hears.
     final class Callee: EndpointDelegate {
         let digits = Mutex("")
@@ -71,7 +27,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let port = try FreePort.udp()
         let config = dir.appendingPathComponent("kamailio.cfg")
-        try Self.configuration(port: port).write(to: config, atomically: true, encoding: .utf8)
+        try KamailioConfiguration.registrarProxy(port: port, password: Self.password, debug: 2).text.write(to: config, atomically: true, encoding: .utf8)
         let kamailio = try ChildProcess(executable: "/usr/sbin/kamailio",
                                         arguments: ["-f", config.path, "-DD", "-E", "-m", "32", "-M", "8", "-Y", dir.path])
         defer { kamailio.kill() }

@@ -70,10 +70,15 @@ package final class SIPMediaBridge: CallMediaBridge {
         return CallMediaAnswer(id: MediaLegID(address.id), sdp: answer.sdp.serialized(), codec: Self.codec(answer.parameters.codec))
     }
 
-    /// A leg for a call we place: its offer, to send in an INVITE.
-    package func createOffer(events: @escaping @Sendable (CallMediaEvent) -> Void) async throws(ParleyError) -> (id: MediaLegID, sdp: String) {
+    /// A leg for a call we place: its offer, to send in an INVITE. `preferred` (the codec of the
+    /// leg it will be bridged to) is offered first, so a phone that has it can be forwarded to.
+    package func createOffer(preferring preferred: CallAudioCodec? = nil,
+                             events: @escaping @Sendable (CallMediaEvent) -> Void) async throws(ParleyError) -> (id: MediaLegID, sdp: String) {
         let address = try await server.openLeg { event in if let mapped = CallMediaEvent(event) { events(mapped) } }
-        let local = local(address)
+        var local = local(address)
+        if let preferred, let first = local.codecs.firstIndex(where: { $0.name.lowercased() == preferred.rawValue }) {
+            local.codecs.insert(local.codecs.remove(at: first), at: 0)
+        }
         let offer = SIPAudioOffer.make(local)
         legs.withLock { $0[address.id] = Leg(parameters: nil, offer: offer, local: local, proto: offer.media.first?.proto ?? "RTP/AVP") }
         return (MediaLegID(address.id), offer.serialized())

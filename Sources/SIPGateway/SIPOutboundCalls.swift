@@ -131,7 +131,7 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         }
         let media: (id: MediaLegID, sdp: String)
         do {
-            media = try await context.media.createOffer(events: progress.media)
+            media = try await context.media.createOffer(preferring: request.preferredCodec, events: progress.media)
         } catch {
             return progress.failed(error, nil)
         }

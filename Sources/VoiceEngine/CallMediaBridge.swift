@@ -51,6 +51,10 @@ package protocol CallMediaBridge: MediaFrameSink {
     /// Creates a leg's media from the remote party's offer; `events` gets its events until it ends.
     func createLegMedia(offer: String, events: @escaping @Sendable (CallMediaEvent) -> Void)
         async throws(ParleyError) -> CallMediaAnswer
+    /// The same, taking `preferred` when the offer has it (the codec of the leg it will be
+    /// bridged to, so the two forward without transcoding).
+    func createLegMedia(offer: String, preferring preferred: CallAudioCodec?, events: @escaping @Sendable (CallMediaEvent) -> Void)
+        async throws(ParleyError) -> CallMediaAnswer
     /// Sends what `source` receives to `sink` (one direction of a bridge). False if either is gone.
     func forward(from source: MediaLegID, to sink: MediaLegID) async -> Bool
     /// `sink` stops receiving forwarded media (hold, unbridge).
@@ -64,4 +68,12 @@ package protocol CallMediaBridge: MediaFrameSink {
     func restart(_ id: MediaLegID, offer: String) async throws(ParleyError) -> String
     /// Ends the leg's media (its `.ended` event follows).
     func close(_ id: MediaLegID) async
+}
+
+extension CallMediaBridge {
+    /// Bridges that choose no codec ignore the preference.
+    package func createLegMedia(offer: String, preferring preferred: CallAudioCodec?,
+                                events: @escaping @Sendable (CallMediaEvent) -> Void) async throws(ParleyError) -> CallMediaAnswer {
+        try await createLegMedia(offer: offer, events: events)
+    }
 }

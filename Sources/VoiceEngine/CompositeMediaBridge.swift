@@ -53,6 +53,11 @@ package final class CompositeMediaBridge: CallMediaBridge {
         try await primary.createLegMedia(offer: offer, events: events)
     }
 
+    package func createLegMedia(offer: String, preferring preferred: CallAudioCodec?,
+                                events: @escaping @Sendable (CallMediaEvent) -> Void) async throws(ParleyError) -> CallMediaAnswer {
+        try await primary.createLegMedia(offer: offer, preferring: preferred, events: events)
+    }
+
     package func forward(from source: MediaLegID, to sink: MediaLegID) async -> Bool {
         if let relay = relay(of: source, and: sink) {
             return (try? relay.set(from: source.rawValue, to: sink.rawValue, true)) ?? false

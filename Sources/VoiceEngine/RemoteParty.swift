@@ -1,4 +1,5 @@
 import ParleyCore
+import ServerMedia
 import ParleyStore
 import Signaling
 import TwiML
@@ -92,6 +93,8 @@ package struct RemoteDialRequest: Sendable {
     package var target: RemoteDialTarget
     /// The caller's custom call parameters (a WebRTC client's `params`), for the far end.
     package var parameters: [(String, String)] = []
+    /// The codec of the leg this one will be bridged to: offered first, so the two can forward.
+    package var preferredCodec: CallAudioCodec?
     package var to: String { target.address }
 }
 
@@ -135,8 +138,9 @@ struct RemoteDialRoute: DialRoute {
             media: { [weak engine] event in engine?.deliverMediaEvent(event) })
         // A dialed leg carries its WebRTC caller's custom parameters (Plivo's `X-PH-` headers on SIP).
         let parameters = leg !== call.parent && call.parent.endpoint is ClientLegEndpoint ? call.parent.customParameters : []
-        let request = RemoteDialRequest(callSid: legSid, accountSid: leg.record.accountSid, from: leg.record.from,
+        var request = RemoteDialRequest(callSid: legSid, accountSid: leg.record.accountSid, from: leg.record.from,
                                         target: target, parameters: parameters)
+        if leg !== call.parent { request.preferredCodec = call.parent.mediaID.flatMap { engine.mediaCodecs[$0] } }
         endpoint.party = dialer.dial(request, progress: progress)
     }
 }

@@ -114,7 +114,10 @@ extension VoiceService {
         confirm()
         if !call.isAnswered { answerParent(call) }
         switch media {
-        case .offer(let offer, let lease): setUpMedia(for: leg, offer: offer, lease: lease)
+        case .offer(let offer, let lease):
+            // A remote party's (SIP) codec is taken when the client offers it, so the two forward.
+            let remote = call.parent.endpoint is RemoteLegEndpoint ? call.parent.mediaID.flatMap { mediaCodecs[$0] } : nil
+            setUpMedia(for: leg, offer: offer, lease: lease, preferring: remote)
         case .ready(let answer): mediaReady(callSid: leg.sid, answer: answer, lease: nil)
         }
         if dial.request.timeLimit > 0 {

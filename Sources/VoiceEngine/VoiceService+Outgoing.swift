@@ -105,13 +105,14 @@ extension VoiceService {
 
     /// Creates the leg's WebRTC session from the client's offer and sends the answer back. `lease`
     /// (a media-session quota unit) is given back when the session ends, however it ends.
-    func setUpMedia(for leg: CallLeg, offer: String, lease: QuotaLease) {
+    /// `preferred`: the codec of the leg it will be bridged to, taken when offered (no transcoding).
+    func setUpMedia(for leg: CallLeg, offer: String, lease: QuotaLease, preferring preferred: CallAudioCodec? = nil) {
         let callSid = leg.sid
         let media = self.media
         let sink = mediaEventSink
         Task { [weak self] in
             do throws(ParleyError) {
-                let answer = try await media.createLegMedia(offer: offer) { event in
+                let answer = try await media.createLegMedia(offer: offer, preferring: preferred) { event in
                     if case .ended = event { lease.release() }
                     sink.yield(event)
                 }

@@ -13,7 +13,12 @@ package struct WebRTCMediaBridge: CallMediaBridge {
 
     package func createLegMedia(offer: String, events: @escaping @Sendable (CallMediaEvent) -> Void)
         async throws(ParleyError) -> CallMediaAnswer {
-        let answer = try await media.createCallSession(offer: offer) { event in
+        try await createLegMedia(offer: offer, preferring: nil, events: events)
+    }
+
+    package func createLegMedia(offer: String, preferring preferred: CallAudioCodec?,
+                                events: @escaping @Sendable (CallMediaEvent) -> Void) async throws(ParleyError) -> CallMediaAnswer {
+        let answer = try await media.createCallSession(offer: offer, preferredAudio: preferred.map(AudioCodec.init)) { event in
             if let event = CallMediaEvent(event) { events(event) }
         }
         let codec = await media.session(id: answer.id).map { CallAudioCodec($0.codec) } ?? .opus
@@ -74,6 +79,17 @@ extension CallMediaEvent {
         case .stateChanged, .connectivityLost, .connectivityRestored, .consentLost, .iceRestarted, .audioLevel, .quality,
              .trackSwitched, .dataChannelOpened, .dataChannelClosed:
             return nil
+        }
+    }
+}
+
+extension AudioCodec {
+    /// The WebRTC codec of a call codec.
+    init(_ codec: CallAudioCodec) {
+        switch codec {
+        case .opus: self = .opus
+        case .pcmu: self = .pcmu
+        case .pcma: self = .pcma
         }
     }
 }

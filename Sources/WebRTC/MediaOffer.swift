@@ -32,8 +32,8 @@ public struct MediaOffer: Sendable {
     /// Parses and checks an SDP offer (or answer).
     /// - Throws: 53403 when the text is not SDP or misses transport parameters (ICE credentials,
     ///   fingerprint, setup, rtcp-mux); 53404 when there is no audio section with Opus, PCMU or PCMA.
-    public init(offer text: String, videoCodecs: [VideoCodec] = []) throws(ParleyError) {
-        try self.init(offer: Self.parse(text), videoCodecs: videoCodecs)
+    public init(offer text: String, videoCodecs: [VideoCodec] = [], preferredAudio: AudioCodec? = nil) throws(ParleyError) {
+        try self.init(offer: Self.parse(text), videoCodecs: videoCodecs, preferredAudio: preferredAudio)
     }
 
     /// The SDP text parsed, or 53403.
@@ -45,11 +45,13 @@ public struct MediaOffer: Sendable {
         }
     }
 
-    /// - Parameter videoCodecs: the video codecs we take; empty rejects every video section.
-    public init(offer: SessionDescription, videoCodecs: [VideoCodec] = []) throws(ParleyError) {
+    /// - Parameters: `videoCodecs`: the video codecs we take; empty rejects every video section.
+    ///   `preferredAudio`: taken before Opus when offered (the codec of the leg a call session
+    ///   will be bridged to, so the two forward without transcoding).
+    public init(offer: SessionDescription, videoCodecs: [VideoCodec] = [], preferredAudio: AudioCodec? = nil) throws(ParleyError) {
         description = offer
         let candidates = offer.media.indices.filter { offer.media[$0].mediaType == "audio" && !offer.media[$0].isRejected }
-        guard let (audioIndex, audioCodec) = candidates.lazy.compactMap({ i in Self.pickAudio(offer.media[i]).map { (i, $0) } }).first
+        guard let (audioIndex, audioCodec) = candidates.lazy.compactMap({ i in Self.pickAudio(offer.media[i], preferring: preferredAudio).map { (i, $0) } }).first
         else {
             let why = candidates.isEmpty ? "offer has no audio section" : "audio offers none of opus, PCMU, PCMA"
             throw ParleyError(.mediaNoSupportedCodec, reason: why)
@@ -214,8 +216,9 @@ public struct MediaOffer: Sendable {
         media.proto.uppercased().contains("SAVP")
     }
 
-    /// The first supported audio codec, Opus before G.711 when both appear, whatever the order.
-    static func pickAudio(_ media: MediaDescription) -> OfferedMediaSection.Choice? {
+    /// The first supported audio codec: `preferred` when it appears, else Opus before G.711
+    /// whatever the order.
+    static func pickAudio(_ media: MediaDescription, preferring preferred: AudioCodec? = nil) -> OfferedMediaSection.Choice? {
         var found: [AudioCodec: UInt8] = [:]
         for pt in media.payloadTypes {
             if let map = media.rtpMap(for: pt) {
@@ -229,6 +232,7 @@ public struct MediaOffer: Sendable {
                 found[.pcma] = 8
             }
         }
+        if let preferred, let pt = found[preferred] { return .init(codec: .audio(preferred), payloadType: pt) }
         for codec in AudioCodec.allCases { if let pt = found[codec] { return .init(codec: .audio(codec), payloadType: pt) } }
         return nil
     }

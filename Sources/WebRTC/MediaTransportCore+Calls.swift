@@ -59,7 +59,11 @@ extension MediaTransportCore {
             return .failure(ParleyError(.mediaServerRemoteDescFailed, reason: "no live media session \(id)"))
         }
         let offer: MediaOffer
-        do { offer = try MediaOffer(offer: description, videoCodecs: session.kind == .echo ? VideoCodec.allCases : []) } catch {
+        // The codec the session chose stays preferred, whatever chose it.
+        do {
+            offer = try MediaOffer(offer: description, videoCodecs: session.kind == .echo ? VideoCodec.allCases : [],
+                                   preferredAudio: session.offer.codec)
+        } catch {
             return .failure(error)
         }
         guard offer.accepted.map(\.codec) == session.offer.accepted.map(\.codec) else {

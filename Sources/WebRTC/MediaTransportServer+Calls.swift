@@ -15,14 +15,16 @@ extension MediaTransportServer {
     /// audio codec (Opus, else PCMU/PCMA) and, when offered, `telephone-event` at the codec's
     /// clock rate (RFC 4733: `/48000` beside Opus, `/8000` beside G.711).
     ///
+    /// - Parameter preferredAudio: taken before Opus when the offer has it (the codec of the leg
+    ///   the session will be bridged to, so the two can forward without transcoding).
     /// - Parameter events: state changes, keys and connectivity of the session, in order, on a task
     ///   of the session's own (never the media loop). The last event is `.stateChanged` to
     ///   `.failed` or `.closed`.
     /// - Throws: `ParleyError` 53403 (unusable offer), 53404 (no supported audio codec),
     ///   53401 (too many sessions or local setup failed).
-    public func createCallSession(offer: String, events: @escaping @Sendable (PeerSessionEvent) -> Void)
-        async throws(ParleyError) -> PeerSessionAnswer {
-        let parsed = try MediaOffer(offer: offer)
+    public func createCallSession(offer: String, preferredAudio: AudioCodec? = nil,
+                                  events: @escaping @Sendable (PeerSessionEvent) -> Void) async throws(ParleyError) -> PeerSessionAnswer {
+        let parsed = try MediaOffer(offer: offer, preferredAudio: preferredAudio)
         let delivery = OffLoopDelivery(limit: 1024, handler: events)
         let core = self.core
         let result: Result<PeerSessionAnswer, ParleyError> = await onLoop {

@@ -18,6 +18,14 @@ import WebRTC
 @Suite(.serialized, .tags(.interop)) struct SIPCallInteropTests {
     static let baresip = "/usr/bin/baresip"
 
+    /// A WebRTC client offering Opus only: one that also offers the phone's G.711 is forwarded that
+    /// codec, not transcoded (SIPForwardedCallInteropTests); the tests using this hear the relay.
+    static var opusOnly: PeerConnection.Configuration {
+        var configuration = PeerConnection.Configuration()
+        configuration.audioCodecs = [.opus]
+        return configuration
+    }
+
     /// A 48 kHz mono WAV: `seconds` of a sine at `frequency` (baresip's `aufile` ends the call at its end).
     /// baresip's `aufile` wants the encoder's channel count: 2 for its `opus/48000/2`, 1 for G.711.
     static func toneWAV(_ frequency: Double, seconds: Double, channels: Int = 1) -> [UInt8] {
@@ -95,14 +103,15 @@ import WebRTC
     }
 
     /// The endpoint `alice` (password `s3cret-pw`) a phone registers as, the server's SIP port,
-    /// and the WebRTC client `bob`, listening for calls.
+    /// and the WebRTC client `bob` (Opus only), listening for calls.
     static func aliceAndListeningBob(_ server: PlatformServer, config: ServerConfiguration) async throws
         -> (endpoint: SIPEndpoint, sipPort: Int, bob: TestParty) {
         let endpoint = try server.store.createEndpoint(accountSid: server.defaultCredentials.account.sid, username: "alice",
                                                        password: "s3cret-pw", realm: config.sipRealm, alias: "Alice", applicationSid: nil)
         let sipPort = try #require(server.sipPorts?.udp)
         let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
-        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token),
+                                configuration: Self.opusOnly)
         try await bob.signaling.send(.listen)
         _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
         return (endpoint, sipPort, bob)

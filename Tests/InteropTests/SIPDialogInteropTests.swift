@@ -63,7 +63,8 @@ import WebRTC
         let endpoint = try server.store.createEndpoint(accountSid: account, username: "alice", password: "s3cret-pw",
                                                        realm: config.sipRealm, alias: "Alice", applicationSid: application?.sid)
         let token = try InProcessPlatform.token(server, identity: "bob", grants: [.voice(VoiceGrant(incomingAllow: true))])
-        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token))
+        let bob = try TestParty(try await SignalingTestClient(baseURL: "http://127.0.0.1:\(server.port)", token: token),
+                                configuration: SIPCallInteropTests.opusOnly)
         try await bob.signaling.send(.listen)
         _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
         return (server, dir, bob, endpoint.username, try #require(server.sipPorts?.udp))

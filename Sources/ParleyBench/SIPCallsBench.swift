@@ -19,14 +19,16 @@ import WebRTC
 /// tasks between them — is pinned to CPU 0, so its CPU time is what one core spends on the calls;
 /// the clients run in `sip-calls-client` processes on CPU 1 (`SIPCallsBenchWorker`).
 enum SIPCallsBench {
-    static func run(calls: Int, seconds: Double, transcoded: Bool, pin: Bool) async throws {
+    /// `sharedLoop`: the SIP legs on the WebRTC media loop (an experiment: no thread hop).
+    static func run(calls: Int, seconds: Double, transcoded: Bool, pin: Bool, sharedLoop: Bool = false) async throws {
         BenchSystem.lineBufferStandardOutput()
         let pinned = pin && sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2
         if pinned { BenchSystem.pinProcess(cpu: 0) }   // before any thread starts: all of them inherit it
         var mediaConfig = MediaTransportServer.Configuration(host: "127.0.0.1", port: 0)
         mediaConfig.maxSessions = calls + 16
         let media = try MediaTransportServer(configuration: mediaConfig)
-        let sipServer = try SIPMediaServer(configuration: .init(host: "127.0.0.1", maxLegs: calls + 16))
+        let sipServer = try SIPMediaServer(configuration: .init(host: "127.0.0.1", maxLegs: calls + 16),
+                                           loop: sharedLoop ? media.loop : nil)
         let sip = SIPMediaBridge(server: sipServer)
         let clock = MediaClock()
         let bridge = CompositeMediaBridge(primary: WebRTCMediaBridge(media: media), others: [(SIPMediaBridge.idPrefix, sip)],
@@ -35,7 +37,7 @@ enum SIPCallsBench {
         let workerCount = max(1, min((calls + 49) / 50, 16, calls))
         print("# SIP ↔ WebRTC calls: \(calls) calls, \(transcoded ? "TRANSCODED (WebRTC Opus ↔ SIP PCMU)" : "FORWARDED (PCMU ↔ PCMU)"), "
               + "50 packets/s per leg each way, \(seconds) s; "
-              + (pinned ? "server process pinned to CPU 0, \(workerCount) client processes on CPU 1" : "unpinned"))
+              + (sharedLoop ? "SIP legs on the WebRTC media loop; " : "") + (pinned ? "server process pinned to CPU 0, \(workerCount) client processes on CPU 1" : "unpinned"))
         print("machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) CPUs, load average \(BenchSystem.loadAverage)")
 
         var links: [CallsBenchWorkerLink] = []
@@ -62,8 +64,10 @@ enum SIPCallsBench {
                 next += 1
             }
             while next < min(calls, CallsBench.setupConcurrency) { addCall() }
+            var done = 0
             while try await group.next() != nil {
-                if next % 100 == 0 { print("  … \(next) calls connected") }
+                done += 1
+                if done % 100 == 0 { print("  … \(done) calls connected") }
                 if next < calls { addCall() }
             }
         }
@@ -79,11 +83,13 @@ enum SIPCallsBench {
         try await Task.sleep(for: .seconds(2))
         let start = await CallsBench.mark(links)
         let cpu0 = await threadCPU(media.loop, sipServer)
+        let waiting0 = await waiting(media.loop, sipServer)
         let process0 = BenchSystem.cpuSeconds(pid: getpid())
         let sip0 = await sipServer.statistics(), web0 = await media.statistics()
         let windowStart = ContinuousClock.now
         try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
         let cpu1 = await threadCPU(media.loop, sipServer)
+        let waiting1 = await waiting(media.loop, sipServer)
         let process1 = BenchSystem.cpuSeconds(pid: getpid())
         let sip1 = await sipServer.statistics(), web1 = await media.statistics()
         var window = await CallsBench.mark(links)
@@ -113,14 +119,16 @@ enum SIPCallsBench {
                      format(Double((end["parley_media_cross_transport_forwarded_packets_total"] ?? 0)
                         - (figures["parley_media_cross_transport_forwarded_packets_total"] ?? 0)) / (wall + 2.5)),
                      end["parley_media_cross_transport_dropped_total"] ?? 0))
+        print(String(format: "the loop threads waited for a CPU %.1f %% (WebRTC) and %.1f %% (SIP) of the window (other work on CPU 0)",
+                     (waiting1.web - waiting0.web) / wall * 100, (waiting1.sip - waiting0.sip) / wall * 100))
         SIPCallsBenchReport.loss(final, transcoded: transcoded, wall: wall, window: window, udpBefore: udpBefore, udpAfter: udpAfter,
                                  failures: failures.value)
         print("server RSS \(BenchSystem.megabytes(rssStart)) → \(BenchSystem.megabytes(rssCalls)) with \(calls) calls: "
               + "\(BenchSystem.kilobytes(Double(rssCalls - rssStart) / Double(calls))) per call")
         for link in links { link.quit() }
         clock.stop()
+        await sipServer.shutdown()   // first: it may run on the media server's loop
         await media.shutdown()
-        await sipServer.shutdown()
     }
 
     /// One call: the WebRTC leg from its offer, the SIP leg answering the phone's, forwarded both
@@ -136,6 +144,12 @@ enum SIPCallsBench {
             throw CallsBenchWorkerLink.Failed(description: "forward refused for call \(call)")
         }
         try await CallsBench.answer(call: call, (web.sdp, phone.sdp), link: link)
+    }
+
+    /// Seconds the two media loop threads waited for a CPU (runnable, not running).
+    static func waiting(_ webLoop: EventLoop, _ sip: SIPMediaServer) async -> (web: Double, sip: Double) {
+        (await ForwardBench.onLoop(webLoop) { BenchSystem.threadSchedule().waiting },
+         await ForwardBench.onLoop(sip.loop) { BenchSystem.threadSchedule().waiting })
     }
 
     /// CPU seconds of the two media loop threads.

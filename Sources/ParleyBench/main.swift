@@ -102,7 +102,8 @@ func runBench(_ arguments: [String]) async throws {
     case "sip-calls":
         let options = BenchOptions(arguments.dropFirst())
         try await SIPCallsBench.run(calls: options.int("--calls", 500), seconds: options.double("--seconds", 30),
-                                    transcoded: options.values["--mode"] == "transcoded", pin: options.int("--pin", 1) != 0)
+                                    transcoded: options.values["--mode"] == "transcoded", pin: options.int("--pin", 1) != 0,
+                                    sharedLoop: options.int("--shared-loop", 0) != 0)
     case "sip-calls-client":   // started by `sip-calls` itself (SIPCallsBenchWorker)
         try await SIPCallsBenchWorker.run(arguments.dropFirst())
     case "signaling-idle":
@@ -145,7 +146,7 @@ func usage() -> Never {
                parley-bench recordings [--tracks N (10)] [--seconds S (60)] [--video-kbps K (800)]
                parley-bench calls [--calls N (500)] [--seconds S (60)] [--pin 1|0] [--via-signaling K (20)]
                    [--client-processes P (one per 50 calls)] [--server-rcvbuf BYTES (experiment)]
-               parley-bench sip-calls [--calls N (500)] [--seconds S (30)] [--mode forwarded|transcoded] [--pin 1|0]
+               parley-bench sip-calls [--calls N (500)] [--seconds S (30)] [--mode forwarded|transcoded] [--pin 1|0] [--shared-loop 0|1]
                parley-bench signaling-idle [--connections N (50000)] [--hold S (30)] [--in-process 0|1]
                parley-bench all
 

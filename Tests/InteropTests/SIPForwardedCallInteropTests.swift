@@ -22,6 +22,36 @@ import WebRTC
         let (server, dir, config) = try SIPCallInteropTests.startServer("sipforward")
         let dumps = dir.appendingPathComponent("dumps")
         defer { try? FileManager.default.removeItem(at: dir) }
+        let outcome: (metrics: [String: Int], heard: [[UInt8]], dump: WAVFile, speech: [Int16], seconds: Double)
+        do {
+            outcome = try await Self.forwardedCall(server, config: config, dir: dir, dumps: dumps)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+        let (metrics, heard, dump, speech, seconds) = outcome
+
+        print("SIP forwarded call, /metrics: \(metrics.filter { $0.key.hasPrefix("parley_media_cross") || $0.key.hasPrefix("parley_media_trans") })")
+        #expect(metrics["parley_media_cross_transport_forwards_total"] == 2)
+        #expect(metrics["parley_media_transcoding_relays_total"] == 0)
+        #expect((metrics["parley_media_cross_transport_forwarded_packets_total"] ?? 0) > 2 * 50 * Int(seconds))
+
+        let atBob = heard.flatMap { $0.map(G711.muLawDecode) }
+        let atPhone = stride(from: 0, to: dump.samples.count, by: dump.channels).map { dump.samples[$0] }
+        let reference = try SpeechMaterial.resample(speech, from: 48_000, to: 16_000)
+        let scores = try SpeechMaterial.pesq([(reference, try SpeechMaterial.resample(atBob, from: 8_000, to: 16_000)),
+                                              (reference, try SpeechMaterial.resample(atPhone, from: dump.sampleRate, to: 16_000))],
+                                             packageRoot: Python.packageRoot)
+        print("SIP forwarded speech, PESQ-WB: baresip (PCMU) → bob (PCMU) \(scores[0]); bob → baresip \(scores[1]) "
+              + "(\(String(format: "%.1f", seconds)) s of speech)")
+        #expect(scores[0] >= 2.2, "baresip → bob: PESQ-WB \(scores[0])")
+        #expect(scores[1] >= 2.2, "bob → baresip: PESQ-WB \(scores[1])")
+    }
+
+    /// Sets up `alice` and a PCMU-only `bob`, then runs the call (bob closed even on failure).
+    static func forwardedCall(_ server: PlatformServer, config: ServerConfiguration, dir: URL, dumps: URL) async throws
+        -> (metrics: [String: Int], heard: [[UInt8]], dump: WAVFile, speech: [Int16], seconds: Double) {
         let endpoint = try server.store.createEndpoint(accountSid: server.defaultCredentials.account.sid, username: "alice",
                                                        password: "s3cret-pw", realm: config.sipRealm, alias: "Alice", applicationSid: nil)
         let sipPort = try #require(server.sipPorts?.udp)
@@ -32,9 +62,20 @@ import WebRTC
                                 configuration: pcmuOnly)
         try await bob.signaling.send(.listen)
         _ = try await bob.signaling.expect("listening") { if case .listening = $0 { true } else { nil } }
+        do {
+            return try await talk(server, bob: bob, user: endpoint.username, sipPort: sipPort, dir: dir, dumps: dumps)
+        } catch {
+            await bob.close()
+            throw error
+        }
+    }
+
+    /// baresip (G.711 only) calls bob; both speak; `/metrics` is read before the hang-up.
+    static func talk(_ server: PlatformServer, bob: TestParty, user: String, sipPort: Int, dir: URL, dumps: URL) async throws
+        -> (metrics: [String: Int], heard: [[UInt8]], dump: WAVFile, speech: [Int16], seconds: Double) {
 
         let (speech, seconds, source) = try SIPSpeechInteropTests.phoneSpeech(in: dir)
-        try SIPCallInteropTests.configure(dir, user: endpoint.username, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)",
+        try SIPCallInteropTests.configure(dir, user: user, password: "s3cret-pw", server: "127.0.0.1:\(sipPort)",
                                           source: source, dumps: dumps, encryption: nil)
         // A G.711-only phone: without the Opus module baresip offers PCMU and PCMA.
         let configFile = dir.appendingPathComponent("config")
@@ -42,7 +83,7 @@ import WebRTC
             .write(to: configFile, atomically: true, encoding: .utf8)
 
         let phone = try SIPSpeechInteropTests.dialBob(dir, sipPort: sipPort, seconds: seconds)
-        defer { phone.kill() }
+        defer { phone.kill() }   // ended however the call ends
         let incoming = try await SIPSpeechInteropTests.answer(bob)
 
         let heard = Mutex<[[UInt8]]>([])
@@ -58,23 +99,8 @@ import WebRTC
         let dump = try await Self.decodedDump(in: dumps, atLeast: speech.count / 6)
         phone.kill()
         await bob.close()
-        await server.shutdown()
+        return (metrics, heard.withLock { $0 }, dump, speech, seconds)
 
-        print("SIP forwarded call, /metrics: \(metrics.filter { $0.key.hasPrefix("parley_media_cross") || $0.key.hasPrefix("parley_media_trans") })")
-        #expect(metrics["parley_media_cross_transport_forwards_total"] == 2)
-        #expect(metrics["parley_media_transcoding_relays_total"] == 0)
-        #expect((metrics["parley_media_cross_transport_forwarded_packets_total"] ?? 0) > 2 * 50 * Int(seconds))
-
-        let atBob = heard.withLock { $0 }.flatMap { $0.map(G711.muLawDecode) }
-        let atPhone = stride(from: 0, to: dump.samples.count, by: dump.channels).map { dump.samples[$0] }
-        let reference = try SpeechMaterial.resample(speech, from: 48_000, to: 16_000)
-        let scores = try SpeechMaterial.pesq([(reference, try SpeechMaterial.resample(atBob, from: 8_000, to: 16_000)),
-                                              (reference, try SpeechMaterial.resample(atPhone, from: dump.sampleRate, to: 16_000))],
-                                             packageRoot: Python.packageRoot)
-        print("SIP forwarded speech, PESQ-WB: baresip (PCMU) → bob (PCMU) \(scores[0]); bob → baresip \(scores[1]) "
-              + "(\(String(format: "%.1f", seconds)) s of speech)")
-        #expect(scores[0] >= 2.2, "baresip → bob: PESQ-WB \(scores[0])")
-        #expect(scores[1] >= 2.2, "bob → baresip: PESQ-WB \(scores[1])")
     }
 
     /// Sends 8 kHz mono `samples` as 20 ms PCMU frames, paced in real time.

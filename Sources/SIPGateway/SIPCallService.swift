@@ -7,11 +7,11 @@ import Synchronization
 import VoiceEngine
 
 /// The B2BUA of `parley-server --sip`: the SIP side of calls, between SIP phones and the voice
-/// engine. Phones' INVITEs become engine calls (`SIPInboundCalls`), the engine's `<Dial>`s become
-/// INVITEs (`SIPOutboundCalls`); once answered, both sides' dialogs live in `SIPInboundCalls`'s
+/// engine. Phones' INVITEs become engine calls (`SIPCallTable`), the engine's `<Dial>`s become
+/// INVITEs (`SIPOutboundCalls`); once answered, both sides' dialogs live in `SIPCallTable`'s
 /// table, so in-dialog requests and responses go there first; the registrar answers the rest.
 package final class SIPCallService: Sendable {
-    private let inbound = Mutex<SIPInboundCalls?>(nil)
+    private let inbound = Mutex<SIPCallTable?>(nil)
     private let outbound = Mutex<SIPOutboundCalls?>(nil)
 
     package init() {}
@@ -19,10 +19,10 @@ package final class SIPCallService: Sendable {
     /// Serves on `transport`, authenticating with the registrar's credentials and its failure limiter.
     package func attach(transport: SIPTransport, registrar: SIPRegistrarService, media: SIPMediaBridge, voice: VoiceService,
                         store: any PlatformStore, trunks: [SIPTrunk] = []) {
-        let context = SIPInboundCalls.Context(transport: transport, authenticator: registrar.authenticator, media: media,
+        let context = SIPCallTable.Context(transport: transport, authenticator: registrar.authenticator, media: media,
                                               voice: voice, store: store,
                                               clock: { Date().timeIntervalSince1970 })
-        let calls = SIPInboundCalls(context: context)
+        let calls = SIPCallTable(context: context)
         inbound.withLock { $0 = calls }
         let dialer = SIPOutboundCalls(context: .init(transport: transport, media: media, registrar: registrar,
                                                      sentBy: { calls.sentBy(for: $0) }, contact: { calls.contact(for: $0) },

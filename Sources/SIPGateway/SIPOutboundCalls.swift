@@ -21,7 +21,7 @@ import VoiceEngine
 /// wins (acknowledged, its answer applied, `sendDigits` sent) and the other forks are cancelled
 /// (`SIPOutboundCalls+Forks.swift`); the call fails when every fork has failed, or at once on a
 /// 6xx (§16.7), with the best final status; the engine's hang-up before the answer becomes CANCEL.
-/// From the 2xx on the dialog belongs to the table phones' calls use (`SIPInboundCalls+Dialed.swift`):
+/// From the 2xx on the dialog belongs to the table phones' calls use (`SIPCallTable+Dialed.swift`):
 /// re-INVITE, UPDATE, INFO, hold both ways, session timers and BYE run there.
 final class SIPOutboundCalls: RemoteDialer, Sendable {
     struct Context: Sendable {
@@ -31,7 +31,7 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
         let sentBy: @Sendable (SIPPeer) -> SIPSentBy
         let contact: @Sendable (SIPPeer) -> SIPNameAddress
         /// The answered-dialog table a call joins at its 2xx.
-        let dialogs: SIPInboundCalls
+        let dialogs: SIPCallTable
         /// The trunks; numbers go through the one named, else the first (none: numbers are not this dialer's).
         var trunks: [SIPTrunk] = []
     }
@@ -145,7 +145,7 @@ final class SIPOutboundCalls: RemoteDialer, Sendable {
             (dialTarget.username, dialTarget.password) = (trunk.username, trunk.password)
         }
         // What we take inside the dialog, and RFC 4028 §7.1: the callee may ask for a session timer.
-        let extra = SIPOutboundHeaders.headers([("Allow", SIPInboundCalls.allow), ("Supported", "timer")] + uriHeaders
+        let extra = SIPOutboundHeaders.headers([("Allow", SIPCallTable.allow), ("Supported", "timer")] + uriHeaders
                                                + SIPOutboundHeaders.callerParameterHeaders(request.parameters))
         let fromTag = SIPIdentifiers.tag()
         let forks = destinations.map { requestURI, peer in

@@ -8,7 +8,7 @@ import Synchronization
 /// (Timer H); the ACK is absorbed for T4 (Timer I). RFC 3261 §17.2.1, run by `InviteServerTransaction`.
 /// Keyed by Call-ID and the INVITE's branch, so a new INVITE in the same Call-ID (after a 422)
 /// is a new transaction.
-extension SIPInboundCalls {
+extension SIPCallTable {
     struct Rejection {
         var machine: InviteServerTransaction
         let response: SIPResponse

@@ -9,7 +9,7 @@ import VoiceEngine
 /// its dialog runs on the same code as a phone's call: the phone's re-INVITEs and UPDATEs (hold,
 /// resume, a new address; RFC 3264 §8.4), its INFO keys (RFC 6086), our re-INVITE `a=sendonly`
 /// when the other party holds, RFC 4028 session timers, its BYE, and our BYE when the engine ends it.
-extension SIPInboundCalls {
+extension SIPCallTable {
     /// What a dialed leg brings to the table when its 2xx arrives.
     struct DialedDialog {
         let callID: String

@@ -10,7 +10,7 @@ import VoiceEngine
 /// from the phone (hold, resume, a new address, session refreshes; RFC 3264 §8, RFC 6337), keys
 /// in INFO (RFC 6086), and our own re-INVITEs (holding the phone when the other party holds,
 /// refreshing the session as RFC 4028's refresher).
-extension SIPInboundCalls {
+extension SIPCallTable {
     /// A call's in-dialog state.
     struct InDialog {
         /// The phone's last re-INVITE or UPDATE (its CSeq), and the answer once sent: a

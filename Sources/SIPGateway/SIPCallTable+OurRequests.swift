@@ -11,7 +11,7 @@ import VoiceEngine
 /// refresher (UPDATE when the phone allows it, else re-INVITE). One at a time, never while the
 /// phone's own re-INVITE is open; sent again over UDP (Timer A for INVITE, E for UPDATE) until a
 /// response, given up after 32 s, which ends the call as a 408 would (§12.2.1.2).
-extension SIPInboundCalls {
+extension SIPCallTable {
     /// The other party held (`true`) or resumed the phone.
     func holdPhone(_ hold: Bool, callID: String) {
         calls.withLock { $0[callID]?.inDialog.wantHoldingPhone = hold }
@@ -227,7 +227,7 @@ extension SIPInboundCalls {
     }
 }
 
-extension SIPInboundCalls.Call {
+extension SIPCallTable.Call {
     /// Answered, acknowledged, and no re-INVITE or UPDATE open either way: we may send one (§14.1).
     var isIdle: Bool {
         answered && !ended && inDialog.outgoing == nil && !inDialog.sendingACK && acknowledgedCSeq >= inDialog.lastInviteCSeq

@@ -11,6 +11,7 @@
 /// 5. `ready`, then `invite` (its Via and Request-URI) when the server calls the binding: 180,
 ///    200 with a PCMU offer on a UDP socket that echoes every RTP packet, and the server's ACK;
 /// 6. `bye` with the number of packets echoed, answered 200; then it exits.
+/// With `close_after_register` (seconds) it closes its socket that long after step 3.
 enum SIPWebSocketClientScript {
     static let source = #"""
 import asyncio, hashlib, json, os, re, socket, sys, uuid
@@ -103,6 +104,9 @@ async def main():
         await ws.send(request("REGISTER", uri, 2, call_id, tag, [contact, "Authorization: " + digest(challenge, "REGISTER", uri)]))
         ok = await asyncio.wait_for(ws.recv(), 10)
         say(registered=status(ok), contact=header(ok, "Contact"))
+        if "close_after_register" in cfg:
+            await asyncio.sleep(cfg["close_after_register"])
+            return
 
         await ws.send("this is not a SIP message")
         await ws.send(request("OPTIONS", uri, 3, call_id, tag).replace("CSeq: 3 OPTIONS", "CSeq: 3 INVITE"))

@@ -58,8 +58,9 @@ public final class SIPRegistrarService: Sendable {
     /// transport's handler must call `handle`).
     public func attach(_ transport: SIPTransport) {
         attachment.withLock { $0 = (transport, SIPServerTransactions(transport: transport)) }
-        transport.onStop { [self] in flush() }
-        transport.onWebSocketClosed { [self] peer in flowClosed(peer) }
+        // Weak: the transport must not keep its registrar alive (nor the registrar its transport).
+        transport.onStop { [weak self] in self?.flush() }
+        transport.onWebSocketClosed { [weak self] peer in self?.flowClosed(peer) }
     }
 
     /// Writes the bindings changed since the last batch to the store now (the transport's `stop()` does).

@@ -6,20 +6,37 @@ extension SQLiteAccountStore: SIPRegistrationStore {
     public func replaceSIPBindings(accountSid: String, aor: String, with bindings: [SIPBindingRecord]) throws(StoreError) {
         try db.withLock { (d) throws(StoreError) in
             try d.transaction { (d) throws(StoreError) in
-                guard try !d.query("SELECT 1 FROM accounts WHERE sid = ?1", [.text(accountSid)]).isEmpty else {
+                guard try Self.replace(SIPBindingChange(accountSid: accountSid, aor: aor, bindings: bindings), in: d) else {
                     throw .notFound("account \(accountSid)")
-                }
-                try d.execute("DELETE FROM sip_bindings WHERE account_sid = ?1 AND aor = ?2", [.text(accountSid), .text(aor)])
-                for (position, b) in bindings.enumerated() {
-                    try d.execute("""
-                        INSERT INTO sip_bindings (account_sid, aor, position, contact, expires_at, q_millis, call_id, cseq, instance, reg_id, source)
-                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-                        """, [.text(accountSid), .text(aor), .integer(Int64(position)), .text(b.contact), .integer(b.expiresAt),
-                              b.qMillis.map { .integer(Int64($0)) } ?? .null, .text(b.callID), .integer(b.cseq),
-                              b.instance.map { .text($0) } ?? .null, b.regID.map { .integer(Int64($0)) } ?? .null, .text(b.source)])
                 }
             }
         }
+    }
+
+    /// The whole batch in one transaction (one WAL commit); changes for a missing account are skipped.
+    public func replaceSIPBindings(_ changes: [SIPBindingChange]) throws(StoreError) {
+        guard !changes.isEmpty else { return }
+        try db.withLock { (d) throws(StoreError) in
+            try d.transaction { (d) throws(StoreError) in
+                for change in changes { _ = try Self.replace(change, in: d) }
+            }
+        }
+    }
+
+    /// Inside a transaction: false (and nothing written) when the account does not exist.
+    private static func replace(_ change: SIPBindingChange, in d: SQLiteDatabase) throws(StoreError) -> Bool {
+        let (accountSid, aor) = (change.accountSid, change.aor)
+        guard try !d.query("SELECT 1 FROM accounts WHERE sid = ?1", [.text(accountSid)]).isEmpty else { return false }
+        try d.execute("DELETE FROM sip_bindings WHERE account_sid = ?1 AND aor = ?2", [.text(accountSid), .text(aor)])
+        for (position, b) in change.bindings.enumerated() {
+            try d.execute("""
+                INSERT INTO sip_bindings (account_sid, aor, position, contact, expires_at, q_millis, call_id, cseq, instance, reg_id, source)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                """, [.text(accountSid), .text(aor), .integer(Int64(position)), .text(b.contact), .integer(b.expiresAt),
+                      b.qMillis.map { .integer(Int64($0)) } ?? .null, .text(b.callID), .integer(b.cseq),
+                      b.instance.map { .text($0) } ?? .null, b.regID.map { .integer(Int64($0)) } ?? .null, .text(b.source)])
+        }
+        return true
     }
 
     public func sipBindings(accountSid: String, aor: String) throws(StoreError) -> [SIPBindingRecord] {

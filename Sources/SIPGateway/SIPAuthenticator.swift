@@ -75,6 +75,13 @@ final class SIPAuthenticator: Sendable {
         return SIPResponse(replyingTo: request, statusCode: role.challengeStatus, toTag: toTag, headers: headers)
     }
 
+    /// `challenge(…)` written straight to bytes (the registrar's hot path).
+    func challengeReply(_ request: SIPRequest, role: Role, toTag: String, stale: Bool, now: Double) -> SIPReplyWriter {
+        var reply = SIPReplyWriter(replyingTo: request, statusCode: role.challengeStatus, toTag: toTag)
+        for value in verifier.challenges(now: now, stale: stale) { reply.add(role.challengeHeader, value) }
+        return reply
+    }
+
     /// The address failures are counted by (without the port: a client may change it at will).
     static func source(of peer: SIPPeer) -> String { Hex.encode(peer.address.ipBytes) }
 }

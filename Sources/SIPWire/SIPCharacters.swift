@@ -84,6 +84,16 @@ enum SIPCharacters {
 
     /// ASCII lowercase (non-ASCII bytes unchanged).
     static func lowercased(_ text: some StringProtocol) -> String {
-        String(decoding: text.utf8.map(lower), as: UTF8.self)
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(text) }
+        // Lowercasing ASCII keeps UTF-8 valid, so the bytes are written in place (no array).
+        return String(unsafeUninitializedCapacity: utf8.count) { buffer in
+            var count = 0
+            for byte in utf8 {
+                buffer[count] = lower(byte)
+                count += 1
+            }
+            return count
+        }
     }
 }

@@ -50,7 +50,7 @@ public enum SIPHeaderName {
         "WWW-Authenticate",
     ].map { (SIPCharacters.lowercased($0), $0) })
 
-    private static let listKeys: Set<String> = [
+    static let listKeys: Set<String> = [
         "accept", "accept-contact", "accept-encoding", "accept-language", "alert-info", "allow", "allow-events",
         "call-info", "contact", "content-encoding", "content-language", "error-info", "history-info", "in-reply-to",
         "p-asserted-identity", "p-preferred-identity", "path", "proxy-require", "reason", "record-route",

@@ -51,9 +51,25 @@ public struct SIPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// list (``SIPHeaderName/isList(_:)``), never inside a quoted string or `<…>`. Empty elements
     /// are kept so a typed parser can refuse them.
     public func elements(_ name: String) -> [String] {
-        let values = values(name)
-        guard SIPHeaderName.isList(name) else { return values }
-        return values.flatMap(Self.splitList)
+        let key = SIPHeaderName.key(name)
+        var elements: [String] = []
+        let isList = SIPHeaderName.listKeys.contains(key)
+        for field in fields where field.key == key {
+            if isList { Self.appendElements(of: field.value, to: &elements) } else { elements.append(field.value) }
+        }
+        return elements
+    }
+
+    /// `splitList(value)` appended to `elements`; a value without a comma whose ends are not
+    /// whitespace (what the parser stores) is its only element, without copying.
+    private static func appendElements(of value: String, to elements: inout [String]) {
+        let utf8 = value.utf8
+        if !utf8.contains(UInt8(ascii: ",")), let first = utf8.first, let last = utf8.last,
+           !SIPCharacters.isWhitespace(first), !SIPCharacters.isWhitespace(last) {
+            elements.append(value)
+        } else {
+            elements.append(contentsOf: splitList(value))
+        }
     }
 
     public func contains(_ name: String) -> Bool {

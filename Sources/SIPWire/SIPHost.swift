@@ -53,13 +53,18 @@ public enum SIPHost: Sendable, Hashable, CustomStringConvertible {
 
     /// `IPv4address` = 1*3DIGIT "." 1*3DIGIT "." 1*3DIGIT "." 1*3DIGIT, each at most 255.
     static func isIPv4(_ bytes: ArraySlice<UInt8>) -> Bool {
-        let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return false }
-        return parts.allSatisfy { part in
-            guard (1...3).contains(part.count), part.allSatisfy(SIPCharacters.digit.contains),
-                  let value = SIPCharacters.decimal(String(decoding: part, as: UTF8.self), as: UInt16.self) else { return false }
-            return value <= 255
+        var parts = 1, digits = 0, value = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, parts < 4 else { return false }
+                (parts, digits, value) = (parts + 1, 0, 0)
+            } else {
+                guard SIPCharacters.digit.contains(byte), digits < 3 else { return false }
+                (digits, value) = (digits + 1, value * 10 + Int(byte - UInt8(ascii: "0")))
+                guard value <= 255 else { return false }
+            }
         }
+        return parts == 4 && digits > 0
     }
 
     /// `hostname` = *( domainlabel "." ) toplabel [ "." ] (RFC 3261 §25.1): labels of alphanumerics

@@ -12,13 +12,13 @@ extension SIPMessageContent {
         for field in headers.fields where SIPHeaderName.singleKeys.contains(field.key) {
             guard seen.insert(field.key).inserted else { throw .duplicateHeader(SIPHeaderName.canonical(field.name)) }
         }
-        _ = try headers.all("Via", as: SIPVia.self)
-        _ = try headers.first("From", as: SIPNameAddress.self)
-        _ = try headers.first("To", as: SIPNameAddress.self)
-        _ = try headers.first("Call-ID", as: SIPCallID.self)
-        let cseq = try headers.first("CSeq", as: SIPCSeq.self)
+        _ = try parsedVias()
+        _ = try parsedFrom()
+        _ = try parsedTo()
+        _ = try parsedCallID()
+        let cseq = try parsedCSeq()
         _ = try headers.first("Max-Forwards", as: SIPNumberHeader<UInt8>.self)
-        _ = try headers.all("Contact", as: SIPContact.self)
+        _ = try parsedContacts()
         _ = try headers.first("Content-Type", as: SIPMediaType.self)
         _ = try headers.all("Route", as: SIPNameAddress.self)
         _ = try headers.all("Record-Route", as: SIPNameAddress.self)

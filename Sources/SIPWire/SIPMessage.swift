@@ -5,8 +5,10 @@ public struct SIPRequest: SIPMessageContent {
     public var uri: SIPAnyURI
     /// `SIP/2.0`; another value parses, and ``validate()`` refuses it (505).
     public var version: String
-    public var headers: SIPHeaders
+    public var headers: SIPHeaders { didSet { headerCache = SIPHeaderCache() } }
     public var body: [UInt8]
+    /// The typed headers parsed so far (`SIPHeaderCache`).
+    public private(set) var headerCache: SIPHeaderCache? = SIPHeaderCache()
 
     public init(method: SIPMethod, uri: SIPAnyURI, version: String = "SIP/2.0", headers: SIPHeaders = [:], body: [UInt8] = []) {
         self.method = method
@@ -22,6 +24,18 @@ public struct SIPRequest: SIPMessageContent {
 
     /// `METHOD uri SIP/2.0`.
     public var startLine: String { "\(method) \(uri) \(version)" }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.method == b.method && a.uri == b.uri && a.version == b.version && a.headers == b.headers && a.body == b.body
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(uri)
+        hasher.combine(version)
+        hasher.combine(headers)
+        hasher.combine(body)
+    }
 }
 
 /// A SIP response (RFC 3261 §7.2).
@@ -30,8 +44,10 @@ public struct SIPResponse: SIPMessageContent {
     public var statusCode: Int
     public var reasonPhrase: String
     public var version: String
-    public var headers: SIPHeaders
+    public var headers: SIPHeaders { didSet { headerCache = SIPHeaderCache() } }
     public var body: [UInt8]
+    /// The typed headers parsed so far (`SIPHeaderCache`).
+    public private(set) var headerCache: SIPHeaderCache? = SIPHeaderCache()
 
     public init(statusCode: Int, reasonPhrase: String? = nil, version: String = "SIP/2.0", headers: SIPHeaders = [:], body: [UInt8] = []) {
         self.statusCode = statusCode
@@ -47,6 +63,19 @@ public struct SIPResponse: SIPMessageContent {
     public var isProvisional: Bool { statusCode < 200 }
     /// 2xx.
     public var isSuccess: Bool { (200..<300).contains(statusCode) }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.statusCode == b.statusCode && a.reasonPhrase == b.reasonPhrase && a.version == b.version && a.headers == b.headers
+            && a.body == b.body
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(statusCode)
+        hasher.combine(reasonPhrase)
+        hasher.combine(version)
+        hasher.combine(headers)
+        hasher.combine(body)
+    }
 }
 
 /// A request or a response, as a parser returns it.
@@ -105,6 +134,13 @@ public enum SIPMessage: SIPMessageContent {
         case .response(let r): r.startLine
         }
     }
+
+    public var headerCache: SIPHeaderCache? {
+        switch self {
+        case .request(let r): r.headerCache
+        case .response(let r): r.headerCache
+        }
+    }
 }
 
 /// What requests and responses share: a start line, header fields, a body; and the typed views
@@ -116,6 +152,8 @@ public protocol SIPMessageContent: Sendable, Hashable {
     var version: String { get }
     /// The Request-Line or Status-Line without CRLF.
     var startLine: String { get }
+    /// Where typed headers parsed once are kept; nil: parse on every read.
+    var headerCache: SIPHeaderCache? { get }
 }
 
 extension SIPMessageContent {
@@ -123,16 +161,19 @@ extension SIPMessageContent {
     public func header(_ name: String) -> String? { headers[name] }
 
     /// Every Via element, topmost first.
-    public var vias: [SIPVia] { (try? headers.all("Via", as: SIPVia.self)) ?? [] }
+    public var vias: [SIPVia] { (try? parsedVias()) ?? [] }
     /// The topmost Via.
-    public var via: SIPVia? { try? headers.first("Via", as: SIPVia.self) }
-    public var from: SIPNameAddress? { try? headers.first("From", as: SIPNameAddress.self) }
-    public var to: SIPNameAddress? { try? headers.first("To", as: SIPNameAddress.self) }
-    public var callID: String? { (try? headers.first("Call-ID", as: SIPCallID.self))?.value }
-    public var cseq: SIPCSeq? { try? headers.first("CSeq", as: SIPCSeq.self) }
+    public var via: SIPVia? {
+        if let vias = headerCache?.parsedVias { return vias.first }
+        return try? headers.first("Via", as: SIPVia.self)
+    }
+    public var from: SIPNameAddress? { try? parsedFrom() }
+    public var to: SIPNameAddress? { try? parsedTo() }
+    public var callID: String? { (try? parsedCallID())?.value }
+    public var cseq: SIPCSeq? { try? parsedCSeq() }
     /// Max-Forwards, 0…255.
     public var maxForwards: UInt8? { (try? headers.first("Max-Forwards", as: SIPNumberHeader<UInt8>.self))?.value }
-    public var contacts: [SIPContact] { (try? headers.all("Contact", as: SIPContact.self)) ?? [] }
+    public var contacts: [SIPContact] { (try? parsedContacts()) ?? [] }
     /// Expires in seconds (RFC 3261 §20.19).
     public var expires: UInt32? { (try? headers.first("Expires", as: SIPNumberHeader<UInt32>.self))?.value }
     /// Min-Expires (RFC 3261 §20.23).

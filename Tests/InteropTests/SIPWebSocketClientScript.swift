@@ -12,6 +12,7 @@
 ///    200 with a PCMU offer on a UDP socket that echoes every RTP packet, and the server's ACK;
 /// 6. `bye` with the number of packets echoed, answered 200; then it exits.
 /// With a `wss:` URL it checks the server's certificate against `cafile` and its Via says `WSS`.
+/// With `close_after_register` (seconds) it closes its socket that long after step 3.
 enum SIPWebSocketClientScript {
     static let source = #"""
 import asyncio, hashlib, json, os, re, socket, ssl, sys, uuid
@@ -107,6 +108,9 @@ async def main():
         await ws.send(request("REGISTER", uri, 2, call_id, tag, [contact, "Authorization: " + digest(challenge, "REGISTER", uri)]))
         ok = await asyncio.wait_for(ws.recv(), 10)
         say(registered=status(ok), contact=header(ok, "Contact"))
+        if "close_after_register" in cfg:
+            await asyncio.sleep(cfg["close_after_register"])
+            return
 
         await ws.send("this is not a SIP message")
         await ws.send(request("OPTIONS", uri, 3, call_id, tag).replace("CSeq: 3 OPTIONS", "CSeq: 3 INVITE"))

@@ -17,12 +17,13 @@ import Testing
 
     struct ParseFailure: Error {}
 
-    static func table(perSource: Int, answeredCapacity: Int) throws -> (SIPServerTransactions, SIPPeer, EventLoop) {
+    static func table(perSource: Int, answeredCapacity: Int, timers: TransactionTimerValues = .rfc3261) throws
+        -> (SIPServerTransactions, SIPPeer, EventLoop) {
         let loop = try EventLoop(name: "sip-test")
         let transport = SIPTransport(configuration: .init(host: "127.0.0.1", port: 0), loop: loop) { _, _ in }
         let peer = SIPPeer(transport: .udp, address: try SocketAddress.resolve(host: "127.0.0.1", port: 5062))
-        return (SIPServerTransactions(transport: transport, capacity: 1000, perSource: perSource, answeredCapacity: answeredCapacity),
-                peer, loop)
+        return (SIPServerTransactions(transport: transport, capacity: 1000, perSource: perSource, answeredCapacity: answeredCapacity,
+                                     timers: timers), peer, loop)
     }
 
     @Test func answeredTransactionsDoNotCountAgainstTheSourceButPendingOnesDo() throws {
@@ -56,5 +57,17 @@ import Testing
         #expect(table.admit(try Self.register(branch: 29), from: peer) == .retransmission)
         // The first ten were forgotten: a late retransmission of one starts over.
         #expect(table.admit(try Self.register(branch: 0), from: peer) == .new)
+    }
+
+    /// Timer J (64·T1 over UDP, here 64 ms) ends an answered transaction: a retransmission after it starts over.
+    @Test func anAnsweredTransactionIsForgottenWhenTimerJFires() async throws {
+        let (table, peer, loop) = try Self.table(perSource: 10, answeredCapacity: 100, timers: TransactionTimerValues(t1: 0.001, t2: 0.004, t4: 0.005))
+        defer { loop.stop() }
+        let request = try Self.register(branch: 1)
+        #expect(table.admit(request, from: peer) == .new)
+        table.respond(SIPResponse(replyingTo: request, statusCode: 200), to: request, peer: peer)
+        #expect(table.admit(request, from: peer) == .retransmission)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(table.admit(request, from: peer) == .new)
     }
 }

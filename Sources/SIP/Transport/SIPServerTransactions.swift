@@ -1,3 +1,4 @@
+import ParleyCore
 import ParleyNet
 import SIPWire
 import Synchronization
@@ -10,10 +11,13 @@ import Synchronization
 /// from the others. Answered transactions waiting out Timer J (32 s over UDP) are kept up to
 /// `answeredCapacity`, the oldest forgotten first: they only absorb retransmissions, and must not
 /// cap how many requests a second one source may send (a proxy in front carries many users).
+/// Timer J needs no timer of the loop: answered transactions are kept in answer order, and Timer J
+/// is the same for all, so those whose J has passed are at the front and go when the table is next used.
 public final class SIPServerTransactions: Sendable {
     private struct Entry {
         var machine: NonInviteServerTransaction
-        var response: SIPResponse?
+        /// The latest response, as sent.
+        var response: [UInt8]?
         var peer: SIPPeer
         var answered = false
     }
@@ -29,9 +33,9 @@ public final class SIPServerTransactions: Sendable {
         /// Transactions not answered yet, per source address.
         var pendingBySource: [[UInt8]: Int] = [:]
         var pending = 0
-        /// Keys of answered transactions, oldest first from `answeredHead` (a key whose entry
-        /// Timer J already removed is skipped when it comes up).
-        var answered: [String] = []
+        /// Answered transactions and when their Timer J fires (monotonic nanoseconds), oldest
+        /// first from `answeredHead` (a key whose entry went already is skipped when it comes up).
+        var answered: [(key: String, deadline: Int64)] = []
         var answeredHead = 0
 
         mutating func remove(_ key: String) {
@@ -47,14 +51,21 @@ public final class SIPServerTransactions: Sendable {
             if pendingBySource[source] == 0 { pendingBySource[source] = nil }
         }
 
-        /// Keeps `key` until Timer J, forgetting the oldest answered transactions beyond `limit`.
-        mutating func keepAnswered(_ key: String, limit: Int) {
-            answered.append(key)
-            while answered.count - answeredHead > limit {
-                let oldest = answered[answeredHead]
-                answeredHead += 1
-                if entries[oldest]?.answered == true { entries[oldest] = nil }
-            }
+        /// Keeps `key` until `deadline` (Timer J), forgetting the oldest answered transactions beyond `limit`.
+        mutating func keepAnswered(_ key: String, until deadline: Int64, limit: Int) {
+            answered.append((key, deadline))
+            while answered.count - answeredHead > limit { forgetOldestAnswered() }
+        }
+
+        /// Forgets answered transactions whose Timer J has fired by `now` (§17.2.2: Terminated).
+        mutating func expire(now: Int64) {
+            while answeredHead < answered.count, answered[answeredHead].deadline <= now { forgetOldestAnswered() }
+        }
+
+        private mutating func forgetOldestAnswered() {
+            let oldest = answered[answeredHead].key
+            answeredHead += 1
+            if entries[oldest]?.answered == true { entries[oldest] = nil }
             if answeredHead > 4096, answeredHead * 2 > answered.count {
                 answered.removeFirst(answeredHead)
                 answeredHead = 0
@@ -62,8 +73,13 @@ public final class SIPServerTransactions: Sendable {
         }
     }
 
-    public init(transport: SIPTransport, capacity: Int = 50_000, perSource: Int = 2_000, answeredCapacity: Int = 100_000) {
+    /// T1 (Timer J is 64·T1 over UDP).
+    public let timers: TransactionTimerValues
+
+    public init(transport: SIPTransport, capacity: Int = 50_000, perSource: Int = 2_000, answeredCapacity: Int = 100_000,
+                timers: TransactionTimerValues = .rfc3261) {
         self.transport = transport
+        self.timers = timers
         self.capacity = capacity
         self.perSource = perSource
         self.answeredCapacity = answeredCapacity
@@ -84,8 +100,9 @@ public final class SIPServerTransactions: Sendable {
     /// `respond`), `.retransmission` if it was absorbed (answered again, or still being worked on).
     public func admit(_ request: SIPRequest, from peer: SIPPeer) -> Admission {
         guard let key = Self.key(request) else { return .new }
-        enum Found { case new, overloaded, absorbed, resend(SIPResponse) }
+        enum Found { case new, overloaded, absorbed, resend([UInt8]) }
         let found: Found = state.withLock { table in
+            table.expire(now: SystemClock.now.nanoseconds)
             if let entry = table.entries[key] {
                 guard let response = entry.response, entry.machine.receivedRequestRetransmission().contains(.transmitResponse) else {
                     return .absorbed  // still being worked on: the answer will come
@@ -94,7 +111,7 @@ public final class SIPServerTransactions: Sendable {
             }
             let source = peer.address.ipBytes
             guard table.pending < capacity, table.pendingBySource[source, default: 0] < perSource else { return .overloaded }
-            table.entries[key] = Entry(machine: NonInviteServerTransaction(reliable: peer.isReliable), response: nil, peer: peer)
+            table.entries[key] = Entry(machine: NonInviteServerTransaction(reliable: peer.isReliable, timers: timers), response: nil, peer: peer)
             table.pendingBySource[source, default: 0] += 1
             table.pending += 1
             return .new
@@ -104,47 +121,38 @@ public final class SIPServerTransactions: Sendable {
         case .overloaded: return .overloaded
         case .absorbed: return .retransmission
         case .resend(let response):
-            transport.send(.response(response), to: peer)
+            transport.send(bytes: response, to: peer)
             return .retransmission
         }
     }
 
     /// Sends `response` to `request` through its transaction.
     public func respond(_ response: SIPResponse, to request: SIPRequest, peer: SIPPeer) {
+        respond(statusCode: response.statusCode, bytes: response.serialized(), to: request, peer: peer)
+    }
+
+    /// Sends the response `bytes` (status `statusCode`, e.g. from a `SIPReplyWriter`) to `request` through its transaction.
+    public func respond(statusCode: Int, bytes response: [UInt8], to request: SIPRequest, peer: SIPPeer) {
         guard let key = Self.key(request) else {
-            transport.send(.response(response), to: peer)
+            transport.send(bytes: response, to: peer)
             return
         }
         let actions: [TransactionAction] = state.withLock { table in
             guard var entry = table.entries[key] else { return [.transmitResponse] }
-            let actions = entry.machine.send(status: response.statusCode)
+            let actions = entry.machine.send(status: statusCode)
             if actions.contains(.transmitResponse) { entry.response = response }
             if actions.contains(.terminated) { table.remove(key); return actions }
-            if response.statusCode >= 200, !entry.answered {
+            if statusCode >= 200, !entry.answered {
                 entry.answered = true
                 table.settle(entry.peer)
                 table.entries[key] = entry
-                table.keepAnswered(key, limit: answeredCapacity)
+                let timerJ = actions.lazy.compactMap { if case .startTimer(.j, let seconds) = $0 { seconds } else { nil } }.first ?? 0
+                table.keepAnswered(key, until: SystemClock.now.nanoseconds + Int64(timerJ * 1e9), limit: answeredCapacity)
             } else {
                 table.entries[key] = entry
             }
             return actions
         }
-        for action in actions {
-            switch action {
-            case .transmitResponse: transport.send(.response(response), to: peer)
-            case .startTimer(let timer, let seconds):
-                transport.loop.schedule(after: .milliseconds(Int(seconds * 1000))) { [self] in fire(timer, key: key) }
-            default: break
-            }
-        }
-    }
-
-    private func fire(_ timer: TransactionTimer, key: String) {
-        state.withLock { table in
-            guard var entry = table.entries[key] else { return }
-            let actions = entry.machine.fired(timer)
-            if actions.contains(.terminated) { table.remove(key) } else { table.entries[key] = entry }
-        }
+        if actions.contains(.transmitResponse) { transport.send(bytes: response, to: peer) }
     }
 }

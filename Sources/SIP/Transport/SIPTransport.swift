@@ -43,6 +43,9 @@ public final class SIPTransport: Sendable {
     public let webSockets = SIPWebSocketLinks()
     private let onMessage: MessageHandler
     private let state = Mutex(State())
+    /// Set on the loop while a received UDP batch is handled: answers wait in the socket's send
+    /// batch and leave together (one `sendmmsg`) when the batch is done.
+    private let receivingBatch = Atomic<Bool>(false)
 
     private struct State {
         var udp: UDPSocket?
@@ -54,6 +57,8 @@ public final class SIPTransport: Sendable {
         var nextOutbound = 0
         var clientTLS: TLSContext?
         var outboundClosed: (@Sendable (SIPPeer) -> Void)?
+        var webSocketClosed: [@Sendable (SIPPeer) -> Void] = []
+        var stopping: [@Sendable () -> Void] = []
     }
 
     public init(configuration: Configuration, loop: EventLoop, onMessage: @escaping MessageHandler) {
@@ -64,9 +69,12 @@ public final class SIPTransport: Sendable {
 
     public func start() throws {
         let limits = configuration.limits
-        let udp = try UDPSocket(host: configuration.host, port: configuration.port, loop: loop, batchSize: 16,
-                                maxDatagramBytes: limits.maxMessageBytes, sendBatchSize: 16) { [self] datagrams in
-            for datagram in datagrams { receivedDatagram(datagram) }
+        let udp = try UDPSocket.inPlace(host: configuration.host, port: configuration.port, loop: loop, batchSize: 16,
+                                        maxDatagramBytes: limits.maxMessageBytes, sendBatchSize: 16) { [self] batch in
+            receivingBatch.store(true, ordering: .relaxed)
+            for index in 0..<batch.count { receivedDatagram(batch[index]) }
+            receivingBatch.store(false, ordering: .relaxed)
+            state.withLock { $0.udp }?.sendBatch.flush()
         }
         state.withLock { $0.udp = udp }
         if configuration.tcp {
@@ -101,6 +109,24 @@ public final class SIPTransport: Sendable {
         tcp?.stop()
         tls?.stop()
         webSockets.closeAll()
+        for handler in state.withLock({ $0.stopping }) { handler() }
+    }
+
+    /// Called by `stop()` (on its thread) once the sockets are closed: a service writes out what it holds.
+    public func onStop(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.stopping.append(handler) }
+    }
+
+    /// Called on the loop when a SIP-over-WebSocket peer's socket has closed (after its last
+    /// message): that flow is gone (RFC 5626 §5.3; RFC 7118 §5.3: nothing else reaches it).
+    public func onWebSocketClosed(_ handler: @escaping @Sendable (SIPPeer) -> Void) {
+        state.withLock { $0.webSocketClosed.append(handler) }
+    }
+
+    func webSocketClosed(_ peer: SIPPeer) {
+        let handlers = state.withLock { $0.webSocketClosed }
+        guard !handlers.isEmpty else { return }
+        loop.execute { for handler in handlers { handler(peer) } }
     }
 
     /// Sends `message` to `peer`: a datagram, or down the stream connection it came on.
@@ -115,7 +141,11 @@ public final class SIPTransport: Sendable {
         }
         if let id = peer.connection, id < 0 { return opened?.send(bytes) ?? () }
         switch peer.transport {
-        case .udp: udp?.send([Datagram(address: peer.address, bytes: bytes)])
+        case .udp:
+            guard let udp else { return }
+            guard loop.inEventLoop else { return udp.send([Datagram(address: peer.address, bytes: bytes)]) }
+            udp.sendBatch.append(bytes, to: peer.address)
+            if !receivingBatch.load(ordering: .relaxed) { udp.sendBatch.flush() }
         case .tcp: peer.connection.flatMap { tcp?.connection($0) }?.send(bytes)
         case .tls: peer.connection.flatMap { tls?.connection($0) }?.send(bytes)
         case .ws, .wss: sendWebSocket(bytes, to: peer)
@@ -169,15 +199,17 @@ public final class SIPTransport: Sendable {
         handler?(peer)
     }
 
-    private func receivedDatagram(_ datagram: Datagram) {
+    /// One datagram, in the receive buffer (valid during this call only).
+    private func receivedDatagram(_ datagram: UDPReceivedDatagram) {
+        let bytes = UnsafeRawBufferPointer(datagram.bytes)
         // RFC 5626 §4.4.1: a STUN keepalive or a CRLF ping on UDP carries no message.
-        if datagram.bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) {
+        if bytes.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) {
             count(\.keepalives)
             return
         }
         let peer = SIPPeer(transport: .udp, address: datagram.address)
         do {
-            let message = try SIPMessage.parse(datagram: datagram.bytes, limits: configuration.limits)
+            let message = try SIPMessage.parse(datagram: bytes, limits: configuration.limits)
             deliver(message, from: peer)
         } catch {
             rejectMalformed(error, from: peer)

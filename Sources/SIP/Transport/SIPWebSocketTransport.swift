@@ -123,6 +123,7 @@ final class SIPWebSocketLink: WebSocketDelegate {
     func webSocketClosed() {
         if socket.closeCode == .messageTooBig { transport.count(\.oversized) }
         transport.webSockets.remove(self)
+        transport.webSocketClosed(peer)
     }
 
     /// A message to the peer: text when it is UTF-8 (SIP's usual), else binary (RFC 7118 §5.1).

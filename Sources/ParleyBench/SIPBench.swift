@@ -90,7 +90,7 @@ enum SIPBench {
     private static func kamailioSide(_ options: Options, directory: String, names: [String]) async throws -> Side {
         let port = 25060
         let kamailio = try SIPBenchPeers.startKamailio(
-            configuration: SIPBenchScenarios.kamailioConfiguration(port: port, calleePort: calleePort), directory: directory, cpu: 0)
+            configuration: KamailioConfiguration.registrarProxy(port: port, password: SIPBenchScenarios.password, calleePort: calleePort).text, directory: directory, cpu: 0)
         defer { SIPBenchPeers.stop(kamailio) }
         try await SIPBenchPeers.waitForUDPPort(port)
         print("  kamailio: started (pid \(kamailio.processIdentifier))")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `parley-bench sip` gives both servers alike: the bench users (one sipp injection file),
-/// the sipp scenarios and Kamailio's configuration. Every user has the same password, so Kamailio
+/// the sipp scenarios (Kamailio runs `KamailioConfiguration.registrarProxy`). Every user has the same password, so Kamailio
 /// can check digests against one secret in its configuration while Parley looks each user up in
 /// its store (the work a real registrar does).
 enum SIPBenchScenarios {
@@ -130,58 +130,6 @@ enum SIPBenchScenarios {
         ]]></send>
           <recv response="200"/>
         </scenario>
-        """
-    }
-
-    /// Kamailio 5.6 as a registrar (digest against the one bench password, contacts in memory) and
-    /// as an authenticating proxy that sends every new INVITE to the callee at `calleePort`.
-    static func kamailioConfiguration(port: Int, calleePort: Int) -> String {
-        """
-        #!KAMAILIO
-        debug=0
-        log_stderror=yes
-        children=1
-        auto_aliases=no
-        listen=udp:127.0.0.1:\(port)
-        mpath="/usr/lib/x86_64-linux-gnu/kamailio/modules/"
-        loadmodule "tm.so"
-        loadmodule "sl.so"
-        loadmodule "rr.so"
-        loadmodule "pv.so"
-        loadmodule "maxfwd.so"
-        loadmodule "usrloc.so"
-        loadmodule "registrar.so"
-        loadmodule "textops.so"
-        loadmodule "siputils.so"
-        loadmodule "auth.so"
-        modparam("auth", "secret", "parley-bench")
-        modparam("auth", "qop", "auth")
-        modparam("auth", "nonce_expire", 300)
-        modparam("usrloc", "db_mode", 0)
-        modparam("registrar", "max_contacts", 10)
-        request_route {
-            if (!mf_process_maxfwd_header("10")) { sl_send_reply("483", "Too Many Hops"); exit; }
-            if (is_method("REGISTER")) {
-                if (!pv_www_authenticate("$td", "\(password)", "0")) { www_challenge("$td", "0"); exit; }
-                if (!save("location")) { sl_reply_error(); }
-                exit;
-            }
-            if (has_totag()) {
-                loose_route();   # the dialog's requests follow its route set, else the Request-URI
-                t_relay();
-                exit;
-            }
-            if (is_method("CANCEL")) { if (t_check_trans()) { t_relay(); } exit; }
-            if (is_method("INVITE")) {
-                if (!pv_proxy_authenticate("$fd", "\(password)", "0")) { proxy_challenge("$fd", "0"); exit; }
-                consume_credentials();
-                record_route();
-                $du = "sip:127.0.0.1:\(calleePort)";
-                t_relay();
-                exit;
-            }
-            sl_send_reply("405", "Method Not Allowed");
-        }
         """
     }
 }

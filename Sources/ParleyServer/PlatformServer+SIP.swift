@@ -110,4 +110,10 @@ extension PlatformServer {
     public var sipPorts: (udp: Int, tcp: Int, tls: Int)? {
         sip.service.withLock { $0.map { ($0.transport.udpPort, $0.transport.tcpPort, $0.transport.tlsPort) } }
     }
+
+    /// Writes the registrar's pending binding changes to the store now (they follow the registrar
+    /// a few milliseconds behind): for whoever reads bindings from the store itself, such as a backup.
+    public func flushSIPRegistrations() {
+        sip.service.withLock { $0?.registrar }?.flush()
+    }
 }

@@ -32,6 +32,7 @@ import Testing
         ])
         defer { client.kill() }
         let ready = await client.waitForJSON(key: "ready", timeout: .seconds(30))
+        server.flushSIPRegistrations()
         let bindings = try server.store.sipBindings(accountSid: account, aor: "sip:\(endpoint.username)@127.0.0.1")
         var created: JSONObject = [:]
         if ready != nil {

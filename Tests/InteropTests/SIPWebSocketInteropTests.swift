@@ -27,6 +27,7 @@ import Testing
         defer { client.kill() }
 
         let ready = await client.waitForJSON(key: "ready", timeout: .seconds(30))
+        server.flushSIPRegistrations()
         let bindings = try server.store.sipBindings(accountSid: credentials.account.sid, aor: "sip:\(endpoint.username)@127.0.0.1")
         var echoed = 0.0
         if ready != nil {

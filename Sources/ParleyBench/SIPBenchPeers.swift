@@ -77,25 +77,34 @@ enum SIPBenchPeers {
 
     /// CPU seconds of `pid` and every process whose parent it is (Kamailio's workers).
     static func treeCPUSeconds(_ pid: pid_t) -> Double {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        var total = BenchSystem.cpuSeconds(pid: pid)
-        for entry in entries {
-            guard let child = pid_t(entry), child != pid,
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, pid_t(fields[1]) == pid { total += BenchSystem.cpuSeconds(pid: child) }
-        }
-        return total
+        childPIDs(of: pid).reduce(BenchSystem.cpuSeconds(pid: pid)) { $0 + BenchSystem.cpuSeconds(pid: $1) }
     }
 
-    /// SIGKILL by PID, then reaped.
+    /// SIGTERM (Kamailio's main process then ends its workers), up to 2 s to exit, then SIGKILL
+    /// for it and any child still there (a SIGKILLed Kamailio leaves its workers behind); reaped.
     static func stop(_ process: Process) {
         let pid = process.processIdentifier
         guard pid > 0 else { return }
-        kill(pid, SIGKILL)
+        let children = childPIDs(of: pid)
+        kill(pid, SIGTERM)
         var status: Int32 = 0
-        _ = waitpid(pid, &status, 0)
+        for _ in 0..<40 where waitpid(pid, &status, WNOHANG) == 0 { usleep(50_000) }
+        for child in children { kill(child, SIGKILL) }
+        if kill(pid, 0) == 0 {
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+        }
+    }
+
+    /// The processes whose parent is `pid`.
+    static func childPIDs(of pid: pid_t) -> [pid_t] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
+            guard let child = pid_t(entry), child != pid,
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == pid ? child : nil
+        }
     }
 
     /// Waits for `process` to end by polling `waitpid`: Foundation's termination monitor is not

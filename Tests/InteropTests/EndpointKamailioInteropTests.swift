@@ -26,16 +26,8 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let port = try FreePort.udp()
-        let config = dir.appendingPathComponent("kamailio.cfg")
-        try KamailioConfiguration.registrarProxy(port: port, password: Self.password, debug: 2).text.write(to: config, atomically: true, encoding: .utf8)
-        let kamailio = try ChildProcess(executable: "/usr/sbin/kamailio",
-                                        arguments: ["-f", config.path, "-DD", "-E", "-m", "32", "-M", "8", "-Y", dir.path])
+        let kamailio = try await KamailioConfiguration.registrarProxy(port: port, password: Self.password, debug: 2).start(in: dir)
         defer { kamailio.kill() }
-        // Listening once it reports its socket (SO_REUSEADDR: a taken port would not fail).
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, kamailio.isRunning, !kamailio.stderr.contains("probe_max_receive_buffer") {
-            try await Task.sleep(for: .milliseconds(50))
-        }
         try #require(kamailio.isRunning, "\(kamailio.stderr.suffix(2000))")
 
         func device(_ frequency: Double, record: String) throws -> FileAudioDevice {

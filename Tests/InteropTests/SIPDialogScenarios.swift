@@ -79,17 +79,7 @@ enum SIPDialogScenarios {
               \(checks)
             </action>
           </recv>
-          <send><![CDATA[
-            ACK sip:parley@[remote_ip]:[remote_port] SIP/2.0
-            Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-            From: \(from)
-            To: \(to);tag=[$servertag]
-            Call-ID: [call_id]
-            CSeq: 2 ACK
-            Max-Forwards: 70
-            Content-Length: 0
-
-          ]]></send>
+        \(ack(cseq: 2))
         """
     }
 

@@ -22,16 +22,8 @@ import Testing
         ])
         defer { carrier.kill() }
         let proxyPort = try SIPTrunkInteropTests.freeUDPPort()
-        let config = dir.appendingPathComponent("kamailio.cfg")
-        try KamailioConfiguration.trunkProxy(port: proxyPort, carrierPort: carrierPort).text.write(to: config, atomically: true, encoding: .utf8)
-        let kamailio = try ChildProcess(executable: "/usr/sbin/kamailio",
-                                        arguments: ["-f", config.path, "-DD", "-E", "-m", "32", "-M", "8", "-Y", dir.path])
+        let kamailio = try await KamailioConfiguration.trunkProxy(port: proxyPort, carrierPort: carrierPort).start(in: dir)
         defer { kamailio.kill() }
-        // Listening once it reports its socket (SO_REUSEADDR: a taken port would not fail, trap 8).
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, kamailio.isRunning, !kamailio.stderr.contains("probe_max_receive_buffer") {
-            try await Task.sleep(for: .milliseconds(50))
-        }
         #expect(kamailio.isRunning, "\(kamailio.stderr.suffix(2000))")
 
         let (server, serverDir, _) = try SIPCallInteropTests.startServer("kamailio") {

@@ -26,10 +26,7 @@ import Testing
         app.set("/status", "<Response/>")
         let settings = ["url": "wss://127.0.0.1:\(server.port)/sip", "user": endpoint.username, "password": "s3cret-pw",
                         "domain": "127.0.0.1", "cafile": cert]
-        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
-        let client = try ChildProcess(executable: python, arguments: [
-            "-u", "-c", SIPWebSocketClientScript.source, String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self),
-        ])
+        let client = try SIPWebSocketClientScript.start(settings)
         defer { client.kill() }
         let ready = await client.waitForJSON(key: "ready", timeout: .seconds(30))
         server.flushSIPRegistrations()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A SIP-over-WebSocket client in Python (`websockets` from the project's `.venv`), shaped like
 /// JsSIP/SIP.js (RFC 7118): `.invalid` Via and Contact hosts, `transport=ws`, no Content-Length
 /// on bodiless requests. Its configuration is the JSON in `argv[1]`; it prints one JSON object a
@@ -14,6 +16,14 @@
 /// With a `wss:` URL it checks the server's certificate against `cafile` and its Via says `WSS`.
 /// With `close_after_register` (seconds) it closes its socket that long after step 3.
 enum SIPWebSocketClientScript {
+    /// Runs the client (the project's `.venv` Python) with `settings` as its configuration; the caller kills it.
+    static func start(_ settings: [String: Any]) throws -> ChildProcess {
+        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
+        return try ChildProcess(executable: python, arguments: [
+            "-u", "-c", source, String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self),
+        ])
+    }
+
     static let source = #"""
 import asyncio, hashlib, json, os, re, socket, ssl, sys, uuid
 from websockets.asyncio.client import connect

@@ -16,10 +16,7 @@ import Testing
                                                        realm: config.sipRealm, alias: "Erin", applicationSid: nil)
         let settings: [String: Any] = ["url": "ws://127.0.0.1:\(server.port)/sip", "user": endpoint.username, "password": "s3cret-pw",
                                        "domain": "127.0.0.1", "close_after_register": 1.5]
-        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
-        let client = try ChildProcess(executable: python, arguments: [
-            "-u", "-c", SIPWebSocketClientScript.source, String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self),
-        ])
+        let client = try SIPWebSocketClientScript.start(settings)
         defer { client.kill() }
         let registered = await client.waitForJSON(key: "registered", timeout: .seconds(30))
         let aor = "sip:\(endpoint.username)@127.0.0.1"

@@ -20,10 +20,7 @@ import Testing
         let credentials = server.defaultCredentials
         let (endpoint, app, application) = try SIPCallInteropTests.dialSipSetup(server, config: config, username: "dave")
         let settings = ["url": "ws://127.0.0.1:\(server.port)/sip", "user": endpoint.username, "password": "s3cret-pw", "domain": "127.0.0.1"]
-        let python = Python.packageRoot.appendingPathComponent(".venv/bin/python3").path
-        let client = try ChildProcess(executable: python, arguments: [
-            "-u", "-c", SIPWebSocketClientScript.source, String(decoding: try JSONSerialization.data(withJSONObject: settings), as: UTF8.self),
-        ])
+        let client = try SIPWebSocketClientScript.start(settings)
         defer { client.kill() }
 
         let ready = await client.waitForJSON(key: "ready", timeout: .seconds(30))
